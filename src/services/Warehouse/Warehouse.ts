@@ -1,0 +1,36 @@
+import { Context, Data, type Effect } from "effect"
+
+export interface ResultColumn {
+  readonly name: string
+  readonly type: string
+}
+
+export interface StatementResult {
+  readonly columns: ReadonlyArray<ResultColumn>
+  readonly rows: ReadonlyArray<ReadonlyArray<unknown>>
+}
+
+/**
+ * A statement the warehouse refused or could not finish. `transient` drives classified
+ * retry: lock contention, I/O busy, HTTP 429/5xx, connection resets are transient; SQL
+ * and permission errors are not.
+ */
+export class StatementFailed extends Data.TaggedError("StatementFailed")<{
+  readonly detail: string
+  readonly transient: boolean
+  readonly state?: string
+}> {
+  readonly code = "statement-failed"
+  override get message() {
+    return this.state === undefined ? this.detail : `${this.detail} (state ${this.state})`
+  }
+}
+
+/** The execution target models run on: the embedded DuckDB or a remote SQL warehouse. */
+export interface WarehouseService {
+  readonly kind: "embedded" | "remote"
+  /** Runs one SQL statement and reads its whole result. */
+  readonly execute: (sql: string) => Effect.Effect<StatementResult, StatementFailed>
+}
+
+export class Warehouse extends Context.Tag("pcli/Warehouse")<Warehouse, WarehouseService>() {}
