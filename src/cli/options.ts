@@ -1,0 +1,32 @@
+import { Options } from "@effect/cli"
+import type { Option } from "effect"
+
+/** The flags every command takes, so `pcli <cmd> --output json` works after the command name. */
+export const commonOptions = {
+  output: Options.choice("output", ["text", "json"]).pipe(
+    Options.withDefault("text" as const),
+    Options.withDescription("Output format: text (default) or json")
+  ),
+  principalId: Options.text("principal-id").pipe(
+    Options.optional,
+    Options.withDescription("Self-asserted principal id recorded on ledger rows ([a-z0-9._-]{1,63})")
+  ),
+  config: Options.text("config").pipe(Options.optional, Options.withDescription("Path to pcli.toml (default: nearest one)")),
+  models: Options.text("models").pipe(Options.withDefault("models"), Options.withDescription("Models directory")),
+  statePath: Options.text("state-path").pipe(Options.optional, Options.withDescription("State store file")),
+  stateNamespace: Options.text("state-namespace").pipe(
+    Options.optional,
+    Options.withDescription("State store namespace: <models>/.pcli-state/<id>.sqlite")
+  )
+} as const
+
+export type OutputFormat = "text" | "json"
+
+export interface CommonOptions {
+  readonly output: OutputFormat
+  readonly principalId: Option.Option<string>
+  readonly config: Option.Option<string>
+  readonly models: string
+  readonly statePath: Option.Option<string>
+  readonly stateNamespace: Option.Option<string>
+}

@@ -1,0 +1,8 @@
+import { Command } from "@effect/cli"
+import { stateCommand } from "./state"
+import { validateCommand } from "./validate"
+
+export const rootCommand = Command.make("pcli").pipe(
+  Command.withDescription("A pipeline tool for SQL warehouses: run models, govern agents, reclaim artifacts"),
+  Command.withSubcommands([validateCommand, stateCommand])
+)

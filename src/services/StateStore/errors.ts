@@ -1,0 +1,45 @@
+import { Data } from "effect"
+
+export class StateStoreNewer extends Data.TaggedError("StateStoreNewer")<{
+  readonly path: string
+  readonly found: number
+  readonly supported: number
+}> {
+  readonly code = "state-store-newer"
+  override get message() {
+    return `state store ${this.path} has schema version ${this.found}, written by a newer pcli; this pcli supports up to version ${this.supported}`
+  }
+}
+
+export class StateStoreOlder extends Data.TaggedError("StateStoreOlder")<{
+  readonly path: string
+  readonly found: number
+  readonly supported: number
+}> {
+  readonly code = "state-store-older"
+  override get message() {
+    return `state store ${this.path} has schema version ${this.found} (current ${this.supported}) and is opened read-only; run any pcli command on it (e.g. pcli audit) to migrate it`
+  }
+}
+
+export class StateStoreCorrupt extends Data.TaggedError("StateStoreCorrupt")<{
+  readonly path: string
+  readonly detail: string
+}> {
+  readonly code = "state-store-corrupt"
+  override get message() {
+    return `state store ${this.path} cannot be read: ${this.detail}`
+  }
+}
+
+export class StateStoreIo extends Data.TaggedError("StateStoreIo")<{
+  readonly path: string
+  readonly detail: string
+}> {
+  readonly code = "state-store-io"
+  override get message() {
+    return `state store ${this.path}: ${this.detail}`
+  }
+}
+
+export type StateStoreError = StateStoreNewer | StateStoreOlder | StateStoreCorrupt | StateStoreIo

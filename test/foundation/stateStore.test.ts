@@ -1,0 +1,109 @@
+import { NodeContext } from "@effect/platform-node"
+import { SqlClient } from "@effect/sql"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { CURRENT_SCHEMA_VERSION } from "../../src/services/StateStore/migrations"
+import * as StateStore from "../../src/services/StateStore/StateStore"
+import { makeProject } from "../support/cli"
+import { readSchemaVersion, setSchemaVersion, writeStoreAtVersion } from "../support/stateStore"
+
+const withStore = <A, E>(path: string, mode: StateStore.StateStoreMode, body: Effect.Effect<A, E, SqlClient.SqlClient | StateStore.StateStore>) =>
+  body.pipe(Effect.provide(StateStore.layer(path, mode).pipe(Layer.provide(NodeContext.layer))))
+
+const info = Effect.flatMap(StateStore.StateStore, (s) => Effect.succeed(s))
+
+describe("StateStore", () => {
+  it.effect("a write command creates the store at the current version", () =>
+    Effect.gen(function* () {
+      const path = join(makeProject(), "models", ".pcli-state.sqlite")
+      const store = yield* withStore(path, "write", info)
+      expect(store.persisted).toBe(true)
+      expect(existsSync(path)).toBe(true)
+      expect(yield* readSchemaVersion(path)).toBe(CURRENT_SCHEMA_VERSION)
+    })
+  )
+
+  it.effect("a read command on a missing store sees it empty and creates nothing", () =>
+    Effect.gen(function* () {
+      const path = join(makeProject(), "models", ".pcli-state.sqlite")
+      const rows = yield* withStore(
+        path,
+        "read",
+        Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT count(*) AS n FROM ledger`)
+      )
+      expect(rows[0]).toEqual({ n: 0 })
+      expect(existsSync(path)).toBe(false)
+    })
+  )
+
+  it.effect("a read command leaves a current store byte-identical with the same mtime", () =>
+    Effect.gen(function* () {
+      const path = join(makeProject(), "state.sqlite")
+      yield* withStore(path, "write", Effect.flatMap(SqlClient.SqlClient, (sql) => sql`INSERT INTO meta (key, value) VALUES ('probe', 'x')`))
+      const before = readFileSync(path)
+      const mtime = statSync(path).mtimeMs
+      yield* withStore(path, "read", Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT * FROM ledger`))
+      expect(readFileSync(path).equals(before)).toBe(true)
+      expect(statSync(path).mtimeMs).toBe(mtime)
+    })
+  )
+
+  it.effect("an older store is migrated forward by a read command", () =>
+    Effect.gen(function* () {
+      const path = join(makeProject(), "state.sqlite")
+      yield* writeStoreAtVersion(path, CURRENT_SCHEMA_VERSION - 1)
+      const store = yield* withStore(path, "read", info)
+      expect(store.schemaVersion).toBe(CURRENT_SCHEMA_VERSION)
+      expect(yield* readSchemaVersion(path)).toBe(CURRENT_SCHEMA_VERSION)
+    })
+  )
+
+  it.effect("a newer store is refused by read, write and server modes with state-store-newer", () =>
+    Effect.gen(function* () {
+      const path = join(makeProject(), "state.sqlite")
+      yield* writeStoreAtVersion(path, CURRENT_SCHEMA_VERSION)
+      yield* setSchemaVersion(path, CURRENT_SCHEMA_VERSION + 5)
+      const before = readFileSync(path)
+      for (const mode of ["read", "write", "server"] as const) {
+        const error = yield* Effect.flip(withStore(path, mode, info))
+        expect(error._tag).toBe("StateStoreNewer")
+        expect(error.message).toContain(`schema version ${CURRENT_SCHEMA_VERSION + 5}`)
+        expect(error.message).toContain(`up to version ${CURRENT_SCHEMA_VERSION}`)
+      }
+      expect(readFileSync(path).equals(before)).toBe(true)
+    })
+  )
+
+  it.effect("the server refuses an older store instead of writing it", () =>
+    Effect.gen(function* () {
+      const path = join(makeProject(), "state.sqlite")
+      yield* writeStoreAtVersion(path, CURRENT_SCHEMA_VERSION - 1)
+      const error = yield* Effect.flip(withStore(path, "server", info))
+      expect(error._tag).toBe("StateStoreOlder")
+      expect(yield* readSchemaVersion(path)).toBe(CURRENT_SCHEMA_VERSION - 1)
+    })
+  )
+
+  it.effect("a file that is not a state store is refused as corrupt", () =>
+    Effect.gen(function* () {
+      const path = join(makeProject(), "state.sqlite")
+      writeFileSync(path, "this is not a database, just some text that is long enough to have a header")
+      const error = yield* Effect.flip(withStore(path, "read", info))
+      expect(error._tag).toBe("StateStoreCorrupt")
+      expect(error.code).toBe("state-store-corrupt")
+    })
+  )
+
+  it.effect("the server opens a current store read-only", () =>
+    Effect.gen(function* () {
+      const path = join(makeProject(), "state.sqlite")
+      yield* withStore(path, "write", info)
+      const error = yield* Effect.flip(
+        withStore(path, "server", Effect.flatMap(SqlClient.SqlClient, (sql) => sql`INSERT INTO meta (key, value) VALUES ('w', 'x')`))
+      )
+      expect(String(error)).toMatch(/readonly|read-only|SqlError/i)
+    })
+  )
+})
