@@ -1,18 +1,18 @@
 // Bundles the CLI into one file; native and heavy SDK packages stay external and load lazily.
 import { build } from "esbuild"
-import { readFileSync } from "node:fs"
+import { execFileSync } from "node:child_process"
+import { chmodSync, copyFileSync, readFileSync, rmSync } from "node:fs"
 import { deepImports } from "./deepImports.mjs"
 
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"))
 
 await build({
   entryPoints: ["src/main.ts"],
-  outfile: "dist/pcli.cjs",
+  outfile: "dist/pcli-bundle.cjs",
   bundle: true,
   platform: "node",
   target: "node20",
   format: "cjs",
-  banner: { js: "#!/usr/bin/env node" },
   define: { PCLI_VERSION: JSON.stringify(pkg.version) },
   external: [
     "better-sqlite3",
@@ -28,3 +28,9 @@ await build({
   minify: true,
   logLevel: "warning"
 })
+
+// The bin is a small loader that runs the bundle with a V8 code cache, made here once.
+copyFileSync("scripts/loader.cjs", "dist/pcli.cjs")
+chmodSync("dist/pcli.cjs", 0o755)
+rmSync("dist/pcli-bundle.v8cache", { force: true })
+execFileSync(process.execPath, ["dist/pcli.cjs", "--help"], { stdio: "ignore" })
