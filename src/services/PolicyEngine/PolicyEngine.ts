@@ -158,7 +158,8 @@ export const make = (settings: PolicySettings) =>
         const verdicts = models.map((model): ModelVerdict => {
           const subject = toSubject(model)
           const base = evaluate(compiled, principal, capability, subject)
-          if (failClosed !== undefined && principal === "agent" && capability !== "read") {
+          if (capability === "read") return { model: model.name, static: base, ...base }
+          if (failClosed !== undefined && principal === "agent") {
             return { model: model.name, static: base, effect: "deny", matched_rule: base.matched_rule, reason: `${base.reason}; ${failClosed} — agent mutation forced to deny` }
           }
           const tightened = applyDynamic(base, { policy: compiled, principal, subject, freezes, rows: rowList, now })
