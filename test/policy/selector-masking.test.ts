@@ -65,3 +65,17 @@ describe("freeze_marker_writes", () => {
     Effect.runSync(checkFreezeMarkerWrites(policy, "file:///tmp/x/", text, "pcli.toml"))
   })
 })
+
+describe("globs", () => {
+  it("agree with the regular-expression reading", async () => {
+    const fc = (await import("fast-check")).default
+    const { globMatcher, globToRegExp } = await import("../../src/services/PolicyEngine/glob")
+    const alpha = fc.constantFrom("a", "b", "_", "*", "?", ".")
+    fc.assert(
+      fc.property(fc.array(alpha, { maxLength: 6 }).map((a) => a.join("")), fc.array(fc.constantFrom("a", "b", "_", "."), { maxLength: 8 }).map((a) => a.join("")), (glob, name) => {
+        expect(globMatcher(glob)(name)).toBe(globToRegExp(glob).test(name))
+      }),
+      { numRuns: 3000 }
+    )
+  })
+})

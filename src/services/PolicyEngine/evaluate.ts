@@ -35,12 +35,17 @@ export interface CompiledRule {
   readonly matches: (subject: EvaluationSubject) => boolean
 }
 
+export interface Bucket {
+  readonly denies: ReadonlyArray<CompiledRule>
+  readonly others: ReadonlyArray<CompiledRule>
+}
+
 export interface CompiledPolicy {
   readonly configured: boolean
   readonly defaultAgentEffect: PolicyEffect
   readonly rules: ReadonlyArray<CompiledRule>
-  /** Candidate rules per `principal|capability`, in file order (refinements included). */
-  readonly buckets: ReadonlyMap<string, ReadonlyArray<CompiledRule>>
+  /** Candidate rules per `principal|capability`, in file order (refinements included), denies apart. */
+  readonly buckets: ReadonlyMap<string, Bucket>
 }
 
 const nonEmpty = <A>(xs: ReadonlyArray<A> | undefined): xs is ReadonlyArray<A> => xs !== undefined && xs.length > 0
@@ -50,12 +55,15 @@ const compileScope = (scope: ScopeTable): { constraints: number; matches: (s: Ev
   let constraints = 0
   if (nonEmpty(scope.models)) {
     const globs = scope.models.map(globMatcher)
-    tests.push((s) => globs.some((g) => g(s.name)))
+    const only = globs.length === 1 ? globs[0]! : undefined
+    tests.push(only !== undefined ? (s) => only(s.name) : (s) => globs.some((g) => g(s.name)))
     constraints |= MODELS
   }
   const tagEntries = Object.entries(scope.tags ?? {})
   if (tagEntries.length > 0) {
-    tests.push((s) => tagEntries.every(([k, v]) => Object.prototype.hasOwnProperty.call(s.tags, k) && s.tags[k] === v))
+    // Inherited properties are never strings, so `===` against a string value needs no own-property check.
+    const [key, value] = tagEntries[0]!
+    tests.push(tagEntries.length === 1 ? (s) => s.tags[key] === value : (s) => tagEntries.every(([k, v]) => s.tags[k] === v))
     constraints |= TAGS
   }
   if (nonEmpty(scope.classifications)) {
@@ -112,13 +120,13 @@ const bucketKey = (principal: Principal, capability: Capability) => `${principal
 /** Compiles a `[policy]` block; `undefined` gives the default posture (no rules, agents review). */
 export const compilePolicy = (block: PolicyBlock | undefined): CompiledPolicy => {
   const rules = (block?.rules ?? []).map(compileRule)
-  const buckets = new Map<string, Array<CompiledRule>>()
+  const buckets = new Map<string, { denies: Array<CompiledRule>; others: Array<CompiledRule> }>()
   for (const rule of rules) {
     for (const covered of coveredCapabilities(rule.rule.capability)) {
       const key = bucketKey(rule.rule.principal, covered)
-      const list = buckets.get(key)
-      if (list === undefined) buckets.set(key, [rule])
-      else list.push(rule)
+      const bucket = buckets.get(key) ?? { denies: [], others: [] }
+      buckets.set(key, bucket)
+      ;(rule.effect === "deny" ? bucket.denies : bucket.others).push(rule)
     }
   }
   return {
@@ -138,7 +146,12 @@ const ceilingDetail = (rule: CompiledRule, reachable: number | undefined): strin
     ? `max_downstreams=${rule.maxDownstreams} unverifiable (blast radius uncomputable)`
     : `max_downstreams=${rule.maxDownstreams} exceeded (blast radius ${reachable})`
 
-const isStrictSubset = (a: number, b: number) => a !== b && (a & b) === a
+/** For each constraint set (7 bits), the sets that strictly contain it. */
+const STRICT_SUPERSETS: ReadonlyArray<ReadonlyArray<number>> = Array.from({ length: 128 }, (_, m) =>
+  Array.from({ length: 128 }, (_, o) => o).filter((o) => o !== m && (m & o) === m)
+)
+
+const hasBit = (bits: Array<number>, m: number) => (bits[m >> 5]! & (1 << (m & 31))) !== 0
 
 /** The static evaluator (pure): read short-circuit, deny override, specificity, tie-break, ceilings. */
 export const evaluate = (
@@ -148,9 +161,15 @@ export const evaluate = (
   subject: EvaluationSubject
 ): Verdict => {
   if (capability === "read") return { effect: "allow", matched_rule: null, reason: "read is always allowed (short-circuit)" }
-  const bucket = policy.buckets.get(bucketKey(principal, capability)) ?? []
+  const bucket = policy.buckets.get(bucketKey(principal, capability))
   const candidates: Array<CompiledRule> = []
-  for (const rule of bucket) if (rule.matches(subject)) candidates.push(rule)
+  if (bucket !== undefined) {
+    // Deny overrides whatever its specificity: the first matching deny in file order decides.
+    for (const rule of bucket.denies) {
+      if (rule.matches(subject)) return { effect: "deny", matched_rule: rule.id, reason: `denied by rule ${rule.id} (deny overrides)` }
+    }
+    for (const rule of bucket.others) if (rule.matches(subject)) candidates.push(rule)
+  }
   if (candidates.length === 0) {
     return principal === "human"
       ? { effect: "allow", matched_rule: null, reason: "no rule matched; humans are not gated" }
@@ -160,37 +179,53 @@ export const evaluate = (
           reason: `no rule matched; default_agent_effect = ${policy.defaultAgentEffect}`
         }
   }
-  const firstDeny = candidates.find((c) => c.effect === "deny")
-  if (firstDeny !== undefined) {
-    return { effect: "deny", matched_rule: firstDeny.id, reason: `denied by rule ${firstDeny.id} (deny overrides)` }
-  }
   const reachable = subject.reachableDownstreams
-  const postEffect = (c: CompiledRule): PolicyEffect => (breachesCeiling(c, reachable) ? "require_review" : c.effect)
-  const survivors = candidates.filter((c) => !candidates.some((o) => isStrictSubset(c.constraints, o.constraints)))
-  let winner = survivors[0]!
-  for (const c of survivors) {
-    if (RANK[postEffect(c)] > RANK[postEffect(winner)]) winner = c
+  // Dominance is decided once per distinct constraint set present, not once per candidate.
+  const present = [0, 0, 0, 0]
+  const distinct: Array<number> = []
+  for (const c of candidates) {
+    if (!hasBit(present, c.constraints)) distinct.push(c.constraints)
+    present[c.constraints >> 5]! |= 1 << (c.constraints & 31)
   }
-  const effect = postEffect(winner)
-  const how =
-    survivors.length === 1
-      ? "most-specific match"
-      : survivors.every((c) => postEffect(c) === effect)
-        ? `earliest of ${survivors.length} equally-specific rules`
-        : `most-restrictive of ${survivors.length} incomparable rules`
-  let reason = `${effect} by rule ${winner.id} (${how})`
-  if (breachesCeiling(winner, reachable)) {
-    reason += `; ${ceilingDetail(winner, reachable)} — allow degraded to require_review`
+  const dominated = [0, 0, 0, 0]
+  for (const m of distinct) {
+    if (STRICT_SUPERSETS[m]!.some((o) => hasBit(present, o))) dominated[m >> 5]! |= 1 << (m & 31)
   }
-  if (effect === "allow") {
-    const capped = candidates.find((c) => breachesCeiling(c, reachable))
-    if (capped !== undefined) {
-      return {
-        effect: "require_review",
-        matched_rule: winner.id,
-        reason: `${reason}; sticky safety cap: rule ${capped.id} ${ceilingDetail(capped, reachable)} — allow capped to require_review`
-      }
+  let winner: CompiledRule | undefined
+  let winnerRank = -1
+  let survivors = 0
+  let mixed = false
+  let firstRank = -1
+  let capped: CompiledRule | undefined
+  for (const c of candidates) {
+    const breached = breachesCeiling(c, reachable)
+    if (breached && capped === undefined) capped = c
+    if (hasBit(dominated, c.constraints)) continue
+    const rank = breached ? RANK.require_review : RANK[c.effect]
+    survivors++
+    if (firstRank === -1) firstRank = rank
+    else if (rank !== firstRank) mixed = true
+    if (rank > winnerRank) {
+      winner = c
+      winnerRank = rank
     }
   }
-  return { effect, matched_rule: winner.id, reason }
+  const top = winner!
+  const effect: PolicyEffect = winnerRank === 2 ? "deny" : winnerRank === 1 ? "require_review" : "allow"
+  const how =
+    survivors === 1
+      ? "most-specific match"
+      : mixed
+        ? `most-restrictive of ${survivors} incomparable rules`
+        : `earliest of ${survivors} equally-specific rules`
+  let reason = `${effect} by rule ${top.id} (${how})`
+  if (breachesCeiling(top, reachable)) reason += `; ${ceilingDetail(top, reachable)} — allow degraded to require_review`
+  if (effect === "allow" && capped !== undefined) {
+    return {
+      effect: "require_review",
+      matched_rule: top.id,
+      reason: `${reason}; sticky safety cap: rule ${capped.id} ${ceilingDetail(capped, reachable)} — allow capped to require_review`
+    }
+  }
+  return { effect, matched_rule: top.id, reason }
 }
