@@ -35,17 +35,24 @@ export interface CompiledRule {
   readonly matches: (subject: EvaluationSubject) => boolean
 }
 
+/**
+ * The rules of one `principal|capability`, indexed by one equality predicate each so an
+ * evaluation only tests rules that can match; order is restored through rule ids.
+ */
 export interface Bucket {
-  readonly denies: ReadonlyArray<CompiledRule>
-  readonly others: ReadonlyArray<CompiledRule>
+  readonly byLayer: ReadonlyMap<string, ReadonlyArray<CompiledRule>>
+  readonly byTag: ReadonlyMap<string, ReadonlyArray<CompiledRule>>
+  readonly byModelPrefix: ReadonlyMap<string, ReadonlyArray<CompiledRule>>
+  readonly prefixLengths: ReadonlyArray<number>
+  readonly rest: ReadonlyArray<CompiledRule>
 }
 
 export interface CompiledPolicy {
   readonly configured: boolean
   readonly defaultAgentEffect: PolicyEffect
   readonly rules: ReadonlyArray<CompiledRule>
-  /** Candidate rules per `principal|capability`, in file order (refinements included), denies apart. */
-  readonly buckets: ReadonlyMap<string, Bucket>
+  /** Rules per `principal|capability` (refinements included), deny rules indexed apart. */
+  readonly buckets: ReadonlyMap<string, { readonly denies: Bucket; readonly others: Bucket }>
 }
 
 const nonEmpty = <A>(xs: ReadonlyArray<A> | undefined): xs is ReadonlyArray<A> => xs !== undefined && xs.length > 0
@@ -117,17 +124,67 @@ export const coveredCapabilities = (capability: Capability): ReadonlyArray<Capab
 
 const bucketKey = (principal: Principal, capability: Capability) => `${principal}|${capability}`
 
+const literalPrefix = (glob: string): string => {
+  const stop = glob.search(/[*?]/)
+  return stop === -1 ? glob : glob.slice(0, stop)
+}
+
+const push = <K>(map: Map<K, Array<CompiledRule>>, key: K, rule: CompiledRule) => {
+  const list = map.get(key)
+  if (list === undefined) map.set(key, [rule])
+  else list.push(rule)
+}
+
+const indexBucket = (rules: ReadonlyArray<CompiledRule>): Bucket => {
+  const byLayer = new Map<string, Array<CompiledRule>>()
+  const byTag = new Map<string, Array<CompiledRule>>()
+  const byModelPrefix = new Map<string, Array<CompiledRule>>()
+  const rest: Array<CompiledRule> = []
+  for (const rule of rules) {
+    const scope = rule.rule.scope ?? {}
+    const tag = Object.entries(scope.tags ?? {})[0]
+    const models = scope.models ?? []
+    if (scope.layer !== undefined) push(byLayer, scope.layer, rule)
+    else if (tag !== undefined) push(byTag, `${tag[0]}\u0000${tag[1]}`, rule)
+    else if (models.length === 1 && literalPrefix(models[0]!) !== "") push(byModelPrefix, literalPrefix(models[0]!), rule)
+    else rest.push(rule)
+  }
+  const prefixLengths = [...new Set([...byModelPrefix.keys()].map((k) => k.length))].sort((a, b) => a - b)
+  return { byLayer, byTag, byModelPrefix, prefixLengths, rest }
+}
+
+/** Rules of a bucket that match the subject (any order). */
+const matching = (bucket: Bucket, subject: EvaluationSubject): Array<CompiledRule> => {
+  const out: Array<CompiledRule> = []
+  const scan = (list: ReadonlyArray<CompiledRule> | undefined) => {
+    if (list !== undefined) for (const rule of list) if (rule.matches(subject)) out.push(rule)
+  }
+  scan(bucket.rest)
+  if (subject.layer !== undefined) scan(bucket.byLayer.get(subject.layer))
+  if (bucket.byTag.size > 0) for (const k in subject.tags) scan(bucket.byTag.get(`${k}\u0000${subject.tags[k]}`))
+  const name = subject.name
+  for (const length of bucket.prefixLengths) {
+    if (length > name.length) break
+    scan(bucket.byModelPrefix.get(name.slice(0, length)))
+  }
+  return out
+}
+
 /** Compiles a `[policy]` block; `undefined` gives the default posture (no rules, agents review). */
 export const compilePolicy = (block: PolicyBlock | undefined): CompiledPolicy => {
   const rules = (block?.rules ?? []).map(compileRule)
-  const buckets = new Map<string, { denies: Array<CompiledRule>; others: Array<CompiledRule> }>()
+  const grouped = new Map<string, Array<CompiledRule>>()
   for (const rule of rules) {
     for (const covered of coveredCapabilities(rule.rule.capability)) {
       const key = bucketKey(rule.rule.principal, covered)
-      const bucket = buckets.get(key) ?? { denies: [], others: [] }
-      buckets.set(key, bucket)
-      ;(rule.effect === "deny" ? bucket.denies : bucket.others).push(rule)
+      const list = grouped.get(key) ?? []
+      grouped.set(key, list)
+      list.push(rule)
     }
+  }
+  const buckets = new Map<string, { denies: Bucket; others: Bucket }>()
+  for (const [key, list] of grouped) {
+    buckets.set(key, { denies: indexBucket(list.filter((r) => r.effect === "deny")), others: indexBucket(list.filter((r) => r.effect !== "deny")) })
   }
   return {
     configured: block !== undefined,
@@ -162,14 +219,13 @@ export const evaluate = (
 ): Verdict => {
   if (capability === "read") return { effect: "allow", matched_rule: null, reason: "read is always allowed (short-circuit)" }
   const bucket = policy.buckets.get(bucketKey(principal, capability))
-  const candidates: Array<CompiledRule> = []
-  if (bucket !== undefined) {
-    // Deny overrides whatever its specificity: the first matching deny in file order decides.
-    for (const rule of bucket.denies) {
-      if (rule.matches(subject)) return { effect: "deny", matched_rule: rule.id, reason: `denied by rule ${rule.id} (deny overrides)` }
-    }
-    for (const rule of bucket.others) if (rule.matches(subject)) candidates.push(rule)
+  // Deny overrides whatever its specificity: the first matching deny in file order decides.
+  let firstDeny: CompiledRule | undefined
+  if (bucket !== undefined) for (const c of matching(bucket.denies, subject)) if (firstDeny === undefined || c.id < firstDeny.id) firstDeny = c
+  if (firstDeny !== undefined) {
+    return { effect: "deny", matched_rule: firstDeny.id, reason: `denied by rule ${firstDeny.id} (deny overrides)` }
   }
+  const candidates = bucket === undefined ? [] : matching(bucket.others, subject)
   if (candidates.length === 0) {
     return principal === "human"
       ? { effect: "allow", matched_rule: null, reason: "no rule matched; humans are not gated" }
@@ -199,13 +255,13 @@ export const evaluate = (
   let capped: CompiledRule | undefined
   for (const c of candidates) {
     const breached = breachesCeiling(c, reachable)
-    if (breached && capped === undefined) capped = c
+    if (breached && (capped === undefined || c.id < capped.id)) capped = c
     if (hasBit(dominated, c.constraints)) continue
     const rank = breached ? RANK.require_review : RANK[c.effect]
     survivors++
     if (firstRank === -1) firstRank = rank
     else if (rank !== firstRank) mixed = true
-    if (rank > winnerRank) {
+    if (rank > winnerRank || (rank === winnerRank && c.id < winner!.id)) {
       winner = c
       winnerRank = rank
     }
