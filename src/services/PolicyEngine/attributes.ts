@@ -1,0 +1,67 @@
+import { Context, Data, type Effect } from "effect"
+
+/** What the evaluator reads about a model; built from the compiled project. */
+export interface ModelAttributes {
+  readonly name: string
+  readonly tags: Readonly<Record<string, string>>
+  /** Tags carried by any of the model's columns. */
+  readonly classifications: ReadonlySet<string> | ReadonlyArray<string>
+  /** True when a sibling `<model>.contract.toml` exists. */
+  readonly contracted: boolean
+  /** Defaults to `tags.layer`. */
+  readonly layer?: string | undefined
+  /** Direct downstream count (informational). */
+  readonly downstreams?: number | undefined
+  /** Transitive downstream closure size, excluding the model; `undefined` = uncountable. */
+  readonly reachableDownstreams: number | undefined
+}
+
+/** Normalised attributes as the evaluator and selectors use them. */
+export interface EvaluationSubject {
+  readonly name: string
+  readonly tags: Readonly<Record<string, string>>
+  readonly classifications: ReadonlySet<string>
+  readonly contracted: boolean
+  readonly layer: string | undefined
+  readonly reachableDownstreams: number | undefined
+}
+
+export const toSubject = (attrs: ModelAttributes): EvaluationSubject => ({
+  name: attrs.name,
+  tags: attrs.tags,
+  classifications: attrs.classifications instanceof Set ? attrs.classifications : new Set(attrs.classifications),
+  contracted: attrs.contracted,
+  layer: attrs.layer ?? (Object.prototype.hasOwnProperty.call(attrs.tags, "layer") ? attrs.tags["layer"] : undefined),
+  reachableDownstreams: attrs.reachableDownstreams
+})
+
+export class ModelNotFound extends Data.TaggedError("ModelNotFound")<{ readonly model: string; readonly modelsDir: string }> {
+  readonly code = "model-not-found"
+  override get message() {
+    return `model '${this.model}' not found in ${this.modelsDir}`
+  }
+}
+
+export class ModelAttributesUnavailable extends Data.TaggedError("ModelAttributesUnavailable")<{
+  readonly modelsDir: string
+  readonly detail: string
+}> {
+  readonly code = "model-attributes-unavailable"
+  override get message() {
+    return `cannot read model attributes from ${this.modelsDir}: ${this.detail}`
+  }
+}
+
+export interface ModelAttributesSourceService {
+  /** Compiles `modelsDir` (as needed) and returns one model's attributes. */
+  readonly resolve: (
+    model: string,
+    modelsDir: string
+  ) => Effect.Effect<ModelAttributes, ModelNotFound | ModelAttributesUnavailable>
+}
+
+/** Wired by the lead to the compiled project (pipeline engine). */
+export class ModelAttributesSource extends Context.Tag("pcli/ModelAttributesSource")<
+  ModelAttributesSource,
+  ModelAttributesSourceService
+>() {}
