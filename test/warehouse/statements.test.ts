@@ -41,3 +41,82 @@ describe("warehouse statements", () => {
     }).pipe(Effect.provide(services()))
   )
 })
+
+describe("warehouse statement failures and retries", () => {
+  it.live("cancels a statement that exceeds the time-out", () =>
+    Effect.gen(function* () {
+      emulator.resetCounts()
+      emulator.faults.statementDelayMs = 4_000
+      const error = yield* execute("SELECT 1").pipe(Effect.flip, Effect.ensuring(Effect.sync(() => (emulator.faults.statementDelayMs = 0))))
+      expect(error._tag).toBe("StatementTimedOut")
+      expect(error.message).toMatch(/exceeded 1s and was cancelled/)
+      expect(emulator.count("cancel")).toBe(1)
+      const record = emulator.statements().find((s) => error._tag === "StatementTimedOut" && s.id === error.statementId)
+      expect(record?.state).toBe("CANCELED")
+    }).pipe(Effect.provide(services({ token: PAT, statement_timeout_seconds: 1 })))
+  )
+
+  it.live("respects Retry-After through a 429 storm", () => {
+    const logs = captureLogs()
+    return Effect.gen(function* () {
+      emulator.resetCounts()
+      emulator.faults.throttle(3, 1)
+      const result = yield* execute("SELECT 42 AS answer")
+      expect(result.rows).toEqual([[42]])
+      expect(emulator.count("submit")).toBe(4)
+      const retries = logs.lines.filter((line) => line.includes("warehouse call retried"))
+      expect(retries).toHaveLength(3)
+      for (const line of retries) {
+        expect(line).toContain('"status":429')
+        expect(line).toContain('"delay_ms":1000')
+      }
+    }).pipe(Effect.provide(Layer.merge(services(), logs.layer)))
+  })
+
+  it.live("retries 5xx and connection resets, then succeeds", () =>
+    Effect.gen(function* () {
+      emulator.resetCounts()
+      emulator.faults.serverErrors(2, 503)
+      expect((yield* execute("SELECT 1 AS one")).rows).toEqual([[1]])
+      expect(emulator.count("submit")).toBe(3)
+      emulator.resetCounts()
+      emulator.faults.resetConnections(2)
+      expect((yield* execute("SELECT 2 AS two")).rows).toEqual([[2]])
+      expect(emulator.count("submit")).toBe(3)
+    }).pipe(Effect.provide(services()))
+  )
+
+  it.live("gives up on a persistent 5xx after the capped retries, marked transient", () =>
+    Effect.gen(function* () {
+      emulator.resetCounts()
+      emulator.faults.serverErrors(100, 502)
+      const error = yield* execute("SELECT 1").pipe(Effect.flip, Effect.ensuring(Effect.sync(() => emulator.faults.serverErrors(0))))
+      expect(error._tag).toBe("WarehouseApiError")
+      expect(error._tag === "WarehouseApiError" && error.transient).toBe(true)
+      expect(emulator.count("submit")).toBe(fastRetry.maxRetries + 1)
+    }).pipe(Effect.provide(services()))
+  )
+
+  it.live("a failed statement carries the warehouse's message and state and is not retried", () =>
+    Effect.gen(function* () {
+      emulator.resetCounts()
+      const error = yield* execute("SELECT * FROM no_such_table").pipe(Effect.flip)
+      expect(error._tag).toBe("StatementExecutionFailed")
+      if (error._tag !== "StatementExecutionFailed") return
+      expect(error.state).toBe("FAILED")
+      expect(error.detail).toMatch(/no_such_table/)
+      expect(error.message).toMatch(/FAILED/)
+      expect(emulator.count("submit")).toBe(1)
+    }).pipe(Effect.provide(services()))
+  )
+
+  it.live("a 4xx answer fails at once", () =>
+    Effect.gen(function* () {
+      emulator.resetCounts()
+      const error = yield* execute("SELECT 1").pipe(Effect.flip)
+      expect(error._tag).toBe("WarehouseApiError")
+      expect(error._tag === "WarehouseApiError" && error.status).toBe(401)
+      expect(emulator.count("submit")).toBe(1)
+    }).pipe(Effect.provide(services({ token: "not-a-valid-token" })))
+  )
+})
