@@ -1,8 +1,8 @@
 import { NodeSdk } from "@effect/opentelemetry"
-import { NodeHttpClient } from "@effect/platform-node"
 import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
 import { ConfigProvider, Layer, Logger, LogLevel, Redacted } from "effect"
 import type { WarehouseAdapter } from "../../src/schemas/adapters"
+import { warehouseHttpClient } from "../../src/services/Warehouse/remote"
 import type { RetryPolicy } from "../../src/services/WarehouseClient/retry"
 import type { WarehouseEmulator } from "../support/warehouseEmulator"
 
@@ -10,8 +10,7 @@ import type { WarehouseEmulator } from "../support/warehouseEmulator"
  * Tests trust the emulator's CA through an HTTPS agent built with `ca` (NODE_EXTRA_CA_CERTS
  * is read only at process start); production uses NodeHttpClient.layer's default agent.
  */
-export const httpClientTrusting = (caPem: string) =>
-  NodeHttpClient.layerWithoutAgent.pipe(Layer.provide(NodeHttpClient.makeAgentLayer({ ca: caPem })))
+export const httpClientTrusting = (caPem: string) => warehouseHttpClient({ ca: caPem })
 
 export const PAT = "dapi-personal-0123456789abcdef"
 export const CLIENT_ID = "sp-pcli-tests"

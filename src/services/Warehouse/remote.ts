@@ -1,9 +1,10 @@
 import type { HttpClient } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
+import type * as Https from "node:https"
 import type { WarehouseAdapter } from "../../schemas/adapters"
 import type { NoWarehouseCredentials } from "../WarehouseAuth/errors"
-import { layerFromAdapter as clientLayerFromAdapter } from "../WarehouseClient/layer"
+import { layerFromAdapter as clientLayerFromAdapter, type WarehouseServices } from "../WarehouseClient/layer"
 import { type StatementError, WarehouseStatements } from "../WarehouseClient/statements"
 import type { WarehouseClientOptions } from "../WarehouseClient/WarehouseClient"
 import { StatementFailed, Warehouse } from "./Warehouse"
@@ -38,7 +39,7 @@ export const toStatementFailed = (error: StatementError): StatementFailed => {
     case "WarehouseApiError":
       return new StatementFailed({ detail: error.message, transient: error.transient })
     case "WarehouseUnreachable":
-      return new StatementFailed({ detail: error.message, transient: true })
+      return new StatementFailed({ detail: error.message, transient: error.transient })
     case "TokenExchangeFailed":
       return new StatementFailed({ detail: error.message, transient: error.transient })
     case "WarehouseResponseInvalid":
@@ -61,20 +62,31 @@ export const layer: Layer.Layer<Warehouse, never, WarehouseStatements> = Layer.e
   )
 )
 
-/** Remote `Warehouse` for one adapter block, on a caller-supplied HttpClient (tests pass a CA-trusting one). */
+/**
+ * Remote `Warehouse` for one adapter block plus its catalog/bindings/statement services,
+ * all sharing one token cache, on a caller-supplied HttpClient (tests pass a CA-trusting one).
+ */
 export const layerFromAdapterWith = (
   adapterName: string,
   adapter: WarehouseAdapter,
   options: WarehouseClientOptions = {}
-): Layer.Layer<Warehouse, NoWarehouseCredentials, HttpClient.HttpClient> =>
-  layer.pipe(Layer.provide(clientLayerFromAdapter(adapterName, adapter, options)))
+): Layer.Layer<Warehouse | WarehouseServices, NoWarehouseCredentials, HttpClient.HttpClient> =>
+  layer.pipe(Layer.provideMerge(clientLayerFromAdapter(adapterName, adapter, options)))
 
 /**
- * Production: remote `Warehouse` for one `[adapter.NAME]` block over Node's default HTTPS
- * agent. Env fallbacks (`WAREHOUSE_TOKEN`, …) come from the ambient ConfigProvider.
+ * Production: remote `Warehouse` (and the catalog/bindings services) for one
+ * `[adapter.NAME]` block over Node's default HTTPS agent; build it once per block. Env fallbacks (`WAREHOUSE_TOKEN`, …) come from the ambient ConfigProvider.
  */
 export const layerFromAdapter = (
   adapterName: string,
   adapter: WarehouseAdapter
-): Layer.Layer<Warehouse, NoWarehouseCredentials> =>
-  layerFromAdapterWith(adapterName, adapter).pipe(Layer.provide(NodeHttpClient.layer))
+): Layer.Layer<Warehouse | WarehouseServices, NoWarehouseCredentials> =>
+  layerFromAdapterWith(adapterName, adapter).pipe(Layer.provide(warehouseHttpClient()))
+
+/**
+ * NodeHttpClient over a keep-alive HTTPS agent (the platform default agent opens a TLS
+ * connection per call). Trust is Node's: system CAs plus `NODE_EXTRA_CA_CERTS`; `extra`
+ * exists so tests can hand the agent their CA, never to change where calls go.
+ */
+export const warehouseHttpClient = (extra: Https.AgentOptions = {}): Layer.Layer<HttpClient.HttpClient> =>
+  NodeHttpClient.layerWithoutAgent.pipe(Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: true, ...extra })))

@@ -2,6 +2,7 @@ import { HttpClient, HttpClientRequest, HttpClientResponse } from "@effect/platf
 import { Effect, Redacted, Schema } from "effect"
 import { TokenResponse } from "../../schemas/warehouse-api"
 import { TokenExchangeFailed } from "./errors"
+import { describeTransportError } from "./transport"
 
 /** OAuth error codes are short identifiers; anything else in the body is not echoed. */
 const OAuthErrorBody = Schema.Struct({ error: Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_.-]{1,64}$/)) })
@@ -30,7 +31,10 @@ export const exchangeClientCredentials = (
     })
   )
   return http.execute(request).pipe(
-    Effect.mapError((error) => fail(`unreachable (${error.reason})`, true)),
+    Effect.mapError((error) => {
+      const { detail, transient } = describeTransportError(error)
+      return fail(detail, transient)
+    }),
     Effect.flatMap((response) =>
       response.status >= 200 && response.status < 300
         ? HttpClientResponse.schemaBodyJson(TokenResponse)(response).pipe(

@@ -2,6 +2,7 @@ import { HttpClient, HttpClientRequest, HttpClientResponse } from "@effect/platf
 import { Clock, Context, Data, Duration, Effect, Layer, Redacted, Schema } from "effect"
 import type { WarehouseAdapter } from "../../schemas/adapters"
 import { ApiErrorBody } from "../../schemas/warehouse-api"
+import { describeTransportError } from "../WarehouseAuth/transport"
 import { TokenExchangeFailed, WarehouseAuth } from "../WarehouseAuth/WarehouseAuth"
 import { WarehouseApiError, WarehouseResponseInvalid, WarehouseUnreachable } from "./errors"
 import { defaultRetryPolicy, type RetryPolicy, transientRetry } from "./retry"
@@ -73,8 +74,8 @@ export const make = (options: WarehouseClientOptions = {}) =>
       const attempt = <A, I>(call: ApiCall, schema: Schema.Schema<A, I>) =>
         Effect.gen(function* () {
           const token = yield* auth.accessToken
-          const unreachable = (detail: string) =>
-            new WarehouseUnreachable({ host, method: call.method, path: call.path, detail })
+          const unreachable = (detail: string, transient: boolean) =>
+            new WarehouseUnreachable({ host, method: call.method, path: call.path, detail, transient })
           let request = HttpClientRequest.make(call.method)(`https://${host}${call.path}`).pipe(
             HttpClientRequest.bearerToken(token),
             HttpClientRequest.acceptJson
@@ -83,7 +84,10 @@ export const make = (options: WarehouseClientOptions = {}) =>
           if (call.body !== undefined) request = HttpClientRequest.bodyUnsafeJson(request, call.body)
 
           const response = yield* http.execute(request).pipe(
-            Effect.mapError((error) => unreachable(error.reason === "Transport" ? "connection failed" : error.reason))
+            Effect.mapError((error) => {
+              const { detail, transient } = describeTransportError(error)
+              return unreachable(detail, transient)
+            })
           )
           if (response.status >= 200 && response.status < 300) {
             if (response.status === 204) return yield* Schema.decodeUnknown(schema)({}).pipe(
@@ -93,7 +97,7 @@ export const make = (options: WarehouseClientOptions = {}) =>
               Effect.mapError((error) =>
                 error._tag === "ParseError"
                   ? new WarehouseResponseInvalid({ host, path: call.path, detail: "body does not match the API schema" })
-                  : unreachable("connection lost while reading the answer")
+                  : unreachable("connection lost while reading the answer", true)
               )
             )
           }
@@ -119,7 +123,7 @@ export const make = (options: WarehouseClientOptions = {}) =>
           Effect.timeoutFail({
             duration: requestTimeout,
             onTimeout: () =>
-              new WarehouseUnreachable({ host, method: call.method, path: call.path, detail: "request timed out" })
+              new WarehouseUnreachable({ host, method: call.method, path: call.path, detail: "request timed out", transient: true })
           })
         )
 

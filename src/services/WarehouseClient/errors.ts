@@ -26,9 +26,10 @@ export class WarehouseUnreachable extends Data.TaggedError("WarehouseUnreachable
   readonly method: string
   readonly path: string
   readonly detail: string
+  /** Connection refused/reset or a time-out; not a TLS trust failure. */
+  readonly transient: boolean
 }> {
   readonly code = "warehouse-unreachable"
-  readonly transient = true
   override get message() {
     return `warehouse ${this.host}: ${this.method} ${this.path} failed: ${this.detail}`
   }
