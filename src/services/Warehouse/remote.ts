@@ -83,10 +83,13 @@ export const layerFromAdapter = (
 ): Layer.Layer<Warehouse | WarehouseServices, NoWarehouseCredentials> =>
   layerFromAdapterWith(adapterName, adapter).pipe(Layer.provide(warehouseHttpClient()))
 
+/** Beyond this, calls queue in the agent instead of paying for more TLS handshakes. */
+export const MAX_SOCKETS_PER_HOST = 32
+
 /**
  * NodeHttpClient over a keep-alive HTTPS agent (the platform default agent opens a TLS
  * connection per call). Trust is Node's: system CAs plus `NODE_EXTRA_CA_CERTS`; `extra`
  * exists so tests can hand the agent their CA, never to change where calls go.
  */
 export const warehouseHttpClient = (extra: Https.AgentOptions = {}): Layer.Layer<HttpClient.HttpClient> =>
-  NodeHttpClient.layerWithoutAgent.pipe(Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: true, ...extra })))
+  NodeHttpClient.layerWithoutAgent.pipe(Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: true, maxSockets: MAX_SOCKETS_PER_HOST, ...extra })))
