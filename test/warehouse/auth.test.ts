@@ -13,6 +13,8 @@ import { adapterFor, CLIENT_ID, CLIENT_SECRET, envLayer, fastRetry, httpClientTr
 
 let certificate: LoopbackCertificate
 let emulator: WarehouseEmulator
+/** Issues 30 s tokens: never "fresh" under the 60 s margin. */
+let shortLived: WarehouseEmulator
 
 beforeAll(async () => {
   certificate = await generateLoopbackCertificate()
@@ -22,8 +24,9 @@ beforeAll(async () => {
     tokenLifetimeSeconds: 120,
     certificate
   })
+  shortLived = await startWarehouseEmulator({ clients: { [CLIENT_ID]: CLIENT_SECRET }, tokenLifetimeSeconds: 30, certificate })
 })
-afterAll(() => emulator.close())
+afterAll(() => Promise.all([emulator.close(), shortLived.close()]))
 
 const services = (adapter: WarehouseAdapter, env: Record<string, string> = {}) =>
   layerFromAdapter("wh", adapter, { retry: fastRetry }).pipe(
@@ -173,6 +176,16 @@ describe("OAuth token lifecycle", () => {
       expect(emulator.unauthorizedCount()).toBeGreaterThanOrEqual(1)
       expect(emulator.count("token")).toBe(2)
     }).pipe(Effect.provide(oauth()))
+  )
+
+  it.live("tokens shorter than the margin: concurrent callers still share one exchange", () =>
+    Effect.gen(function* () {
+      const run = Effect.forEach(Array.from({ length: 20 }, (_, i) => i), (i) => execute(`SELECT ${i}`), { concurrency: 20 })
+      yield* run
+      expect(shortLived.count("token")).toBe(1)
+      yield* execute("SELECT 1")
+      expect(shortLived.count("token")).toBe(2)
+    }).pipe(Effect.provide(services(adapterFor(shortLived, { client_id: CLIENT_ID, client_secret: CLIENT_SECRET }))))
   )
 
   it.live("a token endpoint failure names the host, never the secret", () =>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Fiber, Layer } from "effect"
 import { afterAll, beforeAll } from "vitest"
 import { layerFromAdapter } from "../../src/services/WarehouseClient/layer"
 import { WarehouseStatements } from "../../src/services/WarehouseClient/statements"
@@ -54,6 +54,19 @@ describe("warehouse statement failures and retries", () => {
       const record = emulator.statements().find((s) => error._tag === "StatementTimedOut" && s.id === error.statementId)
       expect(record?.state).toBe("CANCELED")
     }).pipe(Effect.provide(services({ token: PAT, statement_timeout_seconds: 1 })))
+  )
+
+  it.live("cancels the statement when the caller interrupts it", () =>
+    Effect.gen(function* () {
+      emulator.resetCounts()
+      emulator.faults.statementDelayMs = 3_000
+      const fiber = yield* Effect.fork(execute("SELECT 1"))
+      while (emulator.count("poll") === 0) yield* Effect.sleep("20 millis")
+      yield* Fiber.interrupt(fiber)
+      emulator.faults.statementDelayMs = 0
+      expect(emulator.count("cancel")).toBe(1)
+      expect(emulator.statements().at(-1)?.state).toBe("CANCELED")
+    }).pipe(Effect.provide(services({ token: PAT, statement_timeout_seconds: 5 })))
   )
 
   it.live("respects Retry-After through a 429 storm", () => {
