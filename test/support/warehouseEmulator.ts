@@ -11,19 +11,8 @@ import { generateLoopbackCertificate, type LoopbackCertificate } from "./tls"
  * fault injection. Every request is counted by route.
  */
 
-export type Route =
-  | "token"
-  | "submit"
-  | "poll"
-  | "cancel"
-  | "chunk"
-  | "tables.get"
-  | "tables.list"
-  | "tables.delete"
-  | "bindings.get"
-  | "bindings.patch"
-  | "catalogs.patch"
-  | "unknown"
+export type Route = "token" | "submit" | "poll" | "cancel" | "chunk" | "unknown"
+  | "tables.get" | "tables.list" | "tables.delete" | "bindings.get" | "bindings.patch" | "catalogs.patch"
 
 export interface EmulatorOptions {
   /** Personal access tokens the warehouse accepts. */
@@ -85,19 +74,9 @@ export interface WarehouseEmulator {
 const duckTypeToWarehouse = (duckType: string): string => {
   const t = duckType.toUpperCase()
   if (t.startsWith("DECIMAL")) return "DECIMAL"
-  const map: Record<string, string> = {
-    INTEGER: "INT",
-    BIGINT: "LONG",
-    HUGEINT: "DECIMAL",
-    SMALLINT: "SHORT",
-    TINYINT: "BYTE",
-    VARCHAR: "STRING",
-    DOUBLE: "DOUBLE",
-    FLOAT: "FLOAT",
-    BOOLEAN: "BOOLEAN",
-    DATE: "DATE",
-    TIMESTAMP: "TIMESTAMP"
-  }
+  const map: Record<string, string> = { INTEGER: "INT", BIGINT: "LONG", HUGEINT: "DECIMAL", SMALLINT: "SHORT",
+    TINYINT: "BYTE", VARCHAR: "STRING", DOUBLE: "DOUBLE", FLOAT: "FLOAT", BOOLEAN: "BOOLEAN", DATE: "DATE",
+    TIMESTAMP: "TIMESTAMP" }
   return map[t] ?? "STRING"
 }
 
