@@ -38,8 +38,8 @@ export interface Faults {
   serverErrors(n: number, status?: number): void
   /** The next n API calls have their connection destroyed. */
   resetConnections(n: number): void
-  /** Every token issued so far now answers 401 (as an expired token would). */
-  expireIssuedTokens(): void
+  /** Every token issued so far now answers 401 (or 403 "Invalid Token", as some SQL endpoints do). */
+  expireIssuedTokens(status?: 401 | 403): void
   /** How the token endpoint behaves. */
   tokenEndpoint: "ok" | "server-error" | "missing-fields"
 }
@@ -118,7 +118,7 @@ export const startWarehouseEmulator = async (options: EmulatorOptions = {}): Pro
   const records = new Map<string, StatementRecord & { canceled: boolean }>()
   const bindings = new Map<string, Map<number, string>>()
   const isolation = new Map<string, string>()
-  const pending = { throttle: 0, retryAfter: 1, serverErrors: 0, status: 503, resets: 0 }
+  const pending = { throttle: 0, retryAfter: 1, serverErrors: 0, status: 503, resets: 0, rejectStatus: 401 }
 
   // DuckDB runs one statement at a time on this connection, like a single-slot warehouse.
   let queue: Promise<unknown> = Promise.resolve()
@@ -142,7 +142,8 @@ export const startWarehouseEmulator = async (options: EmulatorOptions = {}): Pro
     resetConnections: (n) => {
       pending.resets = n
     },
-    expireIssuedTokens: () => {
+    expireIssuedTokens: (status = 401) => {
+      pending.rejectStatus = status
       for (const token of issued.keys()) issued.set(token, 0)
     }
   }
@@ -364,7 +365,7 @@ export const startWarehouseEmulator = async (options: EmulatorOptions = {}): Pro
       }
       if (!authorized(req)) {
         unauthorized++
-        return send(res, 401, { error_code: "UNAUTHENTICATED", message: "Invalid Token" })
+        return send(res, pending.rejectStatus, { error_code: "UNAUTHENTICATED", message: "Invalid Token" })
       }
       return handleApi(route, url.pathname, url, req, res)
     }

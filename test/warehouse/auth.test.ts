@@ -178,6 +178,17 @@ describe("OAuth token lifecycle", () => {
     }).pipe(Effect.provide(oauth()))
   )
 
+  it.live("a 403 Invalid Token is handled like a 401", () =>
+    Effect.gen(function* () {
+      emulator.resetCounts()
+      yield* execute("SELECT 1")
+      emulator.faults.expireIssuedTokens(403)
+      expect((yield* execute("SELECT 2 AS x")).rows).toEqual([[2]])
+      expect(emulator.count("token")).toBe(2)
+      expect(emulator.count("submit")).toBe(3)
+    }).pipe(Effect.provide(oauth()))
+  )
+
   it.live("tokens shorter than the margin: concurrent callers still share one exchange", () =>
     Effect.gen(function* () {
       const run = Effect.forEach(Array.from({ length: 20 }, (_, i) => i), (i) => execute(`SELECT ${i}`), { concurrency: 20 })

@@ -50,7 +50,7 @@ export const exchangeClientCredentials = (
     Effect.timeoutFail({ duration: "30 seconds", onTimeout: () => fail("timed out after 30s", true) }),
     Effect.withSpan("warehouse.token_exchange", { attributes: { "pcli.host": host } }),
     Effect.tapError((error) =>
-      Effect.logWarning("warehouse token request failed").pipe(Effect.annotateLogs({ host, reason: error.reason }))
+      Effect.logDebug("warehouse token request failed").pipe(Effect.annotateLogs({ host, reason: error.reason }))
     )
   )
 }
