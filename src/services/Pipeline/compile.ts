@@ -1,0 +1,226 @@
+import type { FileSystem, Path } from "@effect/platform"
+import { Context, Effect, Layer } from "effect"
+import type { SourceRef, StrategyBlock, TargetBlock } from "../../schemas/model"
+import type { StatementFailed } from "../Warehouse/Warehouse"
+import {
+  AmbiguousReference,
+  DependencyCycle,
+  DuplicateModel,
+  InvalidStrategy,
+  type ModelSqlInvalid,
+  UnknownReference
+} from "./errors"
+import { closureOf, depths, findCycle, kahnOrder, reachableCounts } from "./graph"
+import { type LoadModelsOptions, loadModels, type ModelDefinition, type ModelLoadError } from "./models"
+import { parseableSql, parsePartitionKey } from "./partitions"
+import { formatTableRef, parseReferences, type TableRef } from "./sqlRefs"
+
+/** A model after dependency resolution. */
+export interface CompiledModel {
+  readonly name: string
+  readonly definition: ModelDefinition
+  readonly target: TargetBlock
+  readonly strategy: StrategyBlock
+  /** Models this one reads or declares, sorted. */
+  readonly upstream: ReadonlyArray<string>
+  /** Tables the SQL reads, as written. */
+  readonly sqlRefs: ReadonlyArray<TableRef>
+  /** SQL references that resolved to a declared source (external tables). */
+  readonly sourceRefs: ReadonlyArray<string>
+  /** Index of the execution layer (longest upstream path). */
+  readonly depth: number
+  /** The `layer` tag, if any (what policy scopes call the layer). */
+  readonly layer: string | undefined
+  readonly contracted: boolean
+  readonly downstreams: number
+  readonly reachableDownstreams: number
+}
+
+export interface CompiledProject {
+  readonly models: ReadonlyMap<string, CompiledModel>
+  /** Kahn order, alphabetical ties. */
+  readonly order: ReadonlyArray<string>
+  /** Execution layers by depth, alphabetical within a layer. */
+  readonly layers: ReadonlyArray<ReadonlyArray<string>>
+  /** Direct downstreams of each model, sorted. */
+  readonly downstream: ReadonlyMap<string, ReadonlyArray<string>>
+}
+
+export type CompileError =
+  | ModelLoadError
+  | ModelSqlInvalid
+  | UnknownReference
+  | AmbiguousReference
+  | DependencyCycle
+  | DuplicateModel
+  | InvalidStrategy
+  | StatementFailed
+
+const lower = (s: string | undefined) => s?.toLowerCase()
+
+/** True when the reference's parts equal the trailing parts of `catalog.schema.table`. */
+const refMatches = (ref: TableRef, target: { catalog?: string | undefined; schema: string; table: string }) =>
+  lower(ref.table) === lower(target.table) &&
+  (ref.schema === undefined || lower(ref.schema) === lower(target.schema)) &&
+  (ref.catalog === undefined || target.catalog === undefined || lower(ref.catalog) === lower(target.catalog))
+
+const validateStrategy = (model: ModelDefinition): Effect.Effect<void, InvalidStrategy> => {
+  const s = model.sidecar.strategy
+  if (s.type === "content_addressed") {
+    const prefix = s.storage_prefix
+    if (prefix.trim() === "") return Effect.fail(new InvalidStrategy({ model: model.name, detail: "storage_prefix is empty" }))
+    const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(prefix)?.[1]
+    if (scheme !== undefined && scheme.toLowerCase() !== "file") {
+      return Effect.fail(
+        new InvalidStrategy({
+          model: model.name,
+          detail: `storage_prefix ${prefix}: only file:// or a project-relative directory is supported`
+        })
+      )
+    }
+    if (s.partition_columns.length > 0) {
+      return Effect.fail(
+        new InvalidStrategy({ model: model.name, detail: "partition_columns are not supported for content_addressed yet" })
+      )
+    }
+  }
+  if (s.type === "time_interval" && s.first_partition !== undefined) {
+    if (parsePartitionKey(s.first_partition, s.granularity) === undefined) {
+      return Effect.fail(
+        new InvalidStrategy({
+          model: model.name,
+          detail: `first_partition ${s.first_partition} is not a canonical ${s.granularity} key`
+        })
+      )
+    }
+  }
+  return Effect.void
+}
+
+const sortedInsert = (map: Map<string, Array<string>>, key: string, value: string) => {
+  const list = map.get(key)
+  if (list === undefined) map.set(key, [value])
+  else if (!list.includes(value)) list.push(value)
+}
+
+/** Resolves dependencies (depends_on and SQL references), orders and layers the models. */
+export const compileModels = (
+  definitions: ReadonlyArray<ModelDefinition>
+): Effect.Effect<CompiledProject, Exclude<CompileError, ModelLoadError>> =>
+  Effect.gen(function* () {
+    const byName = new Map<string, ModelDefinition>()
+    const byTarget = new Map<string, string>()
+    for (const def of definitions) {
+      if (byName.has(def.name)) return yield* new DuplicateModel({ model: def.name, detail: "defined twice" })
+      byName.set(def.name, def)
+      const t = def.sidecar.target
+      const key = `${t.catalog}.${t.schema}.${t.table}`.toLowerCase()
+      const other = byTarget.get(key)
+      if (other !== undefined) {
+        return yield* new DuplicateModel({ model: def.name, detail: `target ${key} is also the target of ${other}` })
+      }
+      byTarget.set(key, def.name)
+      yield* validateStrategy(def)
+    }
+    const names = [...byName.keys()].sort()
+    // Index targets by table name so resolution is O(candidates), not O(models).
+    const byTable = new Map<string, Array<ModelDefinition>>()
+    for (const def of definitions) {
+      const key = def.sidecar.target.table.toLowerCase()
+      const list = byTable.get(key)
+      if (list === undefined) byTable.set(key, [def])
+      else list.push(def)
+    }
+    const refs = yield* parseReferences(names.map((name) => ({ model: name, sql: parseableSql(byName.get(name)!.sql) })))
+    const upstream = new Map<string, Array<string>>()
+    const downstream = new Map<string, Array<string>>()
+    const sourceRefs = new Map<string, Array<string>>()
+    for (const name of names) {
+      const def = byName.get(name)!
+      const deps = new Set<string>()
+      for (const dep of def.sidecar.depends_on) {
+        if (!byName.has(dep)) return yield* new UnknownReference({ model: name, reference: dep, via: "depends_on" })
+        deps.add(dep)
+      }
+      const sources: Array<string> = []
+      for (const ref of refs.get(name) ?? []) {
+        const candidates = (byTable.get(ref.table.toLowerCase()) ?? []).filter((m) => refMatches(ref, m.sidecar.target))
+        const others = candidates.filter((m) => m.name !== name)
+        if (others.length > 1) {
+          return yield* new AmbiguousReference({
+            model: name,
+            reference: formatTableRef(ref),
+            candidates: others.map((m) => m.name).sort()
+          })
+        }
+        if (others.length === 1) {
+          deps.add(others[0]!.name)
+          continue
+        }
+        if (candidates.length === 1) continue // the model reading its own target (incremental self-reference)
+        const isSource = def.sidecar.sources.some((s: SourceRef) => refMatches(ref, s))
+        if (!isSource) return yield* new UnknownReference({ model: name, reference: formatTableRef(ref), via: "sql" })
+        sources.push(formatTableRef(ref))
+      }
+      deps.delete(name)
+      const list = [...deps].sort()
+      upstream.set(name, list)
+      for (const dep of list) sortedInsert(downstream, dep, name)
+      sourceRefs.set(name, sources)
+    }
+    for (const list of downstream.values()) list.sort()
+    const { order, blocked } = kahnOrder(names, upstream, downstream)
+    if (blocked.length > 0) {
+      const cycle = findCycle(blocked, upstream)
+      return yield* new DependencyCycle({ model: cycle[0] ?? blocked[0]!, cycle })
+    }
+    const depth = depths(order, upstream)
+    const reachable = reachableCounts(order, downstream)
+    const layers: Array<Array<string>> = []
+    for (const name of names) {
+      const d = depth.get(name) ?? 0
+      ;(layers[d] ??= []).push(name)
+    }
+    const models = new Map<string, CompiledModel>()
+    for (const name of order) {
+      const def = byName.get(name)!
+      models.set(name, {
+        name,
+        definition: def,
+        target: def.sidecar.target,
+        strategy: def.sidecar.strategy,
+        upstream: upstream.get(name) ?? [],
+        sqlRefs: refs.get(name) ?? [],
+        sourceRefs: sourceRefs.get(name) ?? [],
+        depth: depth.get(name) ?? 0,
+        layer: def.sidecar.tags["layer"],
+        contracted: def.contract !== undefined,
+        downstreams: downstream.get(name)?.length ?? 0,
+        reachableDownstreams: reachable.get(name) ?? 0
+      })
+    }
+    return { models, order, layers, downstream }
+  })
+
+/** Transitive downstream closure of a model (excluding it), sorted; empty for an unknown model. */
+export const downstreamClosure = (project: CompiledProject, model: string): ReadonlyArray<string> =>
+  closureOf(model, project.downstream)
+
+/** Size of the downstream closure, or undefined when the model is not in the project (uncomputable). */
+export const reachableDownstreams = (project: CompiledProject, model: string): number | undefined =>
+  project.models.get(model)?.reachableDownstreams
+
+/** Compiles a models directory. */
+export interface PipelineCompilerService {
+  readonly compile: (options: LoadModelsOptions) => Effect.Effect<CompiledProject, CompileError>
+}
+
+export class PipelineCompiler extends Context.Tag("pcli/PipelineCompiler")<PipelineCompiler, PipelineCompilerService>() {}
+
+export const layer: Layer.Layer<PipelineCompiler, never, FileSystem.FileSystem | Path.Path> = Layer.effect(
+  PipelineCompiler,
+  Effect.map(Effect.context<FileSystem.FileSystem | Path.Path>(), (context) => ({
+    compile: (options: LoadModelsOptions) =>
+      Effect.flatMap(loadModels(options), compileModels).pipe(Effect.provide(context))
+  }))
+)

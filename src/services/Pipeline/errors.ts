@@ -1,0 +1,122 @@
+import { Data } from "effect"
+
+/** The models directory (or a model file in it) could not be read. */
+export class ModelsUnreadable extends Data.TaggedError("ModelsUnreadable")<{
+  readonly path: string
+  readonly detail: string
+}> {
+  readonly code = "models-unreadable"
+  override get message() {
+    return `cannot read ${this.path}: ${this.detail}`
+  }
+}
+
+/** A `.sql` file without its sidecar, a sidecar without SQL, or a name that does not match the file. */
+export class ModelFileMismatch extends Data.TaggedError("ModelFileMismatch")<{
+  readonly model: string
+  readonly detail: string
+}> {
+  readonly code = "model-file-mismatch"
+  override get message() {
+    return `model ${this.model}: ${this.detail}`
+  }
+}
+
+/** Two models claim the same name or the same target table. */
+export class DuplicateModel extends Data.TaggedError("DuplicateModel")<{
+  readonly model: string
+  readonly detail: string
+}> {
+  readonly code = "duplicate-model"
+  override get message() {
+    return `model ${this.model}: ${this.detail}`
+  }
+}
+
+/** A model's SQL is not exactly one SELECT DuckDB can parse. */
+export class ModelSqlInvalid extends Data.TaggedError("ModelSqlInvalid")<{
+  readonly model: string
+  readonly detail: string
+}> {
+  readonly code = "model-sql-invalid"
+  override get message() {
+    return `model ${this.model}: invalid SQL: ${this.detail}`
+  }
+}
+
+/** `depends_on` names a model that does not exist, or the SQL reads a table no model or source provides. */
+export class UnknownReference extends Data.TaggedError("UnknownReference")<{
+  readonly model: string
+  readonly reference: string
+  readonly via: "depends_on" | "sql"
+}> {
+  readonly code = "unknown-reference"
+  override get message() {
+    return this.via === "depends_on"
+      ? `model ${this.model}: depends_on names unknown model ${this.reference}`
+      : `model ${this.model}: SQL reads ${this.reference}, which is neither a model target nor a declared source`
+  }
+}
+
+/** A reference matches the targets of more than one model. */
+export class AmbiguousReference extends Data.TaggedError("AmbiguousReference")<{
+  readonly model: string
+  readonly reference: string
+  readonly candidates: ReadonlyArray<string>
+}> {
+  readonly code = "ambiguous-reference"
+  override get message() {
+    return `model ${this.model}: SQL reference ${this.reference} matches several models (${this.candidates.join(", ")})`
+  }
+}
+
+/** The dependency graph has a cycle; `cycle` lists it, first model repeated at the end. */
+export class DependencyCycle extends Data.TaggedError("DependencyCycle")<{
+  readonly model: string
+  readonly cycle: ReadonlyArray<string>
+}> {
+  readonly code = "dependency-cycle"
+  override get message() {
+    return `dependency cycle: ${this.cycle.join(" -> ")}`
+  }
+}
+
+/** The strategy block is inconsistent (e.g. a content-addressed prefix with an unsupported scheme). */
+export class InvalidStrategy extends Data.TaggedError("InvalidStrategy")<{
+  readonly model: string
+  readonly detail: string
+}> {
+  readonly code = "invalid-strategy"
+  override get message() {
+    return `model ${this.model}: invalid strategy: ${this.detail}`
+  }
+}
+
+/** A partition key or window that does not fit the model's granularity. */
+export class InvalidPartitionWindow extends Data.TaggedError("InvalidPartitionWindow")<{
+  readonly model: string
+  readonly detail: string
+}> {
+  readonly code = "invalid-partition-window"
+  override get message() {
+    return `model ${this.model}: ${this.detail}`
+  }
+}
+
+/** Writing the playground was refused or failed. */
+export class PlaygroundNotEmpty extends Data.TaggedError("PlaygroundNotEmpty")<{ readonly dir: string }> {
+  readonly code = "playground-not-empty"
+  override get message() {
+    return `refusing to write a playground into ${this.dir}: the directory is not empty`
+  }
+}
+
+export class PlaygroundWriteFailed extends Data.TaggedError("PlaygroundWriteFailed")<{
+  readonly path: string
+  readonly detail: string
+}> {
+  readonly code = "playground-write-failed"
+  override get message() {
+    return `cannot write ${this.path}: ${this.detail}`
+  }
+}

@@ -1,0 +1,90 @@
+import type { CompileOutput, RunOutput } from "../../schemas/pipeline"
+import type { CompiledProject } from "./compile"
+import type { RunRecord } from "./RunStore"
+
+/** The `pcli compile` output value. */
+export const compileOutput = (project: CompiledProject, modelsDir: string): CompileOutput => ({
+  command: "compile",
+  models_dir: modelsDir,
+  model_count: project.models.size,
+  execution_order: [...project.order],
+  execution_layers: project.layers.map((l) => [...l]),
+  models: project.order.map((name) => {
+    const m = project.models.get(name)!
+    return {
+      name,
+      target: `${m.target.catalog}.${m.target.schema}.${m.target.table}`,
+      strategy: m.strategy.type,
+      depth: m.depth,
+      ...(m.layer === undefined ? {} : { layer: m.layer }),
+      contracted: m.contracted,
+      depends_on: [...m.upstream],
+      sources: [...m.sourceRefs],
+      downstreams: m.downstreams,
+      reachable_downstreams: m.reachableDownstreams
+    }
+  })
+})
+
+export const renderCompileText = (out: CompileOutput): string => {
+  const lines = [`Compiled ${out.model_count} model(s) from ${out.models_dir} into ${out.execution_layers.length} layer(s)`]
+  out.execution_layers.forEach((layer, i) => {
+    lines.push(`  layer ${i}:`)
+    for (const name of layer) {
+      const m = out.models.find((x) => x.name === name)!
+      const deps = m.depends_on.length === 0 ? "" : `  <- ${m.depends_on.join(", ")}`
+      lines.push(`    ${name}  [${m.strategy}] ${m.target}${m.contracted ? " (contracted)" : ""}${deps}`)
+    }
+  })
+  return `${lines.join("\n")}\n`
+}
+
+/** The `pcli run` output value. */
+export const runOutput = (run: RunRecord): RunOutput => ({
+  command: "run",
+  run_id: run.run_id,
+  status: run.status,
+  started_at: run.started_at,
+  finished_at: run.finished_at,
+  ...(run.partition_from === null ? {} : { partition_from: run.partition_from }),
+  ...(run.partition_to === null ? {} : { partition_to: run.partition_to }),
+  models_total: run.models.length,
+  models_succeeded: run.models.filter((m) => m.status === "success").length,
+  models_failed: run.models.filter((m) => m.status === "failed").length,
+  models_skipped: run.models.filter((m) => m.status === "skipped").length,
+  models: run.models.map((m) => ({
+    model_name: m.model_name,
+    status: m.status,
+    strategy: m.strategy,
+    ...(m.duration_ms === null ? {} : { duration_ms: m.duration_ms }),
+    ...(m.rows_affected === null ? {} : { rows_affected: m.rows_affected }),
+    attempts: m.attempts,
+    sql_hash: m.sql_hash,
+    recipe_hash: m.recipe_hash,
+    ...(m.output_hash === null ? {} : { output_hash: m.output_hash }),
+    ...(m.status === "skipped" && m.error_message !== null ? { skipped_because: m.error_message } : {}),
+    ...(m.status === "failed" && m.error_code !== null
+      ? { error: { code: m.error_code, class: m.error_class ?? "permanent", message: m.error_message ?? "" } }
+      : {}),
+    warnings: [...m.warnings]
+  }))
+})
+
+export const renderRunText = (out: RunOutput): string => {
+  const lines = [`Run ${out.run_id}: ${out.status} (${out.models_succeeded} succeeded, ${out.models_failed} failed, ${out.models_skipped} skipped)`]
+  for (const m of out.models) {
+    const detail =
+      m.status === "success"
+        ? `${m.rows_affected ?? 0} rows, ${m.duration_ms ?? 0} ms${m.attempts > 1 ? `, ${m.attempts} attempts` : ""}`
+        : m.status === "failed"
+          ? `[${m.error?.code}] ${m.error?.message}`
+          : (m.skipped_because ?? "")
+    lines.push(`  ${m.status.padEnd(7)} ${m.model_name}  ${detail}`)
+    for (const w of m.warnings) lines.push(`          warning: ${w}`)
+  }
+  return `${lines.join("\n")}\n`
+}
+
+/** Exit code the CLI maps a run outcome to. */
+export const runExitCode = (status: RunOutput["status"]): 0 | 1 | 3 =>
+  status === "success" ? 0 : status === "failure" ? 1 : 3

@@ -1,0 +1,286 @@
+import { FileSystem, Path } from "@effect/platform"
+import { Clock, Data, Effect, Option } from "effect"
+import type { TargetBlock } from "../../schemas/model"
+import { DuckDb } from "../Warehouse/embedded"
+import { type StatementFailed, Warehouse, type WarehouseService } from "../Warehouse/Warehouse"
+import {
+  type ArtifactWriteFailed,
+  artifactFilePath,
+  blake3Hex,
+  canonicalJson,
+  hashCanonical,
+  resolveStoragePrefix,
+  writeParquetArtifact
+} from "./artifacts"
+import type { CompiledModel } from "./compile"
+import { InvalidPartitionWindow } from "./errors"
+import { parsePartitionKey, partitionsBetween, substituteWindow } from "./partitions"
+import { RunStore, type RunStoreFailed, type UpstreamRecord } from "./RunStore"
+import { checkContract, type ContractViolation, type DataTestFailed, quoteIdent, runDataTests } from "./tests"
+
+/** content_addressed writes Parquet through DuckDB itself; a remote warehouse cannot. */
+export class ContentAddressedNeedsEmbedded extends Data.TaggedError("ContentAddressedNeedsEmbedded")<{
+  readonly model: string
+}> {
+  readonly code = "content-addressed-needs-embedded"
+  override get message() {
+    return `model ${this.model}: content_addressed needs the embedded DuckDB warehouse`
+  }
+}
+
+export type BuildError =
+  | StatementFailed
+  | DataTestFailed
+  | ContractViolation
+  | InvalidPartitionWindow
+  | ContentAddressedNeedsEmbedded
+  | ArtifactWriteFailed
+  | RunStoreFailed
+
+/** Partition window of a run (backfill `--from/--to`): canonical partition keys, both inclusive. */
+export interface PartitionOptions {
+  readonly from: string
+  readonly to: string
+}
+
+export interface ContentOutput {
+  readonly hash: string
+  readonly filePath: string
+  readonly upstreamKey: string
+}
+
+export interface BuildContext {
+  readonly runId: string
+  readonly model: CompiledModel
+  readonly projectRoot: string
+  readonly partition: PartitionOptions | undefined
+  /** Content-addressed outputs produced earlier in this run, by model name. */
+  readonly contentOutputs: ReadonlyMap<string, ContentOutput>
+  /** Targets of every compiled model, to name upstreams in provenance. */
+  readonly targetOf: (model: string) => TargetBlock | undefined
+}
+
+export interface BuildResult {
+  readonly rows: number
+  readonly warnings: ReadonlyArray<string>
+  readonly sqlAsRun: string
+  readonly output: ContentOutput | undefined
+}
+
+/** On the embedded warehouse the catalog is informational: tables live in the file's own catalog. */
+export const physicalName = (target: TargetBlock, kind: WarehouseService["kind"]): string =>
+  kind === "embedded"
+    ? `${quoteIdent(target.schema)}.${quoteIdent(target.table)}`
+    : `${quoteIdent(target.catalog)}.${quoteIdent(target.schema)}.${quoteIdent(target.table)}`
+
+const stagingName = (target: TargetBlock, kind: WarehouseService["kind"]): string =>
+  physicalName({ ...target, table: `__pcli_stage_${target.table}` }, kind)
+
+const schemaName = (target: TargetBlock, kind: WarehouseService["kind"]) =>
+  kind === "embedded" ? quoteIdent(target.schema) : `${quoteIdent(target.catalog)}.${quoteIdent(target.schema)}`
+
+/** The model's SELECT without trailing semicolons, safe to wrap in parentheses (newline before `)`). */
+export const bodyOf = (sql: string): string => sql.trim().replace(/;+\s*$/, "")
+
+const subquery = (sql: string) => `(\n${sql}\n)`
+
+/** Publishes atomically: one transaction on the embedded warehouse; statement by statement on a remote one. */
+const publish = (wh: WarehouseService, statements: ReadonlyArray<string>) =>
+  wh.kind === "embedded"
+    ? wh.execute(["BEGIN TRANSACTION", ...statements, "COMMIT"].join(";\n"))
+    : Effect.forEach(statements, (s) => wh.execute(s), { discard: true })
+
+const tableExists = (wh: WarehouseService, target: TargetBlock) =>
+  wh
+    .execute(
+      `SELECT count(*) FROM information_schema.tables WHERE table_schema = '${target.schema.replace(/'/g, "''")}' AND table_name = '${target.table.replace(/'/g, "''")}'`
+    )
+    .pipe(Effect.map((r) => Number(r.rows[0]?.[0] ?? 0) > 0))
+
+const countRows = (wh: WarehouseService, relation: string) =>
+  wh.execute(`SELECT count(*) FROM ${relation}`).pipe(Effect.map((r) => Number(r.rows[0]?.[0] ?? 0)))
+
+/** Tests and contract against the candidate relation: what the table will hold once published. */
+const verify = (model: CompiledModel, candidate: string) =>
+  Effect.gen(function* () {
+    const warnings = yield* runDataTests(model.name, model.definition.sidecar.tests, candidate)
+    if (model.definition.contract !== undefined) yield* checkContract(model.name, model.definition.contract, candidate)
+    return warnings
+  })
+
+const farFuture = new Date(Date.UTC(9999, 11, 31))
+
+/** Builds one model into a staging table, verifies it, then publishes it; on failure the staging table is dropped. */
+export const buildModel = (
+  ctx: BuildContext
+): Effect.Effect<BuildResult, BuildError, Warehouse | RunStore | FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function* () {
+    const wh = yield* Warehouse
+    const model = ctx.model
+    const target = model.target
+    const table = physicalName(target, wh.kind)
+    const stage = stagingName(target, wh.kind)
+    const strategy = model.strategy
+    let sql = bodyOf(model.definition.sql)
+    yield* wh.execute(`CREATE SCHEMA IF NOT EXISTS ${schemaName(target, wh.kind)}`)
+
+    const dropStage = wh.execute(`DROP TABLE IF EXISTS ${stage}`).pipe(Effect.ignore)
+    const build = Effect.gen(function* () {
+      switch (strategy.type) {
+        case "full_refresh": {
+          yield* wh.execute(`CREATE OR REPLACE TABLE ${stage} AS ${subquery(sql)}`)
+          const warnings = yield* verify(model, stage)
+          const rows = yield* countRows(wh, stage)
+          yield* publish(wh, [`CREATE OR REPLACE TABLE ${table} AS SELECT * FROM ${stage}`, `DROP TABLE ${stage}`])
+          return { rows, warnings, output: undefined }
+        }
+        case "incremental": {
+          const exists = yield* tableExists(wh, target)
+          const ts = quoteIdent(strategy.timestamp_column)
+          const newRows = exists
+            ? `SELECT * FROM ${subquery(sql)} AS src WHERE (SELECT max(${ts}) FROM ${table}) IS NULL OR src.${ts} > (SELECT max(${ts}) FROM ${table})`
+            : sql
+          yield* wh.execute(`CREATE OR REPLACE TABLE ${stage} AS ${subquery(newRows)}`)
+          const candidate = exists ? `(SELECT * FROM ${table} UNION ALL SELECT * FROM ${stage})` : stage
+          const warnings = yield* verify(model, candidate)
+          const rows = yield* countRows(wh, stage)
+          yield* publish(
+            wh,
+            exists
+              ? [`INSERT INTO ${table} SELECT * FROM ${stage}`, `DROP TABLE ${stage}`]
+              : [`CREATE TABLE ${table} AS SELECT * FROM ${stage}`, `DROP TABLE ${stage}`]
+          )
+          return { rows, warnings, output: undefined }
+        }
+        case "time_interval": {
+          const col = quoteIdent(strategy.time_column)
+          if (ctx.partition === undefined) {
+            // No window: rebuild every partition from the first one (or from the beginning of time).
+            const first =
+              strategy.first_partition === undefined
+                ? undefined
+                : parsePartitionKey(strategy.first_partition, strategy.granularity)
+            sql = substituteWindow(sql, first ?? new Date(Date.UTC(1, 0, 1)), farFuture)
+            yield* wh.execute(`CREATE OR REPLACE TABLE ${stage} AS ${subquery(sql)}`)
+            const warnings = yield* verify(model, stage)
+            const rows = yield* countRows(wh, stage)
+            yield* publish(wh, [`CREATE OR REPLACE TABLE ${table} AS SELECT * FROM ${stage}`, `DROP TABLE ${stage}`])
+            return { rows, warnings, output: undefined }
+          }
+          const windows = partitionsBetween(ctx.partition.from, ctx.partition.to, strategy.granularity)
+          if (windows === undefined || windows.length === 0) {
+            return yield* new InvalidPartitionWindow({
+              model: model.name,
+              detail: `window ${ctx.partition.from}..${ctx.partition.to} is not a valid ${strategy.granularity} range`
+            })
+          }
+          const range = (qualifier: string, start: Date, end: Date) =>
+            `${qualifier}${col} >= ${literalTs(start)} AND ${qualifier}${col} < ${literalTs(end)}`
+          // Each partition's query is filtered to its own window, so delete-insert stays idempotent.
+          const bodies = windows.map((w) => substituteWindow(sql, w.start, w.end))
+          const selects = windows.map(
+            (w, i) => `SELECT * FROM ${subquery(bodies[i]!)} AS src WHERE ${range("src.", w.start, w.end)}`
+          )
+          sql = bodies.join("\n;\n")
+          const whole = range("", windows[0]!.start, windows[windows.length - 1]!.end)
+          yield* wh.execute(`CREATE OR REPLACE TABLE ${stage} AS ${selects.map(subquery).join("\nUNION ALL\n")}`)
+          const exists = yield* tableExists(wh, target)
+          const candidate = exists ? `(SELECT * FROM ${table} WHERE NOT (${whole}) UNION ALL SELECT * FROM ${stage})` : stage
+          const warnings = yield* verify(model, candidate)
+          const rows = yield* countRows(wh, stage)
+          yield* publish(
+            wh,
+            exists
+              ? [`DELETE FROM ${table} WHERE ${whole}`, `INSERT INTO ${table} SELECT * FROM ${stage}`, `DROP TABLE ${stage}`]
+              : [`CREATE TABLE ${table} AS SELECT * FROM ${stage}`, `DROP TABLE ${stage}`]
+          )
+          return { rows, warnings, output: undefined }
+        }
+        case "content_addressed": {
+          const duck = yield* Effect.serviceOption(DuckDb)
+          if (wh.kind !== "embedded" || Option.isNone(duck)) {
+            return yield* new ContentAddressedNeedsEmbedded({ model: model.name })
+          }
+          const path = yield* Path.Path
+          yield* wh.execute(`CREATE OR REPLACE TABLE ${stage} AS ${subquery(sql)}`)
+          const warnings = yield* verify(model, stage)
+          const rows = yield* countRows(wh, stage)
+          const written = yield* writeParquetArtifact({
+            duck: duck.value,
+            model: model.name,
+            relation: stage,
+            dir: resolveStoragePrefix(strategy.storage_prefix, ctx.projectRoot, path),
+            tempName: `.tmp-${ctx.runId}-${model.name}.parquet`
+          })
+          const absolute = written.absolutePath.replace(/'/g, "''")
+          yield* publish(wh, [`CREATE OR REPLACE VIEW ${table} AS SELECT * FROM read_parquet('${absolute}')`, `DROP TABLE ${stage}`])
+          const filePath = artifactFilePath(strategy.storage_prefix, written.hash)
+          const output: ContentOutput = { hash: written.hash, filePath, upstreamKey: targetKey(target) }
+          yield* recordArtifact(ctx, sql, output, written.size, rows)
+          return { rows, warnings, output }
+        }
+      }
+    })
+    const result = yield* build.pipe(Effect.tapError(() => dropStage))
+    return { ...result, sqlAsRun: sql }
+  })
+
+const literalTs = (d: Date) => `TIMESTAMP ${substituteWindow("@start_date", d, d)}`
+
+export const targetKey = (t: TargetBlock) => `${t.catalog}.${t.schema}.${t.table}`
+
+/** Canonical recipe of a model as run: what its recipe hash covers. */
+export const recipeOf = (model: CompiledModel, sqlAsRun: string) => ({
+  name: model.name,
+  sql: sqlAsRun,
+  strategy: model.strategy,
+  target: model.target,
+  tests: model.definition.sidecar.tests,
+  contract: model.definition.contract ?? null
+})
+
+export const recipeHash = (model: CompiledModel, sqlAsRun: string) => hashCanonical(recipeOf(model, sqlAsRun))
+export const sqlHash = (sqlAsRun: string) => blake3Hex(new TextEncoder().encode(sqlAsRun))
+
+/** Ledger row plus provenance: strong only when every read is a content hash produced in this run. */
+const recordArtifact = (ctx: BuildContext, sqlAsRun: string, output: ContentOutput, size: number, rows: number) =>
+  Effect.gen(function* () {
+    const store = yield* RunStore
+    const now = new Date(yield* Clock.currentTimeMillis).toISOString()
+    const commitVersion = yield* store.nextCommitVersion(ctx.model.name)
+    yield* store.recordArtifact({
+      run_id: ctx.runId,
+      model_name: ctx.model.name,
+      file_path: output.filePath,
+      blake3_hash: output.hash,
+      size_bytes: size,
+      commit_version: commitVersion,
+      rows,
+      written_at: now
+    })
+    const upstreams: Array<UpstreamRecord> = [
+      ...ctx.model.upstream.map((name): UpstreamRecord => {
+        const content = ctx.contentOutputs.get(name)
+        const t = ctx.targetOf(name)
+        const key = t === undefined ? name : targetKey(t)
+        return content === undefined
+          ? { kind: "watermark", upstream_key: key }
+          : { kind: "content", upstream_key: key, blake3_hash: content.hash }
+      }),
+      ...ctx.model.sourceRefs.map((ref): UpstreamRecord => ({ kind: "watermark", upstream_key: ref }))
+    ].sort((a, b) => (a.upstream_key < b.upstream_key ? -1 : a.upstream_key > b.upstream_key ? 1 : 0))
+    const recipe = recipeOf(ctx.model, sqlAsRun)
+    const hash = hashCanonical(recipe)
+    yield* store.recordProvenance({
+      run_id: ctx.runId,
+      model_name: ctx.model.name,
+      recipe_hash: hash,
+      input_hash: hashCanonical({ recipe_hash: hash, target_identity: targetKey(ctx.model.target), upstreams }),
+      model_canonical_json: canonicalJson(recipe),
+      upstreams,
+      output_blake3: [output.hash],
+      output_path: [output.filePath],
+      proof_class: upstreams.every((u) => u.kind === "content") ? "strong" : "heuristic",
+      recorded_at: now
+    })
+  })

@@ -1,0 +1,162 @@
+import { NodeContext } from "@effect/platform-node"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Either } from "effect"
+import * as path from "node:path"
+import { classifyChange } from "../../src/services/Pipeline/changes"
+import {
+  type CompiledProject,
+  downstreamClosure,
+  layer as compilerLayer,
+  PipelineCompiler,
+  reachableDownstreams
+} from "../../src/services/Pipeline/compile"
+import { target, writeProject, type ModelSpec } from "./fixtures"
+
+const compile = (models: Record<string, ModelSpec>, env: Record<string, string> = {}) =>
+  Effect.flatMap(PipelineCompiler, (c) => c.compile({ modelsDir: path.join(writeProject(models), "models"), env })).pipe(
+    Effect.provide(compilerLayer),
+    Effect.provide(NodeContext.layer)
+  )
+
+const fail = (models: Record<string, ModelSpec>) =>
+  Effect.map(Effect.either(compile(models)), (e) => {
+    if (Either.isRight(e)) throw new Error("expected compile to fail")
+    return e.left
+  })
+
+const diamond: Record<string, ModelSpec> = {
+  raw_b: { sql: "SELECT 1 AS id", toml: target("raw", "raw_b") },
+  raw_a: { sql: "SELECT 1 AS id", toml: target("raw", "raw_a") },
+  stg_a: { sql: "SELECT * FROM raw.raw_a", toml: target("staging", "stg_a") },
+  stg_b: { sql: "WITH x AS (SELECT * FROM raw.raw_b) SELECT * FROM x", toml: target("staging", "stg_b") },
+  mart: {
+    sql: "SELECT * FROM staging.stg_a a JOIN staging.stg_b b USING (id)",
+    toml: target("mart", "mart", 'depends_on = ["raw_a"]\n[tags]\nlayer = "gold"')
+  },
+  side: { sql: "SELECT 2 AS id", toml: target("main", "side", 'depends_on = ["raw_b"]') }
+}
+
+describe("compile", () => {
+  it.effect("orders by Kahn with alphabetical ties and layers by depth", () =>
+    Effect.gen(function* () {
+      const project: CompiledProject = yield* compile(diamond)
+      expect(project.order).toEqual(["raw_a", "raw_b", "side", "stg_a", "stg_b", "mart"])
+      expect(project.layers).toEqual([["raw_a", "raw_b"], ["side", "stg_a", "stg_b"], ["mart"]])
+      expect(project.models.get("mart")!.upstream).toEqual(["raw_a", "stg_a", "stg_b"])
+      expect(project.models.get("mart")!.layer).toBe("gold")
+      expect(downstreamClosure(project, "raw_b")).toEqual(["mart", "side", "stg_b"])
+      expect(reachableDownstreams(project, "raw_a")).toBe(2)
+      expect(reachableDownstreams(project, "mart")).toBe(0)
+      expect(reachableDownstreams(project, "nope")).toBeUndefined()
+    }).pipe(Effect.provide(NodeContext.layer))
+  )
+
+  it.effect("CTE names are not dependencies; declared sources are external", () =>
+    Effect.gen(function* () {
+      const project = yield* compile({
+        a: {
+          sql: "WITH raw_a AS (SELECT 1 AS id) SELECT * FROM raw_a, ext.events",
+          toml: target("main", "a", '[[sources]]\nschema = "ext"\ntable = "events"')
+        }
+      })
+      expect(project.models.get("a")!.upstream).toEqual([])
+      expect(project.models.get("a")!.sourceRefs).toEqual(["ext.events"])
+    })
+  )
+
+  it.effect("a cycle fails with the cycle listed", () =>
+    Effect.gen(function* () {
+      const error = yield* fail({
+        a: { sql: "SELECT * FROM main.c" },
+        b: { sql: "SELECT * FROM main.a" },
+        c: { sql: "SELECT * FROM main.b" },
+        d: { sql: "SELECT * FROM main.c" }
+      })
+      expect(error._tag).toBe("DependencyCycle")
+      expect(error.code).toBe("dependency-cycle")
+      expect(error.message).toBe("dependency cycle: a -> c -> b -> a")
+    })
+  )
+
+  it.effect("unknown depends_on and unknown SQL references fail with the model", () =>
+    Effect.gen(function* () {
+      const e1 = yield* fail({ a: { sql: "SELECT 1", toml: target("main", "a", 'depends_on = ["ghost"]') } })
+      expect(e1.code).toBe("unknown-reference")
+      expect(e1.message).toContain("model a")
+      expect(e1.message).toContain("ghost")
+      const e2 = yield* fail({ a: { sql: "SELECT * FROM nowhere.t" } })
+      expect(e2.code).toBe("unknown-reference")
+      expect(e2.message).toContain("nowhere.t")
+    })
+  )
+
+  it.effect("a syntax error names the model and carries DuckDB's message", () =>
+    Effect.gen(function* () {
+      const error = yield* fail({ good: { sql: "SELECT 1" }, bad: { sql: "SELEC 1 FROM" } })
+      expect(error._tag).toBe("ModelSqlInvalid")
+      expect(error.message).toContain("model bad")
+      expect(error.message).toContain("syntax error")
+    })
+  )
+
+  it.effect("more than one statement is rejected", () =>
+    Effect.gen(function* () {
+      const error = yield* fail({ a: { sql: "SELECT 1; SELECT 2" } })
+      expect(error.code).toBe("model-sql-invalid")
+    })
+  )
+
+  it.effect("unknown sidecar keys and bad strategies are errors with a path", () =>
+    Effect.gen(function* () {
+      const e1 = yield* fail({ a: { sql: "SELECT 1", toml: target("main", "a", "colour = 1") } })
+      expect(e1.code).toBe("config-unknown-key")
+      expect(e1.message).toContain("colour")
+      const e2 = yield* fail({ a: { sql: "SELECT 1", toml: target("main", "a") + '[strategy]\ntype = "merge"\n' } })
+      expect(e2.code).toBe("config-invalid")
+      expect(e2.message).toContain("strategy")
+      const e3 = yield* fail({
+        a: { sql: "SELECT 1", toml: target("main", "a") + '[strategy]\ntype = "content_addressed"\nstorage_prefix = "s3://b/p"\n' }
+      })
+      expect(e3.code).toBe("invalid-strategy")
+    })
+  )
+
+  it.effect("${VAR} is substituted in sidecars; a missing one is an error", () =>
+    Effect.gen(function* () {
+      const models = { a: { sql: "SELECT 1", toml: '[target]\ncatalog = "${CAT}"\nschema = "main"\ntable = "a"\n' } }
+      const project = yield* compile(models, { CAT: "prod" })
+      expect(project.models.get("a")!.target.catalog).toBe("prod")
+      const error = yield* Effect.flip(compile(models))
+      expect(error.code).toBe("config-missing-env")
+    })
+  )
+
+  it.effect("a contract file makes the model contracted", () =>
+    Effect.gen(function* () {
+      const project = yield* compile({
+        a: { sql: "SELECT 1 AS id", contract: '[[columns]]\nname = "id"\ntype = "INTEGER"\nnullable = false\n' }
+      })
+      expect(project.models.get("a")!.contracted).toBe(true)
+    })
+  )
+})
+
+describe("change classes", () => {
+  const cols = (...names: Array<string>) => names.map((name) => ({ name, type: "INTEGER" }))
+  it("added columns are additive, a body edit alone is a value change, else breaking", () => {
+    expect(classifyChange({ sql: "a", columns: cols("x") }, { sql: "b", columns: cols("x", "y") })).toBe(
+      "schema_change.additive"
+    )
+    expect(classifyChange(undefined, { sql: "b", columns: cols("x") })).toBe("schema_change.additive")
+    expect(classifyChange({ sql: "a", columns: cols("x") }, { sql: "b", columns: cols("x") })).toBe("value_change")
+    expect(classifyChange({ sql: "a", columns: cols("x", "y") }, { sql: "b", columns: cols("x") })).toBe(
+      "schema_change.breaking"
+    )
+    expect(
+      classifyChange({ sql: "a", columns: cols("x") }, { sql: "a", columns: [{ name: "x", type: "VARCHAR" }] })
+    ).toBe("schema_change.breaking")
+    expect(classifyChange({ sql: "a", columns: cols("x") }, { sql: "a", columns: cols("x") })).toBe(
+      "schema_change.breaking"
+    )
+  })
+})

@@ -1,0 +1,61 @@
+import { NodeContext } from "@effect/platform-node"
+import { SqlClient } from "@effect/sql"
+import { SqliteClient } from "@effect/sql-sqlite-node"
+import { Effect, Layer } from "effect"
+import * as path from "node:path"
+import { compileModels, type CompiledProject } from "../../src/services/Pipeline/compile"
+import { loadModels } from "../../src/services/Pipeline/models"
+import { layer as runStoreLayer } from "../../src/services/Pipeline/RunStore"
+import { migration } from "../../src/services/StateStore/migrations/002_pipeline"
+import { layer as embeddedLayer } from "../../src/services/Warehouse/embedded"
+import { StatementFailed, Warehouse } from "../../src/services/Warehouse/Warehouse"
+
+/** SQLite state store on a temp file with the pipeline migration applied. */
+export const stateLayer = (root: string) => {
+  const sqlite = SqliteClient.layer({ filename: path.join(root, "state.sqlite") })
+  const migrated = Layer.effectDiscard(
+    Effect.flatMap(SqlClient.SqlClient, (sql) =>
+      Effect.forEach(migration.statements, (s) => sql.unsafe(s), { discard: true })
+    )
+  ).pipe(Layer.provide(sqlite))
+  return Layer.merge(runStoreLayer.pipe(Layer.provide(sqlite)), Layer.merge(sqlite, migrated))
+}
+
+/** Embedded DuckDB + state store + Node platform for a project root. */
+export const runtimeLayer = (root: string) =>
+  Layer.mergeAll(
+    embeddedLayer(path.join(root, ".pcli", "warehouse.duckdb")),
+    stateLayer(root)
+  ).pipe(Layer.provideMerge(NodeContext.layer))
+
+export const compileRoot = (root: string) =>
+  Effect.flatMap(loadModels({ modelsDir: path.join(root, "models"), env: {} }), compileModels).pipe(
+    Effect.provide(NodeContext.layer)
+  ) as Effect.Effect<CompiledProject, unknown>
+
+export const query = (sql: string) =>
+  Effect.flatMap(Warehouse, (wh) => wh.execute(sql)).pipe(Effect.map((r) => r.rows))
+
+/**
+ * Fault injector around the real warehouse: the first `failures` statements matching
+ * `when` fail as transient (like lock contention), everything else reaches DuckDB.
+ */
+export const flakyWarehouse = (failures: number, when: (sql: string) => boolean) =>
+  Layer.effect(
+    Warehouse,
+    Effect.gen(function* () {
+      const inner = yield* Warehouse
+      let left = failures
+      return {
+        kind: inner.kind,
+        execute: (sql: string) =>
+          Effect.suspend(() => {
+            if (left > 0 && when(sql)) {
+              left--
+              return Effect.fail(new StatementFailed({ detail: "IO Error: Could not set lock on file", transient: true }))
+            }
+            return inner.execute(sql)
+          })
+      }
+    })
+  )
