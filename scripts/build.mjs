@@ -13,6 +13,8 @@ await build({
   platform: "node",
   target: "node20",
   format: "cjs",
+  // Lazy `import()`s become `require()` in a promise: every external package ships CommonJS.
+  supported: { "dynamic-import": false },
   define: { PCLI_VERSION: JSON.stringify(pkg.version) },
   external: [
     "better-sqlite3",

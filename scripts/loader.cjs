@@ -13,6 +13,7 @@ let cachedData
 try {
   cachedData = readFileSync(cacheFile)
 } catch {}
+// The bundle holds no `import()` (the build turns lazy loads into `require`), so no loader hook is needed.
 const script = new vm.Script(Module.wrap(readFileSync(bundle, "utf8")), { filename: bundle, cachedData })
 if (cachedData === undefined || script.cachedDataRejected) {
   // Another Node version or a first run: refresh the cache once the command is done.

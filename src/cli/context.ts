@@ -1,11 +1,23 @@
 import { Path } from "@effect/platform"
-import { Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import * as Ledger from "../services/Ledger/sqlite"
+import * as PolicyEngine from "../services/PolicyEngine/PolicyEngine"
 import * as ProjectConfig from "../services/ProjectConfig/ProjectConfig"
 import { Principal, resolvePrincipal } from "../services/Principal/Principal"
 import { resolveStatePath } from "../services/StateStore/paths"
 import * as StateStore from "../services/StateStore/StateStore"
 import type { CommonOptions } from "./options"
+
+/** Where a command's project is: its config (if any), root, models directory and state store. */
+export interface ResolvedProject {
+  readonly config: Option.Option<ProjectConfig.LoadedConfig>
+  /** The directory of pcli.toml, or the working directory without one. */
+  readonly root: string
+  readonly modelsDir: string
+  readonly statePath: string
+}
+
+export class ProjectContext extends Context.Tag("pcli/cli/ProjectContext")<ProjectContext, ResolvedProject>() {}
 
 const configLocation = (common: CommonOptions): ProjectConfig.ConfigLocation => ({
   explicit: common.config,
@@ -15,34 +27,59 @@ const configLocation = (common: CommonOptions): ProjectConfig.ConfigLocation => 
 /** The project config; commands that need one fail with `config-not-found` without it. */
 export const configLayer = (common: CommonOptions) => ProjectConfig.layer(configLocation(common))
 
-/** The config when there is one: state commands work in a directory with no pcli.toml. */
-export const optionalConfig = (common: CommonOptions) =>
+/** The config when there is one: state, policy and pipeline commands work without a pcli.toml. */
+const optionalConfig = (common: CommonOptions) =>
   ProjectConfig.load(configLocation(common)).pipe(
     Effect.map(Option.some),
     Effect.catchTag("ConfigNotFound", () => Effect.succeed(Option.none<ProjectConfig.LoadedConfig>()))
   )
 
-export const principalLayer = (common: CommonOptions) => Layer.effect(Principal, resolvePrincipal(common.principalId))
+/** Reads pcli.toml once and resolves the paths every other layer of the command uses. */
+export const projectLayer = (common: CommonOptions) =>
+  Layer.effect(
+    ProjectContext,
+    Effect.gen(function* () {
+      const path = yield* Path.Path
+      const config = yield* optionalConfig(common)
+      const root = Option.match(config, { onNone: () => process.cwd(), onSome: (c) => c.root })
+      // An explicit --models is relative to the working directory; the default sits beside pcli.toml.
+      const modelsDir = Option.match(common.models, {
+        onNone: () => path.join(root, "models"),
+        onSome: (m) => path.resolve(m)
+      })
+      const statePath = yield* resolveStatePath(
+        {
+          statePath: Option.getOrUndefined(common.statePath),
+          namespaceFlag: Option.getOrUndefined(common.stateNamespace),
+          namespaceConfig: Option.flatMapNullable(config, (c) => c.config.state?.namespace).pipe(Option.getOrUndefined),
+          modelsDir
+        },
+        path.join
+      )
+      return { config, root, modelsDir, statePath }
+    })
+  )
 
-/** State store path per decisions.md item 4, from flags and `[state] namespace`. */
-export const statePath = (common: CommonOptions) =>
-  Effect.gen(function* () {
-    const path = yield* Path.Path
-    const config = yield* optionalConfig(common)
-    return yield* resolveStatePath(
-      {
-        statePath: Option.getOrUndefined(common.statePath),
-        namespaceFlag: Option.getOrUndefined(common.stateNamespace),
-        namespaceConfig: Option.flatMapNullable(config, (c) => c.config.state?.namespace).pipe(Option.getOrUndefined),
-        modelsDir: common.models
-      },
-      path.join
-    )
+/** SqlClient + StateStore + Ledger for a command of the given mode (needs ProjectContext). */
+export const stateLayer = (mode: StateStore.StateStoreMode) =>
+  Layer.unwrapEffect(
+    Effect.map(ProjectContext, (p) => Ledger.layer.pipe(Layer.provideMerge(StateStore.layer(p.statePath, mode))))
+  )
+
+/** The policy engine over the project's `[policy]` block (needs ProjectContext and the state layers). */
+export const policyLayer = Layer.unwrapEffect(
+  Effect.map(ProjectContext, (p) => {
+    const config = Option.map(p.config, (l) => l.config)
+    return PolicyEngine.layer({
+      configPresent: Option.isSome(p.config),
+      policy: Option.flatMapNullable(config, (c) => c.policy).pipe(Option.getOrUndefined),
+      mask: Option.flatMapNullable(config, (c) => c.mask).pipe(Option.getOrUndefined),
+      classifications: Option.flatMapNullable(config, (c) => c.classifications).pipe(Option.getOrUndefined),
+      ledger: { kind: "local", path: p.statePath },
+      objectStoreUrl: Option.flatMapNullable(config, (c) => c.state?.object_store_url).pipe(Option.getOrUndefined)
+    })
   })
-
-/** SqlClient + StateStore + Ledger for a command of the given mode. */
-export const stateLayer = (common: CommonOptions, mode: StateStore.StateStoreMode) =>
-  Layer.unwrapEffect(Effect.map(statePath(common), (p) => Ledger.layer.pipe(Layer.provideMerge(StateStore.layer(p, mode)))))
+)
 
 /**
  * Runs a command's body with the acting principal resolved first, so an invalid
@@ -50,3 +87,9 @@ export const stateLayer = (common: CommonOptions, mode: StateStore.StateStoreMod
  */
 export const withPrincipal = <A, E, R>(common: CommonOptions, body: Effect.Effect<A, E, R>) =>
   Effect.flatMap(resolvePrincipal(common.principalId), (principal) => Effect.provideService(body, Principal, principal))
+
+/** Provides a command's layers, with the resolved project (read once) under them. */
+export const withProject =
+  <ROut, E, RIn>(common: CommonOptions, layer: Layer.Layer<ROut, E, RIn>) =>
+  <A, E2, R>(body: Effect.Effect<A, E2, R>) =>
+    Effect.provide(body, Layer.provideMerge(layer, projectLayer(common)))

@@ -12,7 +12,10 @@ export const commonOptions = {
     Options.withDescription("Self-asserted principal id recorded on ledger rows ([a-z0-9._-]{1,63})")
   ),
   config: Options.text("config").pipe(Options.optional, Options.withDescription("Path to pcli.toml (default: nearest one)")),
-  models: Options.text("models").pipe(Options.withDefault("models"), Options.withDescription("Models directory")),
+  models: Options.text("models").pipe(
+    Options.optional,
+    Options.withDescription("Models directory (default: models/ beside pcli.toml, else ./models)")
+  ),
   statePath: Options.text("state-path").pipe(Options.optional, Options.withDescription("State store file")),
   stateNamespace: Options.text("state-namespace").pipe(
     Options.optional,
@@ -26,7 +29,7 @@ export interface CommonOptions {
   readonly output: OutputFormat
   readonly principalId: Option.Option<string>
   readonly config: Option.Option<string>
-  readonly models: string
+  readonly models: Option.Option<string>
   readonly statePath: Option.Option<string>
   readonly stateNamespace: Option.Option<string>
 }

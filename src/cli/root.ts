@@ -1,8 +1,10 @@
 import { Command } from "@effect/cli"
+import { pipelineCommands } from "./pipeline"
+import { policyCommand } from "./policy"
 import { stateCommand } from "./state"
 import { validateCommand } from "./validate"
 
 export const rootCommand = Command.make("pcli").pipe(
   Command.withDescription("A pipeline tool for SQL warehouses: run models, govern agents, reclaim artifacts"),
-  Command.withSubcommands([validateCommand, stateCommand])
+  Command.withSubcommands([validateCommand, ...pipelineCommands, policyCommand, stateCommand])
 )

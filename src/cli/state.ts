@@ -3,7 +3,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { StateInfoOutput } from "../schemas/state"
 import { StateStore } from "../services/StateStore/StateStore"
-import { stateLayer, withPrincipal } from "./context"
+import { stateLayer, withPrincipal, withProject } from "./context"
 import { commonOptions } from "./options"
 import { emit } from "./render"
 
@@ -22,7 +22,7 @@ const infoCommand = Command.make("info", commonOptions, (opts) =>
     yield* emit(opts.output, StateInfoOutput, out, (o) =>
       [`state store: ${o.path}${o.exists ? "" : " (not created yet)"}`, `schema version: ${o.schema_version}`, `ledger rows: ${o.ledger_rows}`].join("\n")
     )
-  }).pipe((body) => withPrincipal(opts, body), Effect.provide(stateLayer(opts, "read")))
+  }).pipe((body) => withPrincipal(opts, body), withProject(opts, stateLayer("read")))
 ).pipe(Command.withDescription("Read-only: where the state store is, its schema version, its size"))
 
 export const stateCommand = Command.make("state").pipe(

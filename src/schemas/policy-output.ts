@@ -113,7 +113,3 @@ export const PolicyFreezeOutput = Schema.Struct({
   notes: Schema.optional(Schema.Array(Schema.String))
 })
 export type PolicyFreezeOutput = typeof PolicyFreezeOutput.Type
-
-/** The one JSON rendering: pretty, 2-space indent, trailing newline, keys in Schema field order. */
-export const renderPolicyJson = <A, I>(schema: Schema.Schema<A, I, never>, value: A): string =>
-  `${JSON.stringify(Schema.encodeSync(schema)(value), null, 2)}\n`

@@ -142,11 +142,11 @@ describe("pcli (binary)", () => {
     const before = readFileSync(path)
     const mtime = statSync(path).mtimeMs
     const r = await runCli(["state", "info", "--output", "json"], { cwd })
-    expect(JSON.parse(r.stdout)).toMatchObject({ path: join("models", ".pcli-state", "ci.sqlite"), exists: true })
+    expect(JSON.parse(r.stdout)).toMatchObject({ path: join(cwd, "models", ".pcli-state", "ci.sqlite"), exists: true })
     expect(readFileSync(path).equals(before)).toBe(true)
     expect(statSync(path).mtimeMs).toBe(mtime)
     const other = await runCli(["state", "info", "--output", "json", "--state-namespace", "dev"], { cwd })
-    expect(JSON.parse(other.stdout).path).toBe(join("models", ".pcli-state", "dev.sqlite"))
+    expect(JSON.parse(other.stdout).path).toBe(join(cwd, "models", ".pcli-state", "dev.sqlite"))
     const bad = await runCli(["state", "info", "--state-namespace", "../escape"], { cwd })
     expect(bad.code).toBe(1)
     expect(bad.stderr).toMatch(/^error\[invalid-state-namespace\]/)

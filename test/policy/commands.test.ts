@@ -4,7 +4,8 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as nodePath from "node:path"
 import { pathToFileURL } from "node:url"
-import { PolicyFreezeOutput, PolicyShowOutput, renderPolicyJson } from "../../src/schemas/policy-output"
+import { PolicyFreezeOutput, PolicyShowOutput } from "../../src/schemas/policy-output"
+import { encodeJson } from "../../src/cli/render"
 import { Ledger } from "../../src/services/Ledger/Ledger"
 import { ModelAttributesSource, ModelNotFound } from "../../src/services/PolicyEngine/attributes"
 import {
@@ -174,7 +175,7 @@ describe("policy show", () => {
   it.effect("lists rules in file order, freezes in force, and sources; secrets in conditions never appear", () =>
     Effect.gen(function* () {
       const out = yield* policyShow
-      const json = renderPolicyJson(PolicyShowOutput, out)
+      const json = Effect.runSync(encodeJson(PolicyShowOutput, out))
       expect(json).toBe(`{
   "command": "policy_show",
   "configured": true,
@@ -241,7 +242,7 @@ describe("policy show", () => {
 
   it("is byte-for-byte stable across runs", async () => {
     const once = () =>
-      Effect.runPromise(Effect.map(policyShow, (o) => renderPolicyJson(PolicyShowOutput, o)).pipe(Effect.provide(engineLayer(settings(), memoryLedgerLayer(seed)))))
+      Effect.runPromise(Effect.flatMap(policyShow, (o) => encodeJson(PolicyShowOutput, o)).pipe(Effect.provide(engineLayer(settings(), memoryLedgerLayer(seed)))))
     const runs = await Promise.all([once(), once(), once()])
     expect(new Set(runs).size).toBe(1)
   })
@@ -346,7 +347,7 @@ describe("policy freeze / unfreeze", () => {
       const out = yield* policyFreeze({ principal: "agent", scope: "tag=pii" }, actor)
       expect(out.notes).toEqual(["warning: freeze of agent on scope 'tag=pii' recorded but NOT enforced: pcli.toml has no [policy] block"])
       expect(yield* allRows).toHaveLength(1)
-      expect(renderPolicyJson(PolicyFreezeOutput, out).startsWith('{\n  "command": "policy_freeze"')).toBe(true)
+      expect(Effect.runSync(encodeJson(PolicyFreezeOutput, out)).startsWith('{\n  "command": "policy_freeze"')).toBe(true)
     }).pipe(Effect.provide(engineLayer(settings({ policy: undefined, configPresent: false })))))
 
   it.effect("with freeze_marker_writes, freeze and unfreeze also write durable markers that show reads", () => {

@@ -3,6 +3,7 @@ import { Context, Data, Effect, Layer, Option, Schema } from "effect"
 import { EltAdapter, EmbeddedAdapter, ManualAdapter, WarehouseAdapter, type Adapter } from "../../schemas/adapters"
 import { ProjectConfigFile, type ProjectConfigData } from "../../schemas/config"
 import { Environment } from "../Environment/Environment"
+import { checkFreezeMarkerWrites } from "../PolicyEngine/validate"
 import { InvalidValue, type MissingEnvVar, type TomlDecodeError } from "./errors"
 import { substituteEnvVars } from "./interpolate"
 import { decodeTomlValue, locateKey, parseToml } from "./toml"
@@ -66,23 +67,6 @@ const decodeAdapters = (raw: Readonly<Record<string, unknown>>, text: string, fi
     return Effect.map(decodeTomlValue(schema, block, text, file, ["adapter", name]), (a) => [name, a] as const)
   }).pipe(Effect.map((entries) => Object.fromEntries(entries) as Record<string, Adapter>))
 
-/** Cross-field rules that one block's schema cannot see. */
-const checkCrossFields = (config: ProjectConfigData, text: string, file: string) => {
-  const policy = config.policy as { readonly freeze_marker_writes?: unknown } | undefined
-  if (policy?.freeze_marker_writes === true && config.state?.object_store_url === undefined) {
-    const path = ["policy", "freeze_marker_writes"]
-    return Effect.fail(
-      new InvalidValue({
-        file,
-        line: locateKey(text, path),
-        path: path.join("."),
-        detail: "true needs an object tier: set [state] object_store_url (s3://, gs://, az:// or file:///)"
-      })
-    )
-  }
-  return Effect.void
-}
-
 /** Reads, substitutes `${VAR}`s in, and decodes one pcli.toml. */
 export const loadConfigFile = (file: string, env: Readonly<Record<string, string | undefined>>) =>
   Effect.gen(function* () {
@@ -96,7 +80,7 @@ export const loadConfigFile = (file: string, env: Readonly<Record<string, string
     const decoded = yield* decodeTomlValue(ProjectConfigFile, data, text, file)
     const adapter = yield* decodeAdapters(decoded.adapter ?? {}, text, file)
     const config: ProjectConfigData = { ...decoded, adapter }
-    yield* checkCrossFields(config, text, file)
+    yield* checkFreezeMarkerWrites(config.policy, config.state?.object_store_url, text, file)
     return { file: path.resolve(file), root: path.dirname(path.resolve(file)), config } satisfies LoadedConfig
   })
 

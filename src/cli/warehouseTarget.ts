@@ -1,0 +1,59 @@
+import type { FileSystem } from "@effect/platform"
+import { Path } from "@effect/platform"
+import type { NoWarehouseCredentials } from "../services/WarehouseAuth/errors"
+import type { StatementFailed, Warehouse } from "../services/Warehouse/Warehouse"
+import { Data, Effect, Layer, Option } from "effect"
+import type { WarehouseAdapter } from "../schemas/adapters"
+import * as Embedded from "../services/Warehouse/embedded"
+import { ProjectContext } from "./context"
+
+export class AmbiguousWarehouse extends Data.TaggedError("AmbiguousWarehouse")<{ readonly adapters: ReadonlyArray<string> }> {
+  readonly code = "ambiguous-warehouse"
+  override get message() {
+    return `several warehouse adapters (${this.adapters.join(", ")}): choose one with --target <adapter>`
+  }
+}
+
+export class UnknownTarget extends Data.TaggedError("UnknownTarget")<{
+  readonly target: string
+  readonly known: ReadonlyArray<string>
+}> {
+  readonly code = "unknown-target"
+  override get message() {
+    return `--target ${this.target} is not a warehouse or embedded adapter (known: ${this.known.length === 0 ? "none" : this.known.join(", ")})`
+  }
+}
+
+/** Only `Warehouse` is promised; the embedded layer also carries `DuckDb` for content-addressed models. */
+type TargetLayer = Layer.Layer<Warehouse, StatementFailed | NoWarehouseCredentials, FileSystem.FileSystem | Path.Path>
+
+/** The remote client is loaded only when a project targets a remote warehouse. */
+const remoteLayer = (name: string, adapter: WarehouseAdapter): TargetLayer =>
+  Layer.unwrapEffect(Effect.map(Effect.promise(() => import("../services/Warehouse/remote")), (m) => m.layerFromAdapter(name, adapter)))
+
+/**
+ * The execution target (decisions.md 6): `--target` names an adapter; else the one
+ * `type = "warehouse"` adapter; else the embedded DuckDB (`[adapter.*] type = "embedded"` or the default path).
+ */
+export const warehouseLayer = (target: Option.Option<string>) =>
+  Layer.unwrapEffect(
+    Effect.gen(function* () {
+      const project = yield* ProjectContext
+      const path = yield* Path.Path
+      const adapters = Option.match(project.config, { onNone: () => ({}), onSome: (c) => c.config.adapter })
+      const targets = Object.entries(adapters).filter(([, a]) => a.type === "warehouse" || a.type === "embedded")
+      const embeddedAt = (file: string | undefined): TargetLayer => Embedded.layer(path.resolve(project.root, file ?? Embedded.defaultEmbeddedPath))
+      if (Option.isSome(target)) {
+        const chosen = targets.find(([name]) => name === target.value)
+        if (chosen === undefined) return yield* new UnknownTarget({ target: target.value, known: targets.map(([n]) => n) })
+        const [name, adapter] = chosen
+        return adapter.type === "warehouse" ? remoteLayer(name, adapter) : embeddedAt(adapter.type === "embedded" ? adapter.path : undefined)
+      }
+      const remotes = targets.filter(([, a]) => a.type === "warehouse")
+      if (remotes.length > 1) return yield* new AmbiguousWarehouse({ adapters: remotes.map(([n]) => n) })
+      const remote = remotes[0]
+      if (remote !== undefined && remote[1].type === "warehouse") return remoteLayer(remote[0], remote[1])
+      const embedded = targets.find(([, a]) => a.type === "embedded")?.[1]
+      return embeddedAt(embedded?.type === "embedded" ? embedded.path : undefined)
+    })
+  )
