@@ -3,7 +3,7 @@ import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { accountHash } from "../../src/services/DiscoverCache/keys"
 import { backendContract } from "./contract"
-import { eventTypes, type Harness, outputOf, startHarness, tmpDir } from "./harness"
+import { eventTypes, type Harness, inflateUpstream, outputOf, startHarness, tmpDir } from "./harness"
 
 let h: Harness
 const root = tmpDir("file-cache")
@@ -59,6 +59,14 @@ describe("file backend", () => {
     expect(out.cache.write).toBe("failed")
     expect(eventTypes(r)).toContain("elt.cache_write_failed")
     expect(r.logs.some((l) => l.startsWith("WARN") && l.includes("cache write failed"))).toBe(true)
+  })
+
+  it("the 5 MiB limit is the object store's only: the file backend stores a larger envelope", async () => {
+    const adapter = h.adapter({ apiKey: "file-huge", connectors: 100, cache: { backend: "file", file_root: root } })
+    inflateUpstream(h, "file-huge")
+    const r = await h.run({ adapter })
+    expect(eventTypes(r)).toEqual(["elt.cache_miss", "elt.cache_write"])
+    expect(Number(r.events[1]?.fields.bytes)).toBeGreaterThan(5 * 1024 * 1024)
   })
 
   it("backend none: no cache events, API every time", async () => {

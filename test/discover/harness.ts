@@ -124,3 +124,14 @@ export const changeUpstream = (h: Harness, apiKey = "key-default") => {
     schemas.schemas.public.tables.audit_log = { ...audit, enabled: !(audit?.enabled ?? false) }
   }
 }
+
+/** Makes a tenant's envelope exceed 5 MiB of compact JSON (100 connectors × 1,000 long column names). */
+export const inflateUpstream = (h: Harness, apiKey: string) => {
+  const tenant = h.emulator.tenants.get(apiKey)
+  const columns = Object.fromEntries(
+    Array.from({ length: 1000 }, (_, i) => [`column_with_a_long_name_${i}`, { enabled: true, hashed: false }])
+  )
+  for (const schemas of Object.values(tenant?.schemas ?? {})) {
+    if (schemas.schemas.public !== undefined) schemas.schemas.public.tables.Orders = { enabled: true, columns }
+  }
+}
