@@ -79,7 +79,8 @@ export const startHarness = async (options: { latencyMs?: number } = {}): Promis
       const subscription = yield* bus.subscribe
       const output = yield* Effect.either(discover({ adapterName: name, adapter: elt, noCache, emitTo }))
       const events = Chunk.toReadonlyArray(yield* Queue.takeAll(subscription))
-      return { output, events }
+      // Read now: shutting the tracer provider down clears the in-memory exporter.
+      return { output, events, spans: [...exporter.getFinishedSpans()] }
     }).pipe(
       Effect.scoped,
       Effect.provide(layer),
@@ -87,8 +88,8 @@ export const startHarness = async (options: { latencyMs?: number } = {}): Promis
       Effect.provide(Logger.replace(Logger.defaultLogger, logger)),
       Effect.withSpan("test.root")
     )
-    const { output, events } = await Effect.runPromise(program)
-    return { output, events, logs, spans: exporter.getFinishedSpans(), apiCalls: emulator.total() - before }
+    const { output, events, spans } = await Effect.runPromise(program)
+    return { output, events, logs, spans, apiCalls: emulator.total() - before }
   }
 
   return {
