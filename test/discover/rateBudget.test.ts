@@ -5,7 +5,7 @@ import * as fs from "node:fs"
 import * as RateBudget from "../../src/services/EltApi/RateBudget"
 import { tmpDir } from "./harness"
 
-const options: RateBudget.RateBudgetOptions = { capacity: 3, refillPerSecond: 1, maxWaitMillis: 300_000, staleLockMillis: 60_000 }
+const options: RateBudget.RateBudgetOptions = { capacity: 3, refillPerSecond: 1, maxWaitMillis: 300_000, staleLockMillis: 60_000, lease: 1, leaseMillis: 1_000 }
 
 /** File I/O runs on real time: wait (really) until the fiber has parked on the test clock. */
 const untilSleeping = Effect.gen(function* () {

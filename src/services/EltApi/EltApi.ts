@@ -194,7 +194,7 @@ export const make = (options: EltApiOptions = defaultEltApiOptions) =>
             get(conn, "GET /destinations/{id}", urlOf(conn, `/destinations/${encodeSegment(conn.destinationId)}`), DestinationData),
             listConnectors(conn)
           ],
-          { concurrency: 2 }
+          { concurrency: Math.min(2, options.concurrency) }
         )
         const total = connectors.length
         let done = 0

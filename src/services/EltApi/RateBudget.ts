@@ -1,5 +1,5 @@
 import { FileSystem, Path } from "@effect/platform"
-import { Clock, Context, Duration, Effect, Layer, Option, Schema } from "effect"
+import { Clock, Context, Duration, Effect, HashMap, Layer, Option, Ref, Schema } from "effect"
 import { createHash } from "node:crypto"
 import * as os from "node:os"
 
@@ -7,7 +7,9 @@ import * as os from "node:os"
  * Per-host request budget shared by every pcli process on this machine: a token bucket
  * in `<dir>/<host-key>.json`, read-modify-written only while holding `<file>.lock`
  * (created with O_EXCL). A throttle answer (429/5xx) pushes `wake_at_ms` forward so all
- * processes pause together. Every I/O failure fails open: the request proceeds.
+ * processes pause together. To keep file rounds rare, a process leases up to `lease`
+ * tokens per round and spends them locally within `leaseMillis` (unspent ones lapse).
+ * Every I/O failure fails open: the request proceeds.
  */
 export interface RateBudgetOptions {
   /** Bucket size: requests that may start back-to-back. */
@@ -18,13 +20,19 @@ export interface RateBudgetOptions {
   readonly maxWaitMillis: number
   /** A lock older than this is considered abandoned by a crashed process. */
   readonly staleLockMillis: number
+  /** Tokens taken from the shared bucket per locked round. */
+  readonly lease: number
+  /** How long leased tokens stay spendable. */
+  readonly leaseMillis: number
 }
 
 export const defaultRateBudgetOptions: RateBudgetOptions = {
   capacity: 50,
   refillPerSecond: 25,
   maxWaitMillis: 300_000,
-  staleLockMillis: 2_000
+  staleLockMillis: 2_000,
+  lease: 5,
+  leaseMillis: 1_000
 }
 
 export interface RateBudgetService {
@@ -50,6 +58,9 @@ export const make = (dir: string, options: RateBudgetOptions = defaultRateBudget
     const path = yield* Path.Path
 
     const statePath = (host: string) => path.join(dir, `${hostKey(host)}.json`)
+    const leases = yield* Ref.make(HashMap.empty<string, { readonly tokens: number; readonly until: number }>())
+    const oneAtATime = yield* Effect.makeSemaphore(1)
+    const dirReady = yield* Ref.make(false)
 
     const tryLock = (lock: string) =>
       fs.open(lock, { flag: "wx" }).pipe(
@@ -76,7 +87,10 @@ export const make = (dir: string, options: RateBudgetOptions = defaultRateBudget
       Effect.gen(function* () {
         const file = statePath(host)
         const lock = `${file}.lock`
-        yield* fs.makeDirectory(dir, { recursive: true })
+        if (!(yield* Ref.get(dirReady))) {
+          yield* fs.makeDirectory(dir, { recursive: true })
+          yield* Ref.set(dirReady, true)
+        }
         let locked = false
         for (let i = 0; i < 400 && !locked; i++) {
           locked = yield* tryLock(lock)
@@ -91,9 +105,8 @@ export const make = (dir: string, options: RateBudgetOptions = defaultRateBudget
             )
           )
           const [next, result] = f(current, now)
-          const tmp = `${file}.tmp`
-          yield* fs.writeFileString(tmp, yield* Schema.encode(BucketState)(next))
-          yield* fs.rename(tmp, file)
+          // Written in place under the lock; a torn file decodes as a full bucket (fail open).
+          yield* fs.writeFileString(file, yield* Schema.encode(BucketState)(next))
           return result
         })
         return yield* locked ? Effect.ensuring(run, fs.remove(lock).pipe(Effect.ignore)) : run
@@ -105,22 +118,48 @@ export const make = (dir: string, options: RateBudgetOptions = defaultRateBudget
       updated_ms: now
     })
 
-    const acquire = (host: string): Effect.Effect<void> =>
-      Effect.gen(function* () {
-        for (;;) {
-          const wait = yield* withLockedState(host, (s0, now) => {
-            const s = refill(s0, now)
-            if (s.wake_at_ms > now) return [s, Math.min(s.wake_at_ms - now, options.maxWaitMillis)] as const
-            if (s.tokens >= 1) return [{ ...s, tokens: s.tokens - 1 }, 0] as const
-            return [s, Math.ceil(((1 - s.tokens) * 1000) / options.refillPerSecond)] as const
-          }).pipe(Effect.orElseSucceed(() => 0))
-          if (wait <= 0) return
-          yield* Effect.sleep(Duration.millis(wait))
-        }
+    interface Grant {
+      readonly wait: number
+      readonly taken: number
+      readonly now: number
+    }
+
+    const takeLeased = (host: string, now: number) =>
+      Ref.modify(leases, (map) => {
+        const lease = Option.getOrUndefined(HashMap.get(map, host))
+        return lease !== undefined && lease.tokens >= 1 && now < lease.until
+          ? [true, HashMap.set(map, host, { tokens: lease.tokens - 1, until: lease.until })]
+          : [false, map]
       })
 
+    const acquire = (host: string): Effect.Effect<void> =>
+      oneAtATime.withPermits(1)(
+        Effect.gen(function* () {
+          for (;;) {
+            if (yield* takeLeased(host, yield* Clock.currentTimeMillis)) return
+            const grant = yield* withLockedState(host, (s0, now): readonly [BucketState, Grant] => {
+              const s = refill(s0, now)
+              if (s.wake_at_ms > now) return [s, { wait: Math.min(s.wake_at_ms - now, options.maxWaitMillis), taken: 0, now }] as const
+              if (s.tokens >= 1) {
+                const taken = Math.max(1, Math.min(options.lease, Math.floor(s.tokens)))
+                return [{ ...s, tokens: s.tokens - taken }, { wait: 0, taken, now }] as const
+              }
+              return [s, { wait: Math.ceil(((1 - s.tokens) * 1000) / options.refillPerSecond), taken: 0, now }] as const
+            }).pipe(Effect.orElseSucceed((): Grant => ({ wait: 0, taken: 1, now: 0 })))
+            if (grant.taken > 0) {
+              yield* Ref.update(leases, HashMap.set(host, { tokens: grant.taken - 1, until: grant.now + options.leaseMillis }))
+              return
+            }
+            yield* Effect.sleep(Duration.millis(grant.wait))
+          }
+        })
+      )
+
     const recordThrottle = (host: string, millis: number): Effect.Effect<void> =>
-      withLockedState(host, (s, now) => [{ ...s, wake_at_ms: Math.max(s.wake_at_ms, now + millis) }, undefined] as const).pipe(
+      Ref.update(leases, HashMap.remove(host)).pipe(
+        Effect.zipRight(
+          withLockedState(host, (s, now) => [{ ...s, wake_at_ms: Math.max(s.wake_at_ms, now + millis) }, undefined] as const)
+        ),
         Effect.ignore
       )
 
