@@ -41,12 +41,10 @@ export const makeKvStore = (options: KvOptions, backend: CacheBackend = "kv") =>
           })
           // Errors surface through the failed command; an unhandled 'error' event would crash node.
           client.on("error", () => undefined)
-          try {
-            await client.connect()
-          } catch (e) {
+          await client.connect().catch((e: unknown) => {
             client.disconnect()
-            throw e
-          }
+            return Promise.reject(e)
+          })
           return client
         },
         catch: (e) => new CacheKvError({ backend, operation: "connect", detail: describe(e) })
