@@ -1,5 +1,7 @@
 import { NodeContext, NodeHttpClient } from "@effect/platform-node"
 import { Effect, Either, Layer, Redacted } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as EltApi from "../../src/services/EltApi/EltApi"
 import * as RateBudget from "../../src/services/EltApi/RateBudget"
@@ -71,6 +73,20 @@ describe("EltApi (connector-sync client)", () => {
     const result = await fetchWith(connection("api-429"))
     expect(Either.isRight(result)).toBe(true)
     expect(emulator.throttled).toBe(2)
+  })
+
+  it("a Retry-After longer than our back-off is recorded in the shared budget for every process", async () => {
+    addTenant(emulator, makeTenant("api-429-wait", "dest_api", 1))
+    emulator.inject429(1, "1")
+    const started = Date.now()
+    const result = await fetchWith(connection("api-429-wait"))
+    expect(Either.isRight(result)).toBe(true)
+    const state = fs
+      .readdirSync(budgetDir)
+      .filter((f) => f.startsWith("127.0.0.1") && f.endsWith(".json"))
+      .map((f) => JSON.parse(fs.readFileSync(path.join(budgetDir, f), "utf8")) as { wake_at_ms: number })
+    expect(state.length).toBe(1)
+    expect(state[0]?.wake_at_ms).toBeGreaterThanOrEqual(started + 1000)
   })
 
   it("429 on every attempt → EltRateLimited after max_retries", async () => {

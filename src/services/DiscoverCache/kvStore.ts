@@ -1,4 +1,4 @@
-import { Effect, Option, Redacted } from "effect"
+import { Effect, Option, Redacted, Ref } from "effect"
 import type { Redis } from "ioredis"
 import type { CacheBackend } from "../../schemas/adapters"
 import { type CacheStore, skipped, written } from "./CacheStore"
@@ -27,6 +27,7 @@ const describe = (e: unknown) => (e instanceof Error ? e.message : String(e))
  */
 export const makeKvStore = (options: KvOptions, backend: CacheBackend = "kv") =>
   Effect.gen(function* () {
+    const connected = yield* Ref.make(Option.none<Redis>())
     const connect = yield* Effect.cached(
       Effect.tryPromise({
         try: async () => {
@@ -48,13 +49,17 @@ export const makeKvStore = (options: KvOptions, backend: CacheBackend = "kv") =>
           return client
         },
         catch: (e) => new CacheKvError({ backend, operation: "connect", detail: describe(e) })
-      })
+      }).pipe(Effect.tap((client) => Ref.set(connected, Option.some(client))))
     )
-    // Close the connection when the opener's scope ends, if it was ever made.
+    // Close the connection when the opener's scope ends, only if it was ever made.
     yield* Effect.addFinalizer(() =>
-      connect.pipe(
-        Effect.flatMap((client) => Effect.promise(() => client.quit().catch(() => client.disconnect()))),
-        Effect.ignore
+      Ref.get(connected).pipe(
+        Effect.flatMap(
+          Option.match({
+            onNone: () => Effect.void,
+            onSome: (client) => Effect.promise(() => client.quit().then(() => undefined, () => client.disconnect()))
+          })
+        )
       )
     )
 
