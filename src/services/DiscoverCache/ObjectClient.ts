@@ -1,0 +1,21 @@
+import type { Effect, Option } from "effect"
+import type { ObjectFacts } from "./dedupe"
+import type { CacheObjectStoreError } from "./errors"
+
+/** What a single-part write stores next to the body (decisions.md 18: "writes set both"). */
+export interface PutFacts {
+  readonly md5Base64: string
+  readonly contentHash: string
+}
+
+/** The three object operations the cache needs, per provider. Names are full object names. */
+export interface ObjectClient {
+  readonly head: (name: string) => Effect.Effect<Option.Option<ObjectFacts>, CacheObjectStoreError>
+  readonly get: (name: string) => Effect.Effect<Option.Option<string>, CacheObjectStoreError>
+  readonly put: (name: string, body: string, facts: PutFacts) => Effect.Effect<void, CacheObjectStoreError>
+}
+
+/** Metadata key of the content hash (Azure needs an identifier, so it gets `pcli_content_hash`). */
+export const CONTENT_HASH_METADATA = "pcli-content-hash"
+
+export const describe = (e: unknown): string => (e instanceof Error ? `${e.name}: ${e.message}` : String(e))

@@ -1,0 +1,35 @@
+import { blake3 } from "@noble/hashes/blake3.js"
+import { bytesToHex } from "@noble/hashes/utils.js"
+import { createHash } from "node:crypto"
+import type { Envelope } from "../../schemas/discover"
+import { normalizeEnvelope } from "../EltApi/envelope"
+
+/** The bytes every backend stores: compact JSON, fixed key order, sorted maps, `fetched_at` kept. */
+export const serializeEnvelope = (envelope: Envelope): string => JSON.stringify(normalizeEnvelope(envelope))
+
+/** Hex BLAKE3 of the compact JSON with `fetched_at` removed (decisions.md 17). */
+export const contentHash = (envelope: Envelope): string => {
+  const { fetched_at: _ignored, ...rest } = normalizeEnvelope(envelope)
+  return bytesToHex(blake3(new TextEncoder().encode(JSON.stringify(rest))))
+}
+
+export const md5Hex = (text: string): string => createHash("md5").update(text, "utf8").digest("hex")
+export const md5Base64 = (text: string): string => createHash("md5").update(text, "utf8").digest("base64")
+
+/** ETag as compared to an MD5: without `W/`, quotes, lowercase. */
+export const normalizeEtag = (etag: string): string => etag.trim().replace(/^W\//i, "").replace(/"/g, "").toLowerCase()
+
+/** What an object store says about an existing object. */
+export interface ObjectFacts {
+  readonly etag?: string | undefined
+  /** Stored MD5 of the body, hex (S3 single-part ETag, Azure Content-MD5, GCS md5Hash). */
+  readonly md5Hex?: string | undefined
+  /** Our `pcli-content-hash` metadata. */
+  readonly contentHash?: string | undefined
+}
+
+/** decisions.md 18: skip when ETag or stored MD5 equals the new bytes' MD5, or the metadata hash equals the new content hash. */
+export const objectUnchanged = (facts: ObjectFacts, newMd5Hex: string, newContentHash: string): boolean =>
+  (facts.etag !== undefined && normalizeEtag(facts.etag) === newMd5Hex) ||
+  (facts.md5Hex !== undefined && facts.md5Hex.toLowerCase() === newMd5Hex) ||
+  (facts.contentHash !== undefined && facts.contentHash === newContentHash)
