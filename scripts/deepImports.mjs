@@ -2,7 +2,7 @@
 // evaluates only the modules pcli uses (the barrels cost ~100 ms of start-up each).
 import { readFile } from "node:fs/promises"
 
-const barrels = ["effect", "@effect/platform", "@effect/cli", "@effect/sql"]
+const barrels = ["effect", "@effect/platform", "@effect/platform-node", "@effect/cli", "@effect/sql"]
 const functionHelpers = new Set(["absurd", "flow", "hole", "identity", "pipe", "unsafeCoerce"])
 const pattern = new RegExp(`import\\s+(type\\s+)?\\{([^}]*)\\}\\s*from\\s*"(${barrels.map((b) => b.replace("/", "\\/")).join("|")})"`, "g")
 

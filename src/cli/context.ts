@@ -1,7 +1,6 @@
 import { Path } from "@effect/platform"
 import { Context, Effect, Layer, Option } from "effect"
 import * as Ledger from "../services/Ledger/sqlite"
-import * as PolicyEngine from "../services/PolicyEngine/PolicyEngine"
 import * as ProjectConfig from "../services/ProjectConfig/ProjectConfig"
 import { Principal, resolvePrincipal } from "../services/Principal/Principal"
 import { resolveStatePath } from "../services/StateStore/paths"
@@ -65,21 +64,6 @@ export const stateLayer = (mode: StateStore.StateStoreMode) =>
   Layer.unwrapEffect(
     Effect.map(ProjectContext, (p) => Ledger.layer.pipe(Layer.provideMerge(StateStore.layer(p.statePath, mode))))
   )
-
-/** The policy engine over the project's `[policy]` block (needs ProjectContext and the state layers). */
-export const policyLayer = Layer.unwrapEffect(
-  Effect.map(ProjectContext, (p) => {
-    const config = Option.map(p.config, (l) => l.config)
-    return PolicyEngine.layer({
-      configPresent: Option.isSome(p.config),
-      policy: Option.flatMapNullable(config, (c) => c.policy).pipe(Option.getOrUndefined),
-      mask: Option.flatMapNullable(config, (c) => c.mask).pipe(Option.getOrUndefined),
-      classifications: Option.flatMapNullable(config, (c) => c.classifications).pipe(Option.getOrUndefined),
-      ledger: { kind: "local", path: p.statePath },
-      objectStoreUrl: Option.flatMapNullable(config, (c) => c.state?.object_store_url).pipe(Option.getOrUndefined)
-    })
-  })
-)
 
 /**
  * Runs a command's body with the acting principal resolved first, so an invalid

@@ -1,4 +1,5 @@
 import { Command } from "@effect/cli"
+import { discoverCommand } from "./discover"
 import { pipelineCommands } from "./pipeline"
 import { policyCommand } from "./policy"
 import { stateCommand } from "./state"
@@ -6,5 +7,5 @@ import { validateCommand } from "./validate"
 
 export const rootCommand = Command.make("pcli").pipe(
   Command.withDescription("A pipeline tool for SQL warehouses: run models, govern agents, reclaim artifacts"),
-  Command.withSubcommands([validateCommand, ...pipelineCommands, policyCommand, stateCommand])
+  Command.withSubcommands([validateCommand, ...pipelineCommands, discoverCommand, policyCommand, stateCommand])
 )

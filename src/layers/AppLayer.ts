@@ -1,9 +1,14 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import { Layer } from "effect"
+import { Layer, Logger } from "effect"
 import { Environment } from "../services/Environment/Environment"
+import * as EventBus from "../services/EventBus/EventBus"
+import * as Telemetry from "../services/Telemetry/Telemetry"
 
 /** The real process environment; the only place pcli reads `process.env`. */
 export const EnvironmentLive = Layer.sync(Environment, () => ({ ...process.env }))
 
-/** What every command runs on: Node's file system, path, terminal, and the environment. */
-export const AppLayer = Layer.mergeAll(NodeContext.layer, EnvironmentLive)
+/** Log lines go to stderr, so stdout carries only a command's output (JSON stays parseable). */
+const StderrLogger = Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))
+
+/** What every command runs on: Node's platform, the environment, the event bus, logs and traces. */
+export const AppLayer = Layer.mergeAll(NodeContext.layer, EnvironmentLive, EventBus.layer, StderrLogger, Telemetry.layerFromEnv)
