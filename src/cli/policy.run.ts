@@ -15,6 +15,7 @@ import { Principal } from "../services/Principal/Principal"
 import { ProjectContext, stateLayer, withProject } from "./context"
 import { modelAttributesLayer } from "./modelAttributes"
 import type { CommonOptions } from "./options"
+import { setExitCode } from "./exitCode"
 import { emit, writeStderr } from "./render"
 
 /** The policy engine over the project's `[policy]` block (needs ProjectContext and the state layers). */
@@ -52,7 +53,10 @@ export const runTest = (opts: CommonOptions) =>
   Effect.gen(function* () {
     const out = yield* policyTest
     yield* emit(opts.output, PolicyTestOutput, out, testText)
-    yield* failOnScenarioFailures(out)
+    // The report already says which scenarios failed: exit 1 with a one-line note, no second JSON document.
+    yield* failOnScenarioFailures(out).pipe(
+      Effect.catchTag("PolicyScenariosFailed", (e) => Effect.zipRight(writeStderr(`error[${e.code}]: ${e.message}\n`), setExitCode(1)))
+    )
   }).pipe(withProject(opts, readPolicy))
 
 export const runShow = (opts: CommonOptions) =>
