@@ -43,7 +43,7 @@ describe("pcli (binary)", () => {
     const cwd = makeProject({ "pcli.toml": warehouseBlock("wh", `token = ""\nclient_id = "only-id"`) })
     const r = await runCli(["validate"], { cwd })
     expect(r.code).toBe(1)
-    expect(r.stdout).toMatch(/error\s+V010\s+adapter\.wh: no warehouse authentication method/)
+    expect(r.stdout).toMatch(/error\s+V010\s+adapter\.wh: no warehouse credentials for adapter\.wh/)
     expect(r.stdout).toContain("WAREHOUSE_TOKEN")
     expect(r.stdout).toContain("client_id and client_secret")
   })

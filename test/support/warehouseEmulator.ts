@@ -106,6 +106,9 @@ export const startWarehouseEmulator = async (options: EmulatorOptions = {}): Pro
   const certificate = options.certificate ?? (await generateLoopbackCertificate())
   const instance = await DuckDBInstance.create(":memory:")
   const connection = await DuckDBConnection.create(instance)
+  // A workspace comes with a `workspace` catalog, as the warehouse it stands in for does (DuckDB reserves `main`).
+  await connection.run("ATTACH ':memory:' AS workspace")
+  await connection.run("USE workspace")
   const chunkRows = options.chunkRows ?? 1000
   const tablePageSize = options.tablePageSize ?? 100
   const personalTokens = new Set(options.personalTokens ?? [])

@@ -45,7 +45,7 @@ describe("credential precedence", () => {
       expect(Exit.isFailure(exit)).toBe(true)
       const error = yield* Effect.flip(Layer.build(services(adapterFor(emulator, { client_id: CLIENT_ID }))).pipe(Effect.scoped))
       expect(error.code).toBe("warehouse-no-credentials")
-      expect(error.message).toContain("adapters.wh")
+      expect(error.message).toContain("adapter.wh")
       expect(error.message).toContain("WAREHOUSE_TOKEN")
       expect(error.message).toContain("WAREHOUSE_CLIENT_ID and WAREHOUSE_CLIENT_SECRET")
       const emptySecret = yield* Effect.flip(

@@ -1,44 +1,27 @@
-import { Effect } from "effect"
-import { isSet, type WarehouseAdapter } from "../../schemas/adapters"
+import { Effect, Either } from "effect"
 import type { Finding, ValidateOutput } from "../../schemas/validate"
-import { Environment } from "../Environment/Environment"
+import { resolveCredentials } from "../WarehouseAuth/credentials"
 import { ProjectConfig } from "../ProjectConfig/ProjectConfig"
-
-const nonEmpty = (v: string | undefined): v is string => v !== undefined && v !== ""
-
-/** Which warehouse authentication method the credentials select, if any (interface: Authentication). */
-export const warehouseAuthMethod = (
-  adapter: WarehouseAdapter,
-  env: Readonly<Record<string, string | undefined>>
-): "token" | "oauth" | undefined => {
-  if (isSet(adapter.token) || nonEmpty(env["WAREHOUSE_TOKEN"])) return "token"
-  const clientId = nonEmpty(adapter.client_id) || nonEmpty(env["WAREHOUSE_CLIENT_ID"])
-  const clientSecret = isSet(adapter.client_secret) || nonEmpty(env["WAREHOUSE_CLIENT_SECRET"])
-  return clientId && clientSecret ? "oauth" : undefined
-}
-
-export const missingAuthMessage = (name: string) =>
-  `no warehouse authentication method for adapter.${name}: set token (or WAREHOUSE_TOKEN) for a personal access token, or both client_id and client_secret (or WAREHOUSE_CLIENT_ID and WAREHOUSE_CLIENT_SECRET) for OAuth client credentials`
 
 /** Offline checks of the project: findings with stable codes; never touches the network. */
 export const validateProject = Effect.gen(function* () {
   const { file, config } = yield* ProjectConfig
-  const env = yield* Environment
   const adapters = Object.entries(config.adapter)
   const findings: Array<Finding> = [
     { code: "V001", severity: "ok", subject: "pcli.toml", message: `parsed: ${adapters.length} adapter(s)` }
   ]
   for (const [name, adapter] of adapters) {
     if (adapter.type !== "warehouse") continue
-    const method = warehouseAuthMethod(adapter, env)
+    // The same resolution the warehouse client uses at startup, so validate and run agree.
+    const credentials = yield* Effect.either(resolveCredentials(name, adapter))
     findings.push(
-      method === undefined
-        ? { code: "V010", severity: "error", subject: `adapter.${name}`, message: missingAuthMessage(name) }
+      Either.isLeft(credentials)
+        ? { code: "V010", severity: "error", subject: `adapter.${name}`, message: credentials.left.message }
         : {
             code: "V011",
             severity: "ok",
             subject: `adapter.${name}`,
-            message: method === "token" ? "personal access token" : "OAuth client credentials"
+            message: credentials.right.method === "token" ? "personal access token" : "OAuth client credentials"
           }
     )
   }

@@ -7,7 +7,7 @@ export class NoWarehouseCredentials extends Data.TaggedError("NoWarehouseCredent
   readonly code = "warehouse-no-credentials"
   override get message() {
     return (
-      `adapters.${this.adapter}: no warehouse credentials: set token (or WAREHOUSE_TOKEN) for a personal access token, ` +
+      `no warehouse credentials for adapter.${this.adapter}: set token (or WAREHOUSE_TOKEN) for a personal access token, ` +
       `or both client_id and client_secret (or WAREHOUSE_CLIENT_ID and WAREHOUSE_CLIENT_SECRET) for OAuth`
     )
   }
