@@ -1,6 +1,6 @@
 import { Config, Effect, Option, Redacted } from "effect"
 import { CacheObjectStoreError } from "./errors"
-import { describe, type ObjectClient } from "./ObjectClient"
+import { describe, type ObjectClient, sdkCall, sdkLookup } from "./ObjectClient"
 
 /** Azure metadata names must be identifiers, so the hash key uses underscores here. */
 const AZURE_HASH_METADATA = "pcli_content_hash"
@@ -41,22 +41,11 @@ export const makeAzureClient = (containerName: string) =>
       })
     }
     const container = service.getContainerClient(containerName)
-    const status = (e: unknown) => (e as { statusCode?: unknown }).statusCode
-    const call = <A>(operation: "head" | "get" | "put", f: () => Promise<A>) =>
-      Effect.tryPromise({
-        try: f,
-        catch: (e) => (status(e) === 404 ? ("not-found" as const) : new CacheObjectStoreError({ backend: "object_store", operation, detail: describe(e) }))
-      })
-    const orNone = <A>(effect: Effect.Effect<A, "not-found" | CacheObjectStoreError>) =>
-      effect.pipe(
-        Effect.map(Option.some),
-        Effect.catchIf((e): e is "not-found" => e === "not-found", () => Effect.succeed(Option.none<A>())),
-        Effect.mapError((e) => e as CacheObjectStoreError)
-      )
+    const isNotFound = (e: unknown) => (e as { statusCode?: unknown }).statusCode === 404
 
     const objectClient: ObjectClient = {
       head: (name) =>
-        orNone(call("head", () => container.getBlockBlobClient(name).getProperties())).pipe(
+        sdkLookup("head", () => container.getBlockBlobClient(name).getProperties(), isNotFound).pipe(
           Effect.map(
             Option.map((p) => ({
               md5Hex: p.contentMD5 === undefined ? undefined : Buffer.from(p.contentMD5).toString("hex"),
@@ -65,19 +54,16 @@ export const makeAzureClient = (containerName: string) =>
           )
         ),
       get: (name) =>
-        orNone(call("get", () => container.getBlockBlobClient(name).downloadToBuffer())).pipe(
+        sdkLookup("get", () => container.getBlockBlobClient(name).downloadToBuffer(), isNotFound).pipe(
           Effect.map(Option.map((bytes) => bytes.toString("utf8")))
         ),
       put: (name, body, facts) =>
-        call("put", () =>
+        sdkCall("put", () =>
           container.getBlockBlobClient(name).upload(body, Buffer.byteLength(body), {
             blobHTTPHeaders: { blobContentType: "application/json", blobContentMD5: Buffer.from(facts.md5Base64, "base64") },
             metadata: { [AZURE_HASH_METADATA]: facts.contentHash }
           })
-        ).pipe(
-          Effect.asVoid,
-          Effect.mapError((e) => (e === "not-found" ? new CacheObjectStoreError({ backend: "object_store", operation: "put", detail: `container ${containerName} not found` }) : e))
-        )
+        ).pipe(Effect.asVoid)
     }
     return objectClient
   })

@@ -1,6 +1,6 @@
 import { Config, Effect, Option } from "effect"
 import { CacheObjectStoreError } from "./errors"
-import { CONTENT_HASH_METADATA, describe, type ObjectClient } from "./ObjectClient"
+import { CONTENT_HASH_METADATA, describe, type ObjectClient, sdkCall, sdkLookup } from "./ObjectClient"
 
 /**
  * Google Cloud Storage through @google-cloud/storage (imported on this path only), default
@@ -18,22 +18,11 @@ export const makeGcsClient = (bucketName: string) =>
       retryOptions: { autoRetry: false, maxRetries: 0 }
     })
     const bucket = storage.bucket(bucketName)
-    const status = (e: unknown) => (e as { code?: unknown }).code
-    const call = <A>(operation: "head" | "get" | "put", f: () => Promise<A>) =>
-      Effect.tryPromise({
-        try: f,
-        catch: (e) => (status(e) === 404 ? ("not-found" as const) : new CacheObjectStoreError({ backend: "object_store", operation, detail: describe(e) }))
-      })
-    const orNone = <A>(effect: Effect.Effect<A, "not-found" | CacheObjectStoreError>) =>
-      effect.pipe(
-        Effect.map(Option.some),
-        Effect.catchIf((e): e is "not-found" => e === "not-found", () => Effect.succeed(Option.none<A>())),
-        Effect.mapError((e) => e as CacheObjectStoreError)
-      )
+    const isNotFound = (e: unknown) => (e as { code?: unknown }).code === 404
 
     const objectClient: ObjectClient = {
       head: (name) =>
-        orNone(call("head", () => bucket.file(name).getMetadata())).pipe(
+        sdkLookup("head", () => bucket.file(name).getMetadata(), isNotFound).pipe(
           Effect.map(
             Option.map(([meta]) => ({
               md5Hex: typeof meta.md5Hash === "string" ? Buffer.from(meta.md5Hash, "base64").toString("hex") : undefined,
@@ -42,18 +31,18 @@ export const makeGcsClient = (bucketName: string) =>
           )
         ),
       get: (name) =>
-        orNone(call("get", () => bucket.file(name).download({ validation: false }))).pipe(
+        sdkLookup("get", () => bucket.file(name).download({ validation: false }), isNotFound).pipe(
           Effect.map(Option.map(([bytes]) => bytes.toString("utf8")))
         ),
       put: (name, body, facts) =>
-        call("put", () =>
+        sdkCall("put", () =>
           bucket.file(name).save(body, {
             resumable: false,
             validation: false,
             contentType: "application/json",
             metadata: { md5Hash: facts.md5Base64, metadata: { [CONTENT_HASH_METADATA]: facts.contentHash } }
           })
-        ).pipe(Effect.mapError((e) => (e === "not-found" ? new CacheObjectStoreError({ backend: "object_store", operation: "put", detail: `bucket ${bucketName} not found` }) : e)))
+        ).pipe(Effect.asVoid)
     }
     return objectClient
   })

@@ -1,6 +1,6 @@
 import { Config, Effect, Option } from "effect"
 import { CacheObjectStoreError } from "./errors"
-import { CONTENT_HASH_METADATA, describe, type ObjectClient } from "./ObjectClient"
+import { CONTENT_HASH_METADATA, describe, type ObjectClient, sdkCall, sdkLookup } from "./ObjectClient"
 
 /**
  * S3 through @aws-sdk/client-s3 (imported on this path only). Credentials: the SDK's default
@@ -32,36 +32,27 @@ export const makeS3Client = (bucket: string) =>
     })
     yield* Effect.addFinalizer(() => Effect.sync(() => client.destroy()))
 
-    const notFound = (e: unknown) => {
+    const isNotFound = (e: unknown) => {
       const err = e as { name?: string; $metadata?: { httpStatusCode?: number } }
       return err.name === "NotFound" || err.name === "NoSuchKey" || err.$metadata?.httpStatusCode === 404
     }
-    const call = <A>(operation: "head" | "get" | "put", f: () => Promise<A>) =>
-      Effect.tryPromise({
-        try: f,
-        catch: (e) => (notFound(e) ? ("not-found" as const) : new CacheObjectStoreError({ backend: "object_store", operation, detail: describe(e) }))
-      })
-    const orNone = <A>(effect: Effect.Effect<A, "not-found" | CacheObjectStoreError>) =>
-      effect.pipe(
-        Effect.map(Option.some),
-        Effect.catchIf((e): e is "not-found" => e === "not-found", () => Effect.succeed(Option.none<A>())),
-        Effect.mapError((e) => e as CacheObjectStoreError)
-      )
 
     const objectClient: ObjectClient = {
       head: (name) =>
-        orNone(call("head", () => client.send(new sdk.HeadObjectCommand({ Bucket: bucket, Key: name })))).pipe(
+        sdkLookup("head", () => client.send(new sdk.HeadObjectCommand({ Bucket: bucket, Key: name })), isNotFound).pipe(
           Effect.map(Option.map((out) => ({ etag: out.ETag, contentHash: out.Metadata?.[CONTENT_HASH_METADATA] })))
         ),
       get: (name) =>
-        orNone(
-          call("get", async () => {
+        sdkLookup(
+          "get",
+          async () => {
             const out = await client.send(new sdk.GetObjectCommand({ Bucket: bucket, Key: name }))
             return out.Body === undefined ? "" : await out.Body.transformToString("utf-8")
-          })
+          },
+          isNotFound
         ),
       put: (name, body, facts) =>
-        call("put", () =>
+        sdkCall("put", () =>
           client.send(
             new sdk.PutObjectCommand({
               Bucket: bucket,
@@ -72,7 +63,7 @@ export const makeS3Client = (bucket: string) =>
               Metadata: { [CONTENT_HASH_METADATA]: facts.contentHash }
             })
           )
-        ).pipe(Effect.asVoid, Effect.mapError((e) => (e === "not-found" ? new CacheObjectStoreError({ backend: "object_store", operation: "put", detail: `bucket ${bucket} not found` }) : e)))
+        ).pipe(Effect.asVoid)
     }
     return objectClient
   })
