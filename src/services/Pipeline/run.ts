@@ -12,6 +12,7 @@ import {
   type RunStoreFailed
 } from "./RunStore"
 import {
+  ensureSchemas,
   type BuildError,
   buildModel,
   type ContentOutput,
@@ -208,6 +209,7 @@ export const runProject = (
       })
 
     for (const layer of layers) {
+      yield* ensureSchemas(layer.flatMap((name) => project.models.get(name) ?? []))
       yield* Effect.forEach(layer, runOne, { concurrency: options.concurrency ?? "unbounded", discard: true })
     }
     const finishedMillis = yield* Clock.currentTimeMillis

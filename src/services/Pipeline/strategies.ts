@@ -79,6 +79,20 @@ const stagingName = (target: TargetBlock, kind: WarehouseService["kind"]): strin
 const schemaName = (target: TargetBlock, kind: WarehouseService["kind"]) =>
   kind === "embedded" ? quoteIdent(target.schema) : `${quoteIdent(target.catalog)}.${quoteIdent(target.schema)}`
 
+/**
+ * Creates each target schema of a layer once, one after another, before its models run
+ * concurrently: two models creating the same schema at once is a catalog write conflict.
+ * A failure here is left for the model's own statement to report under its name.
+ */
+export const ensureSchemas = (models: ReadonlyArray<CompiledModel>) =>
+  Effect.flatMap(Warehouse, (wh) =>
+    Effect.forEach(
+      [...new Set(models.map((m) => schemaName(m.target, wh.kind)))],
+      (schema) => Effect.ignore(wh.execute(`CREATE SCHEMA IF NOT EXISTS ${schema}`)),
+      { discard: true }
+    )
+  )
+
 /** The model's SELECT without trailing semicolons, safe to wrap in parentheses (newline before `)`). */
 export const bodyOf = (sql: string): string => sql.trim().replace(/;+\s*$/, "")
 
