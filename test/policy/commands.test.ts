@@ -20,7 +20,7 @@ import {
 import type { PolicySettings } from "../../src/services/PolicyEngine/PolicyEngine"
 import { loadPolicy, model } from "./support/config"
 import { engineLayer } from "./support/engine"
-import { brokenLedgerLayer, memoryLedgerLayer, row } from "./support/memoryLedger"
+import { brokenLedgerLayer, seededLedgerLayer, row } from "./support/seededLedger"
 
 const T0 = Date.parse("2026-03-01T00:00:00.000Z")
 const actor: PrincipalContext = { class: "human", id: "alice", idSource: "flag" }
@@ -238,11 +238,11 @@ describe("policy show", () => {
 }
 `)
       expect(json).not.toContain("sup3r-s3cret")
-    }).pipe(Effect.provide(engineLayer(settings(), memoryLedgerLayer(seed)))))
+    }).pipe(Effect.provide(engineLayer(settings(), seededLedgerLayer(seed)))))
 
   it("is byte-for-byte stable across runs", async () => {
     const once = () =>
-      Effect.runPromise(Effect.flatMap(policyShow, (o) => encodeJson(PolicyShowOutput, o)).pipe(Effect.provide(engineLayer(settings(), memoryLedgerLayer(seed)))))
+      Effect.runPromise(Effect.flatMap(policyShow, (o) => encodeJson(PolicyShowOutput, o)).pipe(Effect.provide(engineLayer(settings(), seededLedgerLayer(seed)))))
     const runs = await Promise.all([once(), once(), once()])
     expect(new Set(runs).size).toBe(1)
   })
@@ -252,17 +252,17 @@ describe("policy show", () => {
       const out = yield* policyShow
       expect([out.configured, out.policy_version, out.default_agent_effect, out.rules, out.freezes]).toEqual([false, null, "require_review", [], []])
       expect(out.freeze_sources).toEqual({ ledger: "not_consulted", markers: "not_consulted" })
-    }).pipe(Effect.provide(engineLayer(settings({ policy: undefined }), memoryLedgerLayer(seed)))))
+    }).pipe(Effect.provide(engineLayer(settings({ policy: undefined }), seededLedgerLayer(seed)))))
 
   it.effect("a local store file: read when present, absent when proven missing", () => {
     const dir = tempDir()
     const present = nodePath.join(dir, ".pcli-state.sqlite")
     fs.writeFileSync(present, "")
     return Effect.gen(function* () {
-      const read = yield* policyShow.pipe(Effect.provide(engineLayer(settings({ ledger: { kind: "local", path: present } }), memoryLedgerLayer(seed))))
+      const read = yield* policyShow.pipe(Effect.provide(engineLayer(settings({ ledger: { kind: "local", path: present } }), seededLedgerLayer(seed))))
       expect(read.freeze_sources.ledger).toBe("read")
       expect(read.freezes).toHaveLength(1)
-      const absent = yield* policyShow.pipe(Effect.provide(engineLayer(settings({ ledger: { kind: "local", path: nodePath.join(dir, "missing.sqlite") } }), memoryLedgerLayer(seed))))
+      const absent = yield* policyShow.pipe(Effect.provide(engineLayer(settings({ ledger: { kind: "local", path: nodePath.join(dir, "missing.sqlite") } }), seededLedgerLayer(seed))))
       expect([absent.freeze_sources.ledger, absent.freezes]).toEqual(["absent", []])
     })
   })

@@ -8,7 +8,7 @@ import { Ledger, type LedgerRow } from "../../src/services/Ledger/Ledger"
 import { PolicyEngine, type PolicySettings } from "../../src/services/PolicyEngine/PolicyEngine"
 import { loadPolicy, model } from "./support/config"
 import { engineLayer } from "./support/engine"
-import { brokenLedgerLayer, memoryLedgerLayer, row } from "./support/memoryLedger"
+import { brokenLedgerLayer, seededLedgerLayer, row } from "./support/seededLedger"
 
 const DAY = 86_400_000
 const T0 = Date.parse("2026-03-01T00:00:00.000Z")
@@ -57,7 +57,7 @@ describe("dynamic layer: ledger freezes", () => {
       expect(agent[0]!.static.effect).toBe("allow")
       const human = yield* gateFor("human")
       expect(human.map((v) => v.effect)).toEqual(["allow", "allow"])
-    }).pipe(Effect.provide(engineLayer(settings(), memoryLedgerLayer([freezeRow("agent", "layer=gold", T0)])))))
+    }).pipe(Effect.provide(engineLayer(settings(), seededLedgerLayer([freezeRow("agent", "layer=gold", T0)])))))
 
   it.effect("the latest row per (principal, scope string) wins; unfreeze lifts, refreeze reapplies", () =>
     Effect.gen(function* () {
@@ -67,7 +67,7 @@ describe("dynamic layer: ledger freezes", () => {
       Effect.provide(
         engineLayer(
           settings(),
-          memoryLedgerLayer([
+          seededLedgerLayer([
             freezeRow("agent", "any", T0),
             freezeRow("agent", "any", T0 + 1000, "unfreeze"),
             freezeRow("agent", "classification=pii", T0 + 2000)
@@ -80,7 +80,7 @@ describe("dynamic layer: ledger freezes", () => {
     Effect.gen(function* () {
       yield* TestClock.setTime(T0 + DAY)
       expect((yield* gateFor("agent")).map((v) => v.effect)).toEqual(["deny", "deny"])
-    }).pipe(Effect.provide(engineLayer(settings(), memoryLedgerLayer([freezeRow("agent", "any", T0), freezeRow("agent", "", T0 + 1, "unfreeze")])))))
+    }).pipe(Effect.provide(engineLayer(settings(), seededLedgerLayer([freezeRow("agent", "any", T0), freezeRow("agent", "", T0 + 1, "unfreeze")])))))
 
   it.effect("a freeze denies even under the default posture (no matching rule)", () =>
     Effect.gen(function* () {
@@ -88,7 +88,7 @@ describe("dynamic layer: ledger freezes", () => {
       const engine = yield* PolicyEngine
       const outcome = yield* engine.gate("agent", "gc", [bronze])
       expect(outcome._tag === "Evaluated" && outcome.verdicts[0]!.effect).toBe("deny")
-    }).pipe(Effect.provide(engineLayer(settings(), memoryLedgerLayer([freezeRow("agent", "tag=layer=bronze", T0)])))))
+    }).pipe(Effect.provide(engineLayer(settings(), seededLedgerLayer([freezeRow("agent", "tag=layer=bronze", T0)])))))
 
   it.effect("an unreadable ledger forces agents to deny and leaves humans alone", () =>
     Effect.gen(function* () {
@@ -158,7 +158,7 @@ describe("dynamic layer: durable markers", () => {
     return Effect.gen(function* () {
       yield* TestClock.setTime(T0 + DAY)
       expect((yield* gateFor("agent")).map((v) => v.effect)).toEqual(["deny", "deny"])
-    }).pipe(Effect.provide(engineLayer(settings({ objectStoreUrl: url }), memoryLedgerLayer([freezeRow("agent", "any", T0 + 5, "unfreeze")]))))
+    }).pipe(Effect.provide(engineLayer(settings({ objectStoreUrl: url }), seededLedgerLayer([freezeRow("agent", "any", T0 + 5, "unfreeze")]))))
   })
 
   it.effect("an object tier whose markers cannot be read forces agents to deny", () =>
@@ -192,11 +192,11 @@ describe("dynamic layer: autonomy budget", () => {
       const recovered = yield* gateFor("agent", [bronze])
       expect(recovered[0]!.effect).toBe("allow")
       expect(recovered[0]!.reason).not.toMatch(/budget/)
-    }).pipe(Effect.provide(engineLayer(settings(), memoryLedgerLayer(seed)))))
+    }).pipe(Effect.provide(engineLayer(settings(), seededLedgerLayer(seed)))))
 
   it.effect("one failure under a limit of two leaves the effect alone", () =>
     Effect.gen(function* () {
       yield* TestClock.setTime(T0 + 3_600_000)
       expect((yield* gateFor("agent", [bronze]))[0]!.effect).toBe("allow")
-    }).pipe(Effect.provide(engineLayer(settings(), memoryLedgerLayer(failure("p1", T0))))))
+    }).pipe(Effect.provide(engineLayer(settings(), seededLedgerLayer(failure("p1", T0))))))
 })
