@@ -1,7 +1,7 @@
 import type { Capability, PolicyBlock, PolicyEffect, PolicyRule, Principal, ScopeTable } from "../../schemas/policy"
 import { REFINEMENTS } from "../../schemas/policy"
 import type { EvaluationSubject } from "./attributes"
-import { globMatcher } from "./glob"
+import { type Bits, buildRuleIndex, matchRules, type RuleIndex } from "./ruleIndex"
 
 /** The static answer: what `policy check`/`policy test` print and enforcement starts from. */
 export interface Verdict {
@@ -32,159 +32,84 @@ export interface CompiledRule {
   readonly effect: PolicyEffect
   readonly constraints: number
   readonly maxDownstreams: number | undefined
-  readonly matches: (subject: EvaluationSubject) => boolean
 }
 
 /**
- * The rules of one `principal|capability`, indexed by one equality predicate each so an
- * evaluation only tests rules that can match; order is restored through rule ids.
+ * The rules of one `principal|capability` (refinements included) in file order, with a
+ * predicate index and per-rule columns so an evaluation touches no objects per rule.
  */
 export interface Bucket {
-  readonly byLayer: ReadonlyMap<string, ReadonlyArray<CompiledRule>>
-  readonly byTag: ReadonlyMap<string, ReadonlyArray<CompiledRule>>
-  readonly byModelPrefix: ReadonlyMap<string, ReadonlyArray<CompiledRule>>
-  readonly prefixLengths: ReadonlyArray<number>
-  readonly rest: ReadonlyArray<CompiledRule>
+  readonly rules: ReadonlyArray<CompiledRule>
+  readonly index: RuleIndex
+  /** Bits of the deny rules, or `undefined` when the bucket has none. */
+  readonly denies: Bits | undefined
+  readonly constraints: Int32Array
+  readonly ranks: Int8Array
+  /** An allow rule's `max_downstreams`; `Infinity` for rules without a ceiling (never breached). */
+  readonly ceilings: Float64Array
 }
 
 export interface CompiledPolicy {
   readonly configured: boolean
   readonly defaultAgentEffect: PolicyEffect
   readonly rules: ReadonlyArray<CompiledRule>
-  /** Rules per `principal|capability` (refinements included), deny rules indexed apart. */
-  readonly buckets: ReadonlyMap<string, { readonly denies: Bucket; readonly others: Bucket }>
+  readonly buckets: ReadonlyMap<Principal, ReadonlyMap<Capability, Bucket>>
 }
 
 const nonEmpty = <A>(xs: ReadonlyArray<A> | undefined): xs is ReadonlyArray<A> => xs !== undefined && xs.length > 0
 
-const compileScope = (scope: ScopeTable): { constraints: number; matches: (s: EvaluationSubject) => boolean } => {
-  const tests: Array<(s: EvaluationSubject) => boolean> = []
-  let constraints = 0
-  if (nonEmpty(scope.models)) {
-    const globs = scope.models.map(globMatcher)
-    const only = globs.length === 1 ? globs[0]! : undefined
-    tests.push(only !== undefined ? (s) => only(s.name) : (s) => globs.some((g) => g(s.name)))
-    constraints |= MODELS
-  }
-  const tagEntries = Object.entries(scope.tags ?? {})
-  if (tagEntries.length > 0) {
-    // Inherited properties are never strings, so `===` against a string value needs no own-property check.
-    const [key, value] = tagEntries[0]!
-    tests.push(tagEntries.length === 1 ? (s) => s.tags[key] === value : (s) => tagEntries.every(([k, v]) => s.tags[k] === v))
-    constraints |= TAGS
-  }
-  if (nonEmpty(scope.classifications)) {
-    const wanted = scope.classifications
-    tests.push((s) => wanted.some((c) => s.classifications.has(c)))
-    constraints |= CLASSIFICATIONS
-  }
-  if (nonEmpty(scope.exclude_classifications)) {
-    const banned = scope.exclude_classifications
-    tests.push((s) => !banned.some((c) => s.classifications.has(c)))
-    constraints |= EXCLUDE
-  }
-  if (scope.contracted !== undefined) {
-    const want = scope.contracted
-    tests.push((s) => s.contracted === want)
-    constraints |= CONTRACTED
-  }
-  if (scope.layer !== undefined) {
-    const want = scope.layer
-    tests.push((s) => s.layer === want)
-    constraints |= LAYER
-  }
-  const matches =
-    tests.length === 0
-      ? () => true
-      : tests.length === 1
-        ? tests[0]!
-        : (s: EvaluationSubject) => {
-            for (const t of tests) if (!t(s)) return false
-            return true
-          }
-  return { constraints, matches }
-}
+const scopeConstraints = (scope: ScopeTable): number =>
+  (nonEmpty(scope.models) ? MODELS : 0) |
+  (Object.keys(scope.tags ?? {}).length > 0 ? TAGS : 0) |
+  (nonEmpty(scope.classifications) ? CLASSIFICATIONS : 0) |
+  (nonEmpty(scope.exclude_classifications) ? EXCLUDE : 0) |
+  (scope.contracted !== undefined ? CONTRACTED : 0) |
+  (scope.layer !== undefined ? LAYER : 0)
 
-const compileRule = (rule: PolicyRule, id: number): CompiledRule => {
-  const { constraints, matches } = compileScope(rule.scope ?? { any: true })
-  const refinement = REFINEMENTS.includes(rule.capability)
-  return {
-    id,
-    rule,
-    effect: rule.effect,
-    constraints: constraints | (refinement ? REFINEMENT : 0),
-    maxDownstreams: rule.scope?.max_downstreams,
-    matches
-  }
-}
+const compileRule = (rule: PolicyRule, id: number): CompiledRule => ({
+  id,
+  rule,
+  effect: rule.effect,
+  constraints: scopeConstraints(rule.scope ?? { any: true }) | (REFINEMENTS.includes(rule.capability) ? REFINEMENT : 0),
+  maxDownstreams: rule.scope?.max_downstreams
+})
 
 /** Capabilities a rule naming `capability` covers. */
 export const coveredCapabilities = (capability: Capability): ReadonlyArray<Capability> =>
   capability === "apply" || capability === "promote" ? [capability, ...REFINEMENTS] : [capability]
 
-const bucketKey = (principal: Principal, capability: Capability) => `${principal}|${capability}`
-
-const literalPrefix = (glob: string): string => {
-  const stop = glob.search(/[*?]/)
-  return stop === -1 ? glob : glob.slice(0, stop)
-}
-
-const push = <K>(map: Map<K, Array<CompiledRule>>, key: K, rule: CompiledRule) => {
-  const list = map.get(key)
-  if (list === undefined) map.set(key, [rule])
-  else list.push(rule)
-}
-
-const indexBucket = (rules: ReadonlyArray<CompiledRule>): Bucket => {
-  const byLayer = new Map<string, Array<CompiledRule>>()
-  const byTag = new Map<string, Array<CompiledRule>>()
-  const byModelPrefix = new Map<string, Array<CompiledRule>>()
-  const rest: Array<CompiledRule> = []
-  for (const rule of rules) {
-    const scope = rule.rule.scope ?? {}
-    const tag = Object.entries(scope.tags ?? {})[0]
-    const models = scope.models ?? []
-    if (scope.layer !== undefined) push(byLayer, scope.layer, rule)
-    else if (tag !== undefined) push(byTag, `${tag[0]}\u0000${tag[1]}`, rule)
-    else if (models.length === 1 && literalPrefix(models[0]!) !== "") push(byModelPrefix, literalPrefix(models[0]!), rule)
-    else rest.push(rule)
+const makeBucket = (rules: ReadonlyArray<CompiledRule>): Bucket => {
+  const index = buildRuleIndex(rules.map((r) => r.rule.scope ?? { any: true }))
+  const denies = new Int32Array(index.words)
+  rules.forEach((r, i) => {
+    if (r.effect === "deny") denies[i >> 5]! |= 1 << (i & 31)
+  })
+  return {
+    rules,
+    index,
+    denies: rules.some((r) => r.effect === "deny") ? denies : undefined,
+    constraints: Int32Array.from(rules, (r) => r.constraints),
+    ranks: Int8Array.from(rules, (r) => RANK[r.effect]),
+    ceilings: Float64Array.from(rules, (r) => (r.effect === "allow" && r.maxDownstreams !== undefined ? r.maxDownstreams : Infinity))
   }
-  const prefixLengths = [...new Set([...byModelPrefix.keys()].map((k) => k.length))].sort((a, b) => a - b)
-  return { byLayer, byTag, byModelPrefix, prefixLengths, rest }
-}
-
-/** Rules of a bucket that match the subject (any order). */
-const matching = (bucket: Bucket, subject: EvaluationSubject): Array<CompiledRule> => {
-  const out: Array<CompiledRule> = []
-  const scan = (list: ReadonlyArray<CompiledRule> | undefined) => {
-    if (list !== undefined) for (const rule of list) if (rule.matches(subject)) out.push(rule)
-  }
-  scan(bucket.rest)
-  if (subject.layer !== undefined) scan(bucket.byLayer.get(subject.layer))
-  if (bucket.byTag.size > 0) for (const k in subject.tags) scan(bucket.byTag.get(`${k}\u0000${subject.tags[k]}`))
-  const name = subject.name
-  for (const length of bucket.prefixLengths) {
-    if (length > name.length) break
-    scan(bucket.byModelPrefix.get(name.slice(0, length)))
-  }
-  return out
 }
 
 /** Compiles a `[policy]` block; `undefined` gives the default posture (no rules, agents review). */
 export const compilePolicy = (block: PolicyBlock | undefined): CompiledPolicy => {
   const rules = (block?.rules ?? []).map(compileRule)
-  const grouped = new Map<string, Array<CompiledRule>>()
+  const grouped = new Map<Principal, Map<Capability, Array<CompiledRule>>>()
   for (const rule of rules) {
+    let byCapability = grouped.get(rule.rule.principal)
+    if (byCapability === undefined) grouped.set(rule.rule.principal, (byCapability = new Map()))
     for (const covered of coveredCapabilities(rule.rule.capability)) {
-      const key = bucketKey(rule.rule.principal, covered)
-      const list = grouped.get(key) ?? []
-      grouped.set(key, list)
-      list.push(rule)
+      const list = byCapability.get(covered)
+      if (list === undefined) byCapability.set(covered, [rule])
+      else list.push(rule)
     }
   }
-  const buckets = new Map<string, { denies: Bucket; others: Bucket }>()
-  for (const [key, list] of grouped) {
-    buckets.set(key, { denies: indexBucket(list.filter((r) => r.effect === "deny")), others: indexBucket(list.filter((r) => r.effect !== "deny")) })
+  const buckets = new Map<Principal, Map<Capability, Bucket>>()
+  for (const [principal, byCapability] of grouped) {
+    buckets.set(principal, new Map([...byCapability].map(([capability, list]) => [capability, makeBucket(list)])))
   }
   return {
     configured: block !== undefined,
@@ -204,11 +129,34 @@ const ceilingDetail = (rule: CompiledRule, reachable: number | undefined): strin
     : `max_downstreams=${rule.maxDownstreams} exceeded (blast radius ${reachable})`
 
 /** For each constraint set (7 bits), the sets that strictly contain it. */
-const STRICT_SUPERSETS: ReadonlyArray<ReadonlyArray<number>> = Array.from({ length: 128 }, (_, m) =>
-  Array.from({ length: 128 }, (_, o) => o).filter((o) => o !== m && (m & o) === m)
+const STRICT_SUPERSETS: ReadonlyArray<Int32Array> = Array.from({ length: 128 }, (_, m) =>
+  Int32Array.from(Array.from({ length: 128 }, (_, o) => o).filter((o) => o !== m && (m & o) === m))
 )
 
-const hasBit = (bits: Array<number>, m: number) => (bits[m >> 5]! & (1 << (m & 31))) !== 0
+// Scratch for one evaluation (synchronous, never re-entered): constraint sets present / dominated.
+const present = new Int32Array(4)
+const dominated = new Int32Array(4)
+const distinct = new Int32Array(128)
+
+const hasBit = (bits: Int32Array, m: number) => (bits[m >> 5]! & (1 << (m & 31))) !== 0
+
+const noMatch = (policy: CompiledPolicy, principal: Principal): Verdict =>
+  principal === "human"
+    ? { effect: "allow", matched_rule: null, reason: "no rule matched; humans are not gated" }
+    : {
+        effect: policy.defaultAgentEffect,
+        matched_rule: null,
+        reason: `no rule matched; default_agent_effect = ${policy.defaultAgentEffect}`
+      }
+
+/** Position of the lowest set bit of `a & b` (`b` optional), or -1. */
+const firstBit = (a: Int32Array, b: Int32Array): number => {
+  for (let w = 0; w < a.length; w++) {
+    const bits = a[w]! & b[w]!
+    if (bits !== 0) return (w << 5) + 31 - Math.clz32(bits & -bits)
+  }
+  return -1
+}
 
 /** The static evaluator (pure): read short-circuit, deny override, specificity, tie-break, ceilings. */
 export const evaluate = (
@@ -218,55 +166,76 @@ export const evaluate = (
   subject: EvaluationSubject
 ): Verdict => {
   if (capability === "read") return { effect: "allow", matched_rule: null, reason: "read is always allowed (short-circuit)" }
-  const bucket = policy.buckets.get(bucketKey(principal, capability))
+  const bucket = policy.buckets.get(principal)?.get(capability)
+  if (bucket === undefined) return noMatch(policy, principal)
+  const matched = matchRules(bucket.index, subject)
   // Deny overrides whatever its specificity: the first matching deny in file order decides.
-  let firstDeny: CompiledRule | undefined
-  if (bucket !== undefined) for (const c of matching(bucket.denies, subject)) if (firstDeny === undefined || c.id < firstDeny.id) firstDeny = c
-  if (firstDeny !== undefined) {
-    return { effect: "deny", matched_rule: firstDeny.id, reason: `denied by rule ${firstDeny.id} (deny overrides)` }
-  }
-  const candidates = bucket === undefined ? [] : matching(bucket.others, subject)
-  if (candidates.length === 0) {
-    return principal === "human"
-      ? { effect: "allow", matched_rule: null, reason: "no rule matched; humans are not gated" }
-      : {
-          effect: policy.defaultAgentEffect,
-          matched_rule: null,
-          reason: `no rule matched; default_agent_effect = ${policy.defaultAgentEffect}`
-        }
-  }
-  const reachable = subject.reachableDownstreams
-  // Dominance is decided once per distinct constraint set present, not once per candidate.
-  const present = [0, 0, 0, 0]
-  const distinct: Array<number> = []
-  for (const c of candidates) {
-    if (!hasBit(present, c.constraints)) distinct.push(c.constraints)
-    present[c.constraints >> 5]! |= 1 << (c.constraints & 31)
-  }
-  const dominated = [0, 0, 0, 0]
-  for (const m of distinct) {
-    if (STRICT_SUPERSETS[m]!.some((o) => hasBit(present, o))) dominated[m >> 5]! |= 1 << (m & 31)
-  }
-  let winner: CompiledRule | undefined
-  let winnerRank = -1
-  let survivors = 0
-  let mixed = false
-  let firstRank = -1
-  let capped: CompiledRule | undefined
-  for (const c of candidates) {
-    const breached = breachesCeiling(c, reachable)
-    if (breached && (capped === undefined || c.id < capped.id)) capped = c
-    if (hasBit(dominated, c.constraints)) continue
-    const rank = breached ? RANK.require_review : RANK[c.effect]
-    survivors++
-    if (firstRank === -1) firstRank = rank
-    else if (rank !== firstRank) mixed = true
-    if (rank > winnerRank || (rank === winnerRank && c.id < winner!.id)) {
-      winner = c
-      winnerRank = rank
+  if (bucket.denies !== undefined) {
+    const deny = firstBit(matched, bucket.denies)
+    if (deny !== -1) {
+      const id = bucket.rules[deny]!.id
+      return { effect: "deny", matched_rule: id, reason: `denied by rule ${id} (deny overrides)` }
     }
   }
-  const top = winner!
+  const { constraints, ranks, ceilings } = bucket
+  // Breached iff ceiling < reachable; an uncountable blast radius breaches every finite ceiling.
+  const reachable = subject.reachableDownstreams
+  const limit = reachable === undefined ? Infinity : reachable
+  // Pass 1 (file order): constraint sets present, and the earliest breached ceiling (sticky cap).
+  present.fill(0)
+  let distinctCount = 0
+  let capped = -1
+  for (let w = 0; w < matched.length; w++) {
+    let bits = matched[w]!
+    while (bits !== 0) {
+      const low = bits & -bits
+      bits ^= low
+      const i = (w << 5) + 31 - Math.clz32(low)
+      const m = constraints[i]!
+      if (!hasBit(present, m)) {
+        present[m >> 5]! |= 1 << (m & 31)
+        distinct[distinctCount++] = m
+      }
+      if (capped === -1 && ceilings[i]! < limit) capped = i
+    }
+  }
+  if (distinctCount === 0) return noMatch(policy, principal)
+  // Dominance is decided once per distinct constraint set present, not once per candidate.
+  dominated.fill(0)
+  for (let d = 0; d < distinctCount; d++) {
+    const m = distinct[d]!
+    const supersets = STRICT_SUPERSETS[m]!
+    for (let k = 0; k < supersets.length; k++) {
+      if (hasBit(present, supersets[k]!)) {
+        dominated[m >> 5]! |= 1 << (m & 31)
+        break
+      }
+    }
+  }
+  // Pass 2 (file order): among undominated candidates the most restrictive wins, earliest first.
+  let winner = -1
+  let winnerRank = -1
+  let survivors = 0
+  let firstRank = -1
+  let mixed = false
+  for (let w = 0; w < matched.length; w++) {
+    let bits = matched[w]!
+    while (bits !== 0) {
+      const low = bits & -bits
+      bits ^= low
+      const i = (w << 5) + 31 - Math.clz32(low)
+      if (hasBit(dominated, constraints[i]!)) continue
+      const rank = ceilings[i]! < limit ? RANK.require_review : ranks[i]!
+      survivors++
+      if (firstRank === -1) firstRank = rank
+      else if (rank !== firstRank) mixed = true
+      if (rank > winnerRank) {
+        winner = i
+        winnerRank = rank
+      }
+    }
+  }
+  const top = bucket.rules[winner]!
   const effect: PolicyEffect = winnerRank === 2 ? "deny" : winnerRank === 1 ? "require_review" : "allow"
   const how =
     survivors === 1
@@ -276,11 +245,12 @@ export const evaluate = (
         : `earliest of ${survivors} equally-specific rules`
   let reason = `${effect} by rule ${top.id} (${how})`
   if (breachesCeiling(top, reachable)) reason += `; ${ceilingDetail(top, reachable)} — allow degraded to require_review`
-  if (effect === "allow" && capped !== undefined) {
+  if (effect === "allow" && capped !== -1) {
+    const cap = bucket.rules[capped]!
     return {
       effect: "require_review",
       matched_rule: top.id,
-      reason: `${reason}; sticky safety cap: rule ${capped.id} ${ceilingDetail(capped, reachable)} — allow capped to require_review`
+      reason: `${reason}; sticky safety cap: rule ${cap.id} ${ceilingDetail(cap, reachable)} — allow capped to require_review`
     }
   }
   return { effect, matched_rule: top.id, reason }

@@ -1,0 +1,242 @@
+import type { ScopeTable } from "../../schemas/policy"
+import type { EvaluationSubject } from "./attributes"
+import { globMatcher } from "./glob"
+
+/**
+ * A predicate index over the rules of one bucket: every scope key is a dimension whose
+ * "passes" set is a bitset over the bucket's rules (bit i = i-th rule in file order), so a
+ * match is the AND of a handful of word-wide sets instead of one closure call per rule.
+ * Per-value hit lists stay sparse (rule positions), keeping memory linear in the rule count.
+ */
+export type Bits = Int32Array
+
+interface GlobCheck {
+  readonly rule: number
+  readonly test: (name: string) => boolean
+}
+
+/** Globs by literal prefix: a node is reached after consuming its prefix from the name. */
+interface TrieNode {
+  readonly children: Map<number, TrieNode>
+  /** `prefix*`: matches every name reaching this node. */
+  readonly prefixed: Array<number>
+  /** Other globs with this literal prefix: verified against the whole name. */
+  readonly verified: Array<GlobCheck>
+}
+
+/** One equality-constrained key: `none` = rules not constraining it, `byValue` = rules requiring a value. */
+interface Keyed {
+  readonly key: string
+  readonly none: Bits
+  readonly byValue: ReadonlyMap<string, Int32Array>
+}
+
+export interface RuleIndex {
+  readonly size: number
+  readonly words: number
+  /** Rules without a model constraint, or with a glob matching every name. */
+  readonly modelFree: Bits
+  readonly exact: ReadonlyMap<string, Int32Array>
+  readonly trie: TrieNode | undefined
+  /** Globs without a literal prefix (`*_orders`, `?x`): verified on every evaluation. */
+  readonly floating: ReadonlyArray<GlobCheck>
+  readonly layer: Keyed | undefined
+  readonly tags: ReadonlyArray<Keyed>
+  /** Pass sets for contracted = false / true. */
+  readonly contracted: readonly [Bits, Bits] | undefined
+  readonly include: { readonly none: Bits; readonly byClass: ReadonlyMap<string, Int32Array> } | undefined
+  readonly exclude: ReadonlyMap<string, Int32Array> | undefined
+  /** Scratch sets reused across evaluations (evaluation is synchronous, so never shared mid-use). */
+  readonly acc: Bits
+  readonly tmp: Bits
+}
+
+const nonEmpty = <A>(xs: ReadonlyArray<A> | undefined): xs is ReadonlyArray<A> => xs !== undefined && xs.length > 0
+
+const hasOwn = (record: object, key: string) => Object.prototype.hasOwnProperty.call(record, key)
+
+const setBit = (bits: Bits, i: number) => {
+  bits[i >> 5]! |= 1 << (i & 31)
+}
+
+const setAll = (bits: Bits, rules: Int32Array) => {
+  for (let k = 0; k < rules.length; k++) {
+    const i = rules[k]!
+    bits[i >> 5]! |= 1 << (i & 31)
+  }
+}
+
+const clearAll = (bits: Bits, rules: Int32Array) => {
+  for (let k = 0; k < rules.length; k++) {
+    const i = rules[k]!
+    bits[i >> 5]! &= ~(1 << (i & 31))
+  }
+}
+
+const and = (bits: Bits, other: Bits) => {
+  for (let w = 0; w < bits.length; w++) bits[w]! &= other[w]!
+}
+
+const pushTo = (map: Map<string, Array<number>>, key: string, rule: number) => {
+  const list = map.get(key)
+  if (list === undefined) map.set(key, [rule])
+  else if (list[list.length - 1] !== rule) list.push(rule)
+}
+
+const freeze = (map: Map<string, Array<number>>): Map<string, Int32Array> =>
+  new Map([...map].map(([k, list]) => [k, Int32Array.from(list)]))
+
+/** `*`/`?` split: the literal head, and whether the rest is only `*` (then a prefix test suffices). */
+const splitGlob = (glob: string): { readonly prefix: string; readonly starsOnly: boolean } => {
+  const stop = glob.search(/[*?]/)
+  if (stop === -1) return { prefix: glob, starsOnly: false }
+  return { prefix: glob.slice(0, stop), starsOnly: /^\*+$/.test(glob.slice(stop)) }
+}
+
+const trieNode = (): TrieNode => ({ children: new Map(), prefixed: [], verified: [] })
+
+const trieInsert = (root: TrieNode, prefix: string): TrieNode => {
+  let node = root
+  for (let i = 0; i < prefix.length; i++) {
+    const code = prefix.charCodeAt(i)
+    let next = node.children.get(code)
+    if (next === undefined) {
+      next = trieNode()
+      node.children.set(code, next)
+    }
+    node = next
+  }
+  return node
+}
+
+const keyed = (key: string, words: number, size: number, constrained: ReadonlyArray<readonly [number, string]>): Keyed => {
+  const none = fullSet(words, size)
+  const byValue = new Map<string, Array<number>>()
+  for (const [rule, value] of constrained) {
+    none[rule >> 5]! &= ~(1 << (rule & 31))
+    pushTo(byValue, value, rule)
+  }
+  return { key, none, byValue: freeze(byValue) }
+}
+
+const fullSet = (words: number, size: number): Bits => {
+  const bits = new Int32Array(words)
+  for (let i = 0; i < size; i++) setBit(bits, i)
+  return bits
+}
+
+/** Builds the index over `scopes` (position = bit). */
+export const buildRuleIndex = (scopes: ReadonlyArray<ScopeTable>): RuleIndex => {
+  const size = scopes.length
+  const words = Math.max(1, (size + 31) >> 5)
+  const modelFree = new Int32Array(words)
+  const exact = new Map<string, Array<number>>()
+  let trie: TrieNode | undefined
+  const floating: Array<GlobCheck> = []
+  const layered: Array<readonly [number, string]> = []
+  const tagged = new Map<string, Array<readonly [number, string]>>()
+  const contractedFalse = new Int32Array(words)
+  const contractedTrue = new Int32Array(words)
+  let anyContracted = false
+  const includeNone = new Int32Array(words)
+  const includeBy = new Map<string, Array<number>>()
+  const excludeBy = new Map<string, Array<number>>()
+
+  scopes.forEach((scope, i) => {
+    if (!nonEmpty(scope.models)) setBit(modelFree, i)
+    else {
+      for (const glob of scope.models) {
+        const { prefix, starsOnly } = splitGlob(glob)
+        if (prefix === glob) pushTo(exact, glob, i)
+        else if (prefix === "" && starsOnly) setBit(modelFree, i)
+        else if (prefix === "") floating.push({ rule: i, test: globMatcher(glob) })
+        else {
+          trie ??= trieNode()
+          const node = trieInsert(trie, prefix)
+          if (starsOnly) node.prefixed.push(i)
+          else node.verified.push({ rule: i, test: globMatcher(glob) })
+        }
+      }
+    }
+    if (scope.layer !== undefined) layered.push([i, scope.layer])
+    for (const [key, value] of Object.entries(scope.tags ?? {})) {
+      const list = tagged.get(key)
+      if (list === undefined) tagged.set(key, [[i, value]])
+      else list.push([i, value])
+    }
+    if (scope.contracted === undefined || !scope.contracted) setBit(contractedFalse, i)
+    if (scope.contracted === undefined || scope.contracted) setBit(contractedTrue, i)
+    if (scope.contracted !== undefined) anyContracted = true
+    if (!nonEmpty(scope.classifications)) setBit(includeNone, i)
+    else for (const c of scope.classifications) pushTo(includeBy, c, i)
+    if (nonEmpty(scope.exclude_classifications)) for (const c of scope.exclude_classifications) pushTo(excludeBy, c, i)
+  })
+
+  return {
+    size,
+    words,
+    modelFree,
+    exact: freeze(exact),
+    trie,
+    floating,
+    layer: layered.length === 0 ? undefined : keyed("layer", words, size, layered),
+    tags: [...tagged].map(([key, list]) => keyed(key, words, size, list)),
+    contracted: anyContracted ? [contractedFalse, contractedTrue] : undefined,
+    include: includeBy.size === 0 ? undefined : { none: includeNone, byClass: freeze(includeBy) },
+    exclude: excludeBy.size === 0 ? undefined : freeze(excludeBy),
+    acc: new Int32Array(words),
+    tmp: new Int32Array(words)
+  }
+}
+
+const andKeyed = (acc: Bits, tmp: Bits, dim: Keyed, value: string | undefined) => {
+  const hits = value === undefined ? undefined : dim.byValue.get(value)
+  if (hits === undefined) and(acc, dim.none)
+  else {
+    tmp.set(dim.none)
+    setAll(tmp, hits)
+    and(acc, tmp)
+  }
+}
+
+/** The rules whose scope the subject satisfies, as a bitset (the index's scratch: read it before the next call). */
+export const matchRules = (index: RuleIndex, subject: EvaluationSubject): Bits => {
+  const { acc, tmp } = index
+  acc.set(index.modelFree)
+  const name = subject.name
+  if (index.exact.size > 0) {
+    const hits = index.exact.get(name)
+    if (hits !== undefined) setAll(acc, hits)
+  }
+  let node = index.trie
+  for (let i = 0; node !== undefined && i < name.length; i++) {
+    node = node.children.get(name.charCodeAt(i))
+    if (node === undefined) break
+    for (const rule of node.prefixed) setBit(acc, rule)
+    for (const glob of node.verified) if (glob.test(name)) setBit(acc, glob.rule)
+  }
+  for (const glob of index.floating) if (glob.test(name)) setBit(acc, glob.rule)
+  if (index.layer !== undefined) andKeyed(acc, tmp, index.layer, subject.layer)
+  const tags = subject.tags
+  for (const dim of index.tags) andKeyed(acc, tmp, dim, hasOwn(tags, dim.key) ? tags[dim.key] : undefined)
+  if (index.contracted !== undefined) and(acc, index.contracted[subject.contracted ? 1 : 0])
+  const classes = subject.classifications
+  if (index.include !== undefined) {
+    if (classes.size === 0) and(acc, index.include.none)
+    else {
+      tmp.set(index.include.none)
+      for (const c of classes) {
+        const hits = index.include.byClass.get(c)
+        if (hits !== undefined) setAll(tmp, hits)
+      }
+      and(acc, tmp)
+    }
+  }
+  if (index.exclude !== undefined && classes.size > 0) {
+    for (const c of classes) {
+      const hits = index.exclude.get(c)
+      if (hits !== undefined) clearAll(acc, hits)
+    }
+  }
+  return acc
+}
