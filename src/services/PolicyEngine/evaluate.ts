@@ -43,10 +43,19 @@ export interface Bucket {
   readonly index: RuleIndex
   /** Bits of the deny rules, or `undefined` when the bucket has none. */
   readonly denies: Bits | undefined
+  readonly allows: Bits
+  readonly reviews: Bits
+  /** Each rule's constraint set, by position. */
   readonly constraints: Int32Array
-  readonly ranks: Int8Array
-  /** An allow rule's `max_downstreams`; `Infinity` for rules without a ceiling (never breached). */
-  readonly ceilings: Float64Array
+  /** Distinct constraint sets of the bucket, and the bits of the rules carrying each. */
+  readonly masks: Int32Array
+  readonly maskBits: ReadonlyArray<Bits>
+  /** Allow rules with a `max_downstreams`, by ascending ceiling. */
+  readonly ceilingRules: Int32Array
+  readonly ceilingValues: Float64Array
+  /** Scratch sets (evaluation is synchronous, so never shared mid-use). */
+  readonly survivors: Bits
+  readonly breached: Bits
 }
 
 export interface CompiledPolicy {
@@ -78,19 +87,35 @@ const compileRule = (rule: PolicyRule, id: number): CompiledRule => ({
 export const coveredCapabilities = (capability: Capability): ReadonlyArray<Capability> =>
   capability === "apply" || capability === "promote" ? [capability, ...REFINEMENTS] : [capability]
 
+const bitsOf = (words: number, rules: ReadonlyArray<CompiledRule>, keep: (rule: CompiledRule) => boolean): Bits => {
+  const bits = new Int32Array(words)
+  rules.forEach((r, i) => {
+    if (keep(r)) bits[i >> 5]! |= 1 << (i & 31)
+  })
+  return bits
+}
+
 const makeBucket = (rules: ReadonlyArray<CompiledRule>): Bucket => {
   const index = buildRuleIndex(rules.map((r) => r.rule.scope ?? { any: true }))
-  const denies = new Int32Array(index.words)
-  rules.forEach((r, i) => {
-    if (r.effect === "deny") denies[i >> 5]! |= 1 << (i & 31)
-  })
+  const words = index.words
+  const masks = [...new Set(rules.map((r) => r.constraints))]
+  const ceilinged = rules
+    .map((r, i) => [i, r.effect === "allow" ? r.maxDownstreams : undefined] as const)
+    .filter((e): e is readonly [number, number] => e[1] !== undefined)
+    .sort((a, b) => a[1] - b[1] || a[0] - b[0])
   return {
     rules,
     index,
-    denies: rules.some((r) => r.effect === "deny") ? denies : undefined,
+    denies: rules.some((r) => r.effect === "deny") ? bitsOf(words, rules, (r) => r.effect === "deny") : undefined,
+    allows: bitsOf(words, rules, (r) => r.effect === "allow"),
+    reviews: bitsOf(words, rules, (r) => r.effect === "require_review"),
     constraints: Int32Array.from(rules, (r) => r.constraints),
-    ranks: Int8Array.from(rules, (r) => RANK[r.effect]),
-    ceilings: Float64Array.from(rules, (r) => (r.effect === "allow" && r.maxDownstreams !== undefined ? r.maxDownstreams : Infinity))
+    masks: Int32Array.from(masks),
+    maskBits: masks.map((m) => bitsOf(words, rules, (r) => r.constraints === m)),
+    ceilingRules: Int32Array.from(ceilinged, (e) => e[0]),
+    ceilingValues: Float64Array.from(ceilinged, (e) => e[1]),
+    survivors: new Int32Array(words),
+    breached: new Int32Array(words)
   }
 }
 
@@ -149,13 +174,91 @@ const noMatch = (policy: CompiledPolicy, principal: Principal): Verdict =>
         reason: `no rule matched; default_agent_effect = ${policy.defaultAgentEffect}`
       }
 
-/** Position of the lowest set bit of `a & b` (`b` optional), or -1. */
+/** Position of the lowest set bit of `a & b`, or -1. */
 const firstBit = (a: Int32Array, b: Int32Array): number => {
   for (let w = 0; w < a.length; w++) {
     const bits = a[w]! & b[w]!
     if (bits !== 0) return (w << 5) + 31 - Math.clz32(bits & -bits)
   }
   return -1
+}
+
+const lowestBit = (w: number, bits: number) => (w << 5) + 31 - Math.clz32(bits & -bits)
+
+const popcount = (x: number): number => {
+  x -= (x >>> 1) & 0x55555555
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333)
+  return (Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24)
+}
+
+const intersects = (a: Int32Array, b: Int32Array): boolean => {
+  for (let w = 0; w < a.length; w++) if ((a[w]! & b[w]!) !== 0) return true
+  return false
+}
+
+const dominatedSet = (m: number): boolean => {
+  const supersets = STRICT_SUPERSETS[m]!
+  for (let k = 0; k < supersets.length; k++) if (hasBit(present, supersets[k]!)) return true
+  return false
+}
+
+/** Survivors (candidates whose constraint set no present set strictly contains), candidate by candidate. */
+const sparseSurvivors = (bucket: Bucket, matched: Bits): Bits => {
+  const { constraints } = bucket
+  present.fill(0)
+  let distinctCount = 0
+  for (let w = 0; w < matched.length; w++) {
+    let bits = matched[w]!
+    while (bits !== 0) {
+      const low = bits & -bits
+      bits ^= low
+      const m = constraints[(w << 5) + 31 - Math.clz32(low)]!
+      if (!hasBit(present, m)) {
+        present[m >> 5]! |= 1 << (m & 31)
+        distinct[distinctCount++] = m
+      }
+    }
+  }
+  dominated.fill(0)
+  for (let d = 0; d < distinctCount; d++) {
+    const m = distinct[d]!
+    if (dominatedSet(m)) dominated[m >> 5]! |= 1 << (m & 31)
+  }
+  const out = bucket.survivors
+  out.set(matched)
+  for (let w = 0; w < matched.length; w++) {
+    let bits = matched[w]!
+    while (bits !== 0) {
+      const low = bits & -bits
+      bits ^= low
+      if (hasBit(dominated, constraints[(w << 5) + 31 - Math.clz32(low)]!)) out[w]! &= ~low
+    }
+  }
+  return out
+}
+
+/** Survivors, constraint set by constraint set (each set's rules are one bitset). */
+const denseSurvivors = (bucket: Bucket, matched: Bits): Bits => {
+  const { masks, maskBits } = bucket
+  present.fill(0)
+  let distinctCount = 0
+  for (let j = 0; j < masks.length; j++) {
+    if (intersects(matched, maskBits[j]!)) {
+      const m = masks[j]!
+      present[m >> 5]! |= 1 << (m & 31)
+      distinct[distinctCount++] = j
+    }
+  }
+  const out = bucket.survivors
+  out.set(matched)
+  for (let d = 0; d < distinctCount; d++) {
+    const j = distinct[d]!
+    if (dominatedSet(masks[j]!)) {
+      const drop = maskBits[j]!
+      for (let w = 0; w < out.length; w++) out[w]! &= ~drop[w]!
+    }
+  }
+  return out
 }
 
 /** The static evaluator (pure): read short-circuit, deny override, specificity, tie-break, ceilings. */
@@ -177,66 +280,42 @@ export const evaluate = (
       return { effect: "deny", matched_rule: id, reason: `denied by rule ${id} (deny overrides)` }
     }
   }
-  const { constraints, ranks, ceilings } = bucket
-  // Breached iff ceiling < reachable; an uncountable blast radius breaches every finite ceiling.
+  let candidates = 0
+  for (let w = 0; w < matched.length; w++) candidates += popcount(matched[w]!)
+  if (candidates === 0) return noMatch(policy, principal)
+  // Few candidates: walk them; many: test whole constraint-set bitsets (cost independent of matches).
+  const survivorsBits = candidates * 4 < bucket.masks.length * matched.length ? sparseSurvivors(bucket, matched) : denseSurvivors(bucket, matched)
+  // Breached ceilings: ceiling < reachable; an uncountable blast radius breaches every ceiling.
   const reachable = subject.reachableDownstreams
   const limit = reachable === undefined ? Infinity : reachable
-  // Pass 1 (file order): constraint sets present, and the earliest breached ceiling (sticky cap).
-  present.fill(0)
-  let distinctCount = 0
+  const breached = bucket.breached
+  breached.fill(0)
+  const { ceilingRules, ceilingValues } = bucket
+  for (let k = 0; k < ceilingRules.length && ceilingValues[k]! < limit; k++) {
+    const i = ceilingRules[k]!
+    breached[i >> 5]! |= 1 << (i & 31)
+  }
+  // Most restrictive wins (a breached allow counts as require_review), earliest first.
+  const { allows, reviews } = bucket
+  let survivors = 0
+  let firstReview = -1
+  let firstAllow = -1
   let capped = -1
   for (let w = 0; w < matched.length; w++) {
-    let bits = matched[w]!
-    while (bits !== 0) {
-      const low = bits & -bits
-      bits ^= low
-      const i = (w << 5) + 31 - Math.clz32(low)
-      const m = constraints[i]!
-      if (!hasBit(present, m)) {
-        present[m >> 5]! |= 1 << (m & 31)
-        distinct[distinctCount++] = m
-      }
-      if (capped === -1 && ceilings[i]! < limit) capped = i
-    }
+    const live = survivorsBits[w]!
+    const hot = breached[w]!
+    if (capped === -1 && (matched[w]! & hot) !== 0) capped = lowestBit(w, matched[w]! & hot)
+    if (live === 0) continue
+    survivors += popcount(live)
+    const review = (reviews[w]! | hot) & live
+    const allow = allows[w]! & ~hot & live
+    if (firstReview === -1 && review !== 0) firstReview = lowestBit(w, review)
+    if (firstAllow === -1 && allow !== 0) firstAllow = lowestBit(w, allow)
   }
-  if (distinctCount === 0) return noMatch(policy, principal)
-  // Dominance is decided once per distinct constraint set present, not once per candidate.
-  dominated.fill(0)
-  for (let d = 0; d < distinctCount; d++) {
-    const m = distinct[d]!
-    const supersets = STRICT_SUPERSETS[m]!
-    for (let k = 0; k < supersets.length; k++) {
-      if (hasBit(present, supersets[k]!)) {
-        dominated[m >> 5]! |= 1 << (m & 31)
-        break
-      }
-    }
-  }
-  // Pass 2 (file order): among undominated candidates the most restrictive wins, earliest first.
-  let winner = -1
-  let winnerRank = -1
-  let survivors = 0
-  let firstRank = -1
-  let mixed = false
-  for (let w = 0; w < matched.length; w++) {
-    let bits = matched[w]!
-    while (bits !== 0) {
-      const low = bits & -bits
-      bits ^= low
-      const i = (w << 5) + 31 - Math.clz32(low)
-      if (hasBit(dominated, constraints[i]!)) continue
-      const rank = ceilings[i]! < limit ? RANK.require_review : ranks[i]!
-      survivors++
-      if (firstRank === -1) firstRank = rank
-      else if (rank !== firstRank) mixed = true
-      if (rank > winnerRank) {
-        winner = i
-        winnerRank = rank
-      }
-    }
-  }
-  const top = bucket.rules[winner]!
-  const effect: PolicyEffect = winnerRank === 2 ? "deny" : winnerRank === 1 ? "require_review" : "allow"
+  const mixed = firstReview !== -1 && firstAllow !== -1
+  const winnerRank = firstReview !== -1 ? RANK.require_review : RANK.allow
+  const top = bucket.rules[firstReview !== -1 ? firstReview : firstAllow]!
+  const effect: PolicyEffect = winnerRank === 1 ? "require_review" : "allow"
   const how =
     survivors === 1
       ? "most-specific match"
