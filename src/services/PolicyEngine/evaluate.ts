@@ -158,12 +158,10 @@ const STRICT_SUPERSETS: ReadonlyArray<Int32Array> = Array.from({ length: 128 }, 
   Int32Array.from(Array.from({ length: 128 }, (_, o) => o).filter((o) => o !== m && (m & o) === m))
 )
 
-// Scratch for one evaluation (synchronous, never re-entered): constraint sets present / dominated.
-const present = new Int32Array(4)
-const dominated = new Int32Array(4)
+// Scratch for one evaluation (synchronous, never re-entered): flags per constraint set.
+const present = new Uint8Array(128)
+const dominated = new Uint8Array(128)
 const distinct = new Int32Array(128)
-
-const hasBit = (bits: Int32Array, m: number) => (bits[m >> 5]! & (1 << (m & 31))) !== 0
 
 const noMatch = (policy: CompiledPolicy, principal: Principal): Verdict =>
   principal === "human"
@@ -174,16 +172,18 @@ const noMatch = (policy: CompiledPolicy, principal: Principal): Verdict =>
         reason: `no rule matched; default_agent_effect = ${policy.defaultAgentEffect}`
       }
 
+/** Position of the lowest set bit of word `w` (non-zero `bits`); `-bits` never overflows int32. */
+const lowestBit = (w: number, bits: number) => (w << 5) + 31 - Math.clz32(bits === -2147483648 ? bits : bits & -bits)
+
 /** Position of the lowest set bit of `a & b`, or -1. */
 const firstBit = (a: Int32Array, b: Int32Array): number => {
   for (let w = 0; w < a.length; w++) {
     const bits = a[w]! & b[w]!
-    if (bits !== 0) return (w << 5) + 31 - Math.clz32(bits & -bits)
+    if (bits !== 0) return lowestBit(w, bits)
   }
   return -1
 }
 
-const lowestBit = (w: number, bits: number) => (w << 5) + 31 - Math.clz32(bits & -bits)
 
 const popcount = (x: number): number => {
   x -= (x >>> 1) & 0x55555555
@@ -198,54 +198,52 @@ const intersects = (a: Int32Array, b: Int32Array): boolean => {
 
 const dominatedSet = (m: number): boolean => {
   const supersets = STRICT_SUPERSETS[m]!
-  for (let k = 0; k < supersets.length; k++) if (hasBit(present, supersets[k]!)) return true
+  for (let k = 0; k < supersets.length; k++) if (present[supersets[k]!] === 1) return true
   return false
 }
 
 /** Survivors (candidates whose constraint set no present set strictly contains), candidate by candidate. */
 const sparseSurvivors = (bucket: Bucket, matched: Bits): Bits => {
   const { constraints } = bucket
-  present.fill(0)
   let distinctCount = 0
+  // Bits are visited high to low within a word: order is irrelevant here and `1 << 31` stays int32.
   for (let w = 0; w < matched.length; w++) {
     let bits = matched[w]!
     while (bits !== 0) {
-      const low = bits & -bits
-      bits ^= low
-      const m = constraints[(w << 5) + 31 - Math.clz32(low)]!
-      if (!hasBit(present, m)) {
-        present[m >> 5]! |= 1 << (m & 31)
+      const b = 31 - Math.clz32(bits)
+      bits ^= 1 << b
+      const m = constraints[(w << 5) | b]!
+      if (present[m] === 0) {
+        present[m] = 1
         distinct[distinctCount++] = m
       }
     }
   }
-  dominated.fill(0)
   for (let d = 0; d < distinctCount; d++) {
     const m = distinct[d]!
-    if (dominatedSet(m)) dominated[m >> 5]! |= 1 << (m & 31)
+    dominated[m] = dominatedSet(m) ? 1 : 0
   }
   const out = bucket.survivors
   out.set(matched)
   for (let w = 0; w < matched.length; w++) {
     let bits = matched[w]!
     while (bits !== 0) {
-      const low = bits & -bits
-      bits ^= low
-      if (hasBit(dominated, constraints[(w << 5) + 31 - Math.clz32(low)]!)) out[w]! &= ~low
+      const b = 31 - Math.clz32(bits)
+      bits ^= 1 << b
+      if (dominated[constraints[(w << 5) | b]!] === 1) out[w]! &= ~(1 << b)
     }
   }
+  for (let d = 0; d < distinctCount; d++) present[distinct[d]!] = 0
   return out
 }
 
 /** Survivors, constraint set by constraint set (each set's rules are one bitset). */
 const denseSurvivors = (bucket: Bucket, matched: Bits): Bits => {
   const { masks, maskBits } = bucket
-  present.fill(0)
   let distinctCount = 0
   for (let j = 0; j < masks.length; j++) {
     if (intersects(matched, maskBits[j]!)) {
-      const m = masks[j]!
-      present[m >> 5]! |= 1 << (m & 31)
+      present[masks[j]!] = 1
       distinct[distinctCount++] = j
     }
   }
@@ -258,6 +256,7 @@ const denseSurvivors = (bucket: Bucket, matched: Bits): Bits => {
       for (let w = 0; w < out.length; w++) out[w]! &= ~drop[w]!
     }
   }
+  for (let d = 0; d < distinctCount; d++) present[masks[distinct[d]!]!] = 0
   return out
 }
 
