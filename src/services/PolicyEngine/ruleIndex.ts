@@ -24,12 +24,19 @@ interface TrieNode {
   readonly verified: Array<GlobCheck>
 }
 
-/** One equality-constrained key: `none` = rules not constraining it, `byValue` = rules requiring a value. */
+/**
+ * One equality-constrained key: `none` = rules not constraining it; per value, the pass set
+ * (`none` ∪ rules requiring it) precomputed when few values, else the sparse hit list.
+ */
 interface Keyed {
   readonly key: string
   readonly none: Bits
+  readonly passes: ReadonlyMap<string, Bits> | undefined
   readonly byValue: ReadonlyMap<string, Int32Array>
 }
+
+/** Dense per-value sets are kept while they cost at most this many words per dimension. */
+const DENSE_WORDS = 1 << 15
 
 export interface RuleIndex {
   readonly size: number
@@ -44,7 +51,14 @@ export interface RuleIndex {
   readonly tags: ReadonlyArray<Keyed>
   /** Pass sets for contracted = false / true. */
   readonly contracted: readonly [Bits, Bits] | undefined
-  readonly include: { readonly none: Bits; readonly byClass: ReadonlyMap<string, Int32Array> } | undefined
+  readonly include:
+    | {
+        readonly none: Bits
+        readonly byClass: ReadonlyMap<string, Int32Array>
+        /** Per class, `none` ∪ rules wanting it (when few classes): one class needs no scratch. */
+        readonly passes: ReadonlyMap<string, Bits> | undefined
+      }
+    | undefined
   readonly exclude: ReadonlyMap<string, Int32Array> | undefined
   /** Scratch sets reused across evaluations (evaluation is synchronous, so never shared mid-use). */
   readonly acc: Bits
@@ -116,7 +130,19 @@ const keyed = (key: string, words: number, size: number, constrained: ReadonlyAr
     none[rule >> 5]! &= ~(1 << (rule & 31))
     pushTo(byValue, value, rule)
   }
-  return { key, none, byValue: freeze(byValue) }
+  const sparse = freeze(byValue)
+  return { key, none, passes: densePasses(none, sparse, words), byValue: sparse }
+}
+
+const densePasses = (base: Bits, hits: ReadonlyMap<string, Int32Array>, words: number): Map<string, Bits> | undefined => {
+  if (hits.size * words > DENSE_WORDS) return undefined
+  return new Map(
+    [...hits].map(([value, rules]) => {
+      const bits = Int32Array.from(base)
+      setAll(bits, rules)
+      return [value, bits]
+    })
+  )
 }
 
 const fullSet = (words: number, size: number): Bits => {
@@ -124,6 +150,12 @@ const fullSet = (words: number, size: number): Bits => {
   for (let i = 0; i < size; i++) setBit(bits, i)
   return bits
 }
+
+const includeDimension = (none: Bits, byClass: Map<string, Int32Array>, words: number) => ({
+  none,
+  byClass,
+  passes: densePasses(none, byClass, words)
+})
 
 /** Builds the index over `scopes` (position = bit). */
 export const buildRuleIndex = (scopes: ReadonlyArray<ScopeTable>): RuleIndex => {
@@ -182,7 +214,7 @@ export const buildRuleIndex = (scopes: ReadonlyArray<ScopeTable>): RuleIndex => 
     layer: layered.length === 0 ? undefined : keyed("layer", words, size, layered),
     tags: [...tagged].map(([key, list]) => keyed(key, words, size, list)),
     contracted: anyContracted ? [contractedFalse, contractedTrue] : undefined,
-    include: includeBy.size === 0 ? undefined : { none: includeNone, byClass: freeze(includeBy) },
+    include: includeBy.size === 0 ? undefined : includeDimension(includeNone, freeze(includeBy), words),
     exclude: excludeBy.size === 0 ? undefined : freeze(excludeBy),
     acc: new Int32Array(words),
     tmp: new Int32Array(words)
@@ -190,6 +222,10 @@ export const buildRuleIndex = (scopes: ReadonlyArray<ScopeTable>): RuleIndex => 
 }
 
 const andKeyed = (acc: Bits, tmp: Bits, dim: Keyed, value: string | undefined) => {
+  if (dim.passes !== undefined) {
+    and(acc, (value === undefined ? undefined : dim.passes.get(value)) ?? dim.none)
+    return
+  }
   const hits = value === undefined ? undefined : dim.byValue.get(value)
   if (hits === undefined) and(acc, dim.none)
   else {
@@ -223,7 +259,9 @@ export const matchRules = (index: RuleIndex, subject: EvaluationSubject): Bits =
   const classes = subject.classifications
   if (index.include !== undefined) {
     if (classes.size === 0) and(acc, index.include.none)
-    else {
+    else if (classes.size === 1 && index.include.passes !== undefined) {
+      for (const c of classes) and(acc, index.include.passes.get(c) ?? index.include.none)
+    } else {
       tmp.set(index.include.none)
       for (const c of classes) {
         const hits = index.include.byClass.get(c)
