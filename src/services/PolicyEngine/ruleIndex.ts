@@ -15,10 +15,10 @@ interface GlobCheck {
   readonly test: (name: string) => boolean
 }
 
-/** Globs by literal prefix: a node is reached after consuming its prefix from the name. */
+/** Globs by literal prefix (or suffix, walked backwards): a node is reached after consuming it from the name. */
 interface TrieNode {
   readonly children: Map<number, TrieNode>
-  /** `prefix*`: matches every name reaching this node. */
+  /** `prefix*` (or `*suffix`): matches every name reaching this node. */
   readonly prefixed: Array<number>
   /** Other globs with this literal prefix: verified against the whole name. */
   readonly verified: Array<GlobCheck>
@@ -35,6 +35,13 @@ interface Keyed {
   readonly byValue: ReadonlyMap<string, Int32Array>
 }
 
+/** A key constrained by few rules: each rule's position and required value. */
+interface RareKey {
+  readonly key: string
+  readonly rules: Int32Array
+  readonly values: ReadonlyArray<string>
+}
+
 /** Dense per-value sets are kept while they cost at most this many words per dimension. */
 const DENSE_WORDS = 1 << 15
 
@@ -45,10 +52,14 @@ export interface RuleIndex {
   readonly modelFree: Bits
   readonly exact: ReadonlyMap<string, Int32Array>
   readonly trie: TrieNode | undefined
-  /** Globs without a literal prefix (`*_orders`, `?x`): verified on every evaluation. */
+  /** Globs without a literal prefix but with a literal suffix (`*_orders`), by reversed suffix. */
+  readonly suffixTrie: TrieNode | undefined
+  /** Globs with neither (`*pii*`, `?x?`): verified on every evaluation. */
   readonly floating: ReadonlyArray<GlobCheck>
   readonly layer: Keyed | undefined
   readonly tags: ReadonlyArray<Keyed>
+  /** Tag keys few rules constrain: those rules are cleared unless the value matches (no word-wide pass). */
+  readonly rareTags: ReadonlyArray<RareKey>
   /** Pass sets for contracted = false / true. */
   readonly contracted: readonly [Bits, Bits] | undefined
   readonly include:
@@ -107,12 +118,18 @@ const splitGlob = (glob: string): { readonly prefix: string; readonly starsOnly:
   return { prefix: glob.slice(0, stop), starsOnly: /^\*+$/.test(glob.slice(stop)) }
 }
 
+/** The literal tail after the last wildcard, and whether everything before it is `*` (then a suffix test suffices). */
+const splitSuffix = (glob: string): { readonly suffix: string; readonly starsOnly: boolean } => {
+  const last = Math.max(glob.lastIndexOf("*"), glob.lastIndexOf("?"))
+  return { suffix: glob.slice(last + 1), starsOnly: /^\*+$/.test(glob.slice(0, last + 1)) }
+}
+
 const trieNode = (): TrieNode => ({ children: new Map(), prefixed: [], verified: [] })
 
-const trieInsert = (root: TrieNode, prefix: string): TrieNode => {
+const trieInsert = (root: TrieNode, prefix: string, backwards: boolean): TrieNode => {
   let node = root
   for (let i = 0; i < prefix.length; i++) {
-    const code = prefix.charCodeAt(i)
+    const code = prefix.charCodeAt(backwards ? prefix.length - 1 - i : i)
     let next = node.children.get(code)
     if (next === undefined) {
       next = trieNode()
@@ -164,6 +181,7 @@ export const buildRuleIndex = (scopes: ReadonlyArray<ScopeTable>): RuleIndex => 
   const modelFree = new Int32Array(words)
   const exact = new Map<string, Array<number>>()
   let trie: TrieNode | undefined
+  let suffixTrie: TrieNode | undefined
   const floating: Array<GlobCheck> = []
   const layered: Array<readonly [number, string]> = []
   const tagged = new Map<string, Array<readonly [number, string]>>()
@@ -181,10 +199,18 @@ export const buildRuleIndex = (scopes: ReadonlyArray<ScopeTable>): RuleIndex => 
         const { prefix, starsOnly } = splitGlob(glob)
         if (prefix === glob) pushTo(exact, glob, i)
         else if (prefix === "" && starsOnly) setBit(modelFree, i)
-        else if (prefix === "") floating.push({ rule: i, test: globMatcher(glob) })
-        else {
+        else if (prefix === "") {
+          const { suffix, starsOnly: suffixOnly } = splitSuffix(glob)
+          if (suffix === "") floating.push({ rule: i, test: globMatcher(glob) })
+          else {
+            suffixTrie ??= trieNode()
+            const node = trieInsert(suffixTrie, suffix, true)
+            if (suffixOnly) node.prefixed.push(i)
+            else node.verified.push({ rule: i, test: globMatcher(glob) })
+          }
+        } else {
           trie ??= trieNode()
-          const node = trieInsert(trie, prefix)
+          const node = trieInsert(trie, prefix, false)
           if (starsOnly) node.prefixed.push(i)
           else node.verified.push({ rule: i, test: globMatcher(glob) })
         }
@@ -210,9 +236,14 @@ export const buildRuleIndex = (scopes: ReadonlyArray<ScopeTable>): RuleIndex => 
     modelFree,
     exact: freeze(exact),
     trie,
+    suffixTrie,
     floating,
     layer: layered.length === 0 ? undefined : keyed("layer", words, size, layered),
-    tags: [...tagged].map(([key, list]) => keyed(key, words, size, list)),
+    // A key constrained by fewer rules than a few words' worth is cheaper per rule than per word.
+    tags: [...tagged].filter(([, list]) => list.length > words * 2).map(([key, list]) => keyed(key, words, size, list)),
+    rareTags: [...tagged]
+      .filter(([, list]) => list.length <= words * 2)
+      .map(([key, list]) => ({ key, rules: Int32Array.from(list, (e) => e[0]), values: list.map((e) => e[1]) })),
     contracted: anyContracted ? [contractedFalse, contractedTrue] : undefined,
     include: includeBy.size === 0 ? undefined : includeDimension(includeNone, freeze(includeBy), words),
     exclude: excludeBy.size === 0 ? undefined : freeze(excludeBy),
@@ -251,10 +282,26 @@ export const matchRules = (index: RuleIndex, subject: EvaluationSubject): Bits =
     for (const rule of node.prefixed) setBit(acc, rule)
     for (const glob of node.verified) if (glob.test(name)) setBit(acc, glob.rule)
   }
+  node = index.suffixTrie
+  for (let i = name.length - 1; node !== undefined && i >= 0; i--) {
+    node = node.children.get(name.charCodeAt(i))
+    if (node === undefined) break
+    for (const rule of node.prefixed) setBit(acc, rule)
+    for (const glob of node.verified) if (glob.test(name)) setBit(acc, glob.rule)
+  }
   for (const glob of index.floating) if (glob.test(name)) setBit(acc, glob.rule)
   if (index.layer !== undefined) andKeyed(acc, tmp, index.layer, subject.layer)
   const tags = subject.tags
   for (const dim of index.tags) andKeyed(acc, tmp, dim, hasOwn(tags, dim.key) ? tags[dim.key] : undefined)
+  for (const dim of index.rareTags) {
+    const value = hasOwn(tags, dim.key) ? tags[dim.key] : undefined
+    for (let k = 0; k < dim.rules.length; k++) {
+      if (dim.values[k] !== value) {
+        const i = dim.rules[k]!
+        acc[i >> 5]! &= ~(1 << (i & 31))
+      }
+    }
+  }
   if (index.contracted !== undefined) and(acc, index.contracted[subject.contracted ? 1 : 0])
   const classes = subject.classifications
   if (index.include !== undefined) {
