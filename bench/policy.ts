@@ -68,6 +68,17 @@ const makePrefixRules = (seed: number): Array<PolicyRule> => {
   })
 }
 
+/** Globs anchored only at the end (`*_12_34`), some infix (`*_1*`): one bucket. */
+const makeSuffixRules = (seed: number): Array<PolicyRule> => {
+  const r = rng(seed)
+  return Array.from({ length: RULES }, (_, i): PolicyRule => {
+    const glob = r() < 0.9 ? `*_${i % 97}_${Math.floor(r() * 10_000)}` : `*_${i % 97}*`
+    const scope: Record<string, unknown> = { models: [glob] }
+    if (r() < 0.3) scope["max_downstreams"] = Math.floor(r() * 50)
+    return { principal: "agent", capability: "apply", effect: pick(r, EFFECTS.slice(0, 2)), scope, verify_after: [] } as PolicyRule
+  })
+}
+
 /** Rules that all match every model: `any` / ceilings only, the candidate set is the whole bucket. */
 const makeAnyRules = (seed: number): Array<PolicyRule> => {
   const r = rng(seed)
@@ -164,6 +175,7 @@ const rows: Array<Row> = [
   runPolicy("evaluate: 1,000 rules all agent/apply, no deny (worst case)", makeRules(13, true), 3),
   runPolicy("evaluate: 1,000 rules one bucket, agent/apply requests only", makeRules(13, true), 3, ["agent", "apply"]),
   runPolicy("evaluate: 1,000 glob rules, shared prefixes, one bucket", makePrefixRules(17), 3, ["agent", "apply"]),
+  runPolicy("evaluate: 1,000 suffix (90%) / infix (10%) glob rules, one bucket", makeSuffixRules(29), 3, ["agent", "apply"]),
   runPolicy("evaluate: 1,000 tag/classification/contracted rules, one bucket", makeAttributeRules(19), 3, ["agent", "apply"]),
   runPolicy("evaluate: 1,000 rules that all match (any/ceilings)", makeAnyRules(23), 3, ["agent", "apply"])
 ]
