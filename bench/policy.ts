@@ -262,6 +262,7 @@ if (!existsSync(bin)) {
       console.log(`| ${name.padEnd(62)} | ${m.toFixed(1).padStart(10)} | ${(m / base).toFixed(2).padStart(10)}× | ${met} |`)
     })
   } finally {
-    rmSync(dir, { recursive: true, force: true })
+    if (process.env["PCLI_BENCH_KEEP"] === undefined) rmSync(dir, { recursive: true, force: true })
+    else console.log(`kept ${dir}`)
   }
 }
