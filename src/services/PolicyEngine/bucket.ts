@@ -34,6 +34,9 @@ export interface Bucket {
   /** Allow rules with a `max_downstreams` (positions), by ascending ceiling. */
   readonly ceilingRules: Int32Array
   readonly ceilingValues: Float64Array
+  /** Every `stride` ceiling rules, the set of the ones before: a breach set is one copy plus < stride bits. */
+  readonly ceilingSnapshots: ReadonlyArray<Bits>
+  readonly ceilingStride: number
   /** Scratch (evaluation is synchronous, so never shared mid-use). */
   readonly breached: Bits
 }
@@ -59,6 +62,29 @@ const wordMask = (from: number, to: number, w: number): number => {
   return mask
 }
 
+const snapshots = (positions: ReadonlyArray<number>, words: number, stride: number): Array<Bits> => {
+  const out: Array<Bits> = []
+  const bits = new Int32Array(words)
+  positions.forEach((i, k) => {
+    if (k % stride === 0) out.push(Int32Array.from(bits))
+    bits[i >> 5]! |= 1 << (i & 31)
+  })
+  if (positions.length % stride === 0) out.push(bits)
+  return out
+}
+
+/** How many of the ascending `values` are below `limit`. */
+const countBelow = (values: Float64Array, limit: number): number => {
+  let lo = 0
+  let hi = values.length
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1
+    if (values[mid]! < limit) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
 export const makeBucket = (fileOrder: ReadonlyArray<CompiledRule>): Bucket => {
   const denies = fileOrder.filter((r) => r.effect === "deny")
   const byMask = new Map<number, Array<CompiledRule>>()
@@ -80,6 +106,7 @@ export const makeBucket = (fileOrder: ReadonlyArray<CompiledRule>): Bucket => {
   const groupSupersets = groups.map((g) =>
     Int32Array.from(bySize.filter(([o]) => groups[o]!.mask !== g.mask && (groups[o]!.mask & g.mask) === g.mask).map(([o]) => o))
   )
+  const ceilingStride = Math.max(32, index.words)
   const reviews = new Int32Array(index.words)
   rules.forEach((r, i) => {
     if (r.effect === "require_review") reviews[i >> 5]! |= 1 << (i & 31)
@@ -101,6 +128,8 @@ export const makeBucket = (fileOrder: ReadonlyArray<CompiledRule>): Bucket => {
     reviews,
     ceilingRules: Int32Array.from(ceilinged, (e) => e[0]),
     ceilingValues: Float64Array.from(ceilinged, (e) => e[1]),
+    ceilingSnapshots: snapshots(ceilinged.map((e) => e[0]), index.words, ceilingStride),
+    ceilingStride,
     breached: new Int32Array(index.words)
   }
 }
@@ -129,7 +158,7 @@ const rangeWord = (b: Bucket, g: number, w: number): number =>
 
 /**
  * Deny override, specificity, most-restrictive then earliest, ceilings: the reference algorithm
- * over bit ranges (cost ~ words + constraint sets + breached ceilings, not candidates).
+ * over bit ranges (cost ~ words + constraint sets, not candidates).
  */
 export const select = (bucket: Bucket, subject: EvaluationSubject, out: Selection): Selection => {
   const matched = matchRules(bucket.index, subject)
@@ -163,9 +192,11 @@ export const select = (bucket: Bucket, subject: EvaluationSubject, out: Selectio
   const reachable = subject.reachableDownstreams
   const limit = reachable === undefined ? Infinity : reachable
   const breached = bucket.breached
-  breached.fill(0)
-  const { ceilingRules, ceilingValues, reviews, rules } = bucket
-  for (let k = 0; k < ceilingRules.length && ceilingValues[k]! < limit; k++) {
+  const { ceilingRules, ceilingStride, reviews, rules } = bucket
+  const count = countBelow(bucket.ceilingValues, limit)
+  const from = count - (count % ceilingStride)
+  breached.set(bucket.ceilingSnapshots[from / ceilingStride]!)
+  for (let k = from; k < count; k++) {
     const i = ceilingRules[k]!
     breached[i >> 5]! |= 1 << (i & 31)
   }
