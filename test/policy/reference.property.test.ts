@@ -101,7 +101,7 @@ const keysOf = (r: PolicyRule): Array<string> => {
 
 // Crowded buckets: many rules over few principal/capability pairs (multi-word bitsets, every
 // constraint-set group), globs sharing prefixes and suffixes, frequent and rare tag keys.
-const GLOBS = ["*s", "stg_*", "stg_o*", "stg_orders", "stg_?rders", "*_orders", "*orders", "s*s", "*", "**", "st*_*", "*_ord?rs", "fct_*", "f*", "", "?", "*s*", "stg_**"]
+const GLOBS = ["*s", "*_or*", "*rd?r*", "?tg_*", "*g_o*s*", "stg_*", "stg_o*", "stg_orders", "stg_?rders", "*_orders", "*orders", "s*s", "*", "**", "st*_*", "*_ord?rs", "fct_*", "f*", "", "?", "*s*", "stg_**"]
 const NAMES = ["stg_orders", "stg_ordrs", "stg_", "stg_o", "fct_orders", "s", "ss", "orders", "", "x_orders", "stg_orders_v2"]
 const TAG_KEYS = ["team", "team", "team", "layer", "owner", "k1", "k2"]
 const TAG_VALUES = ["core", "gold", "edge", "bronze"]
@@ -115,7 +115,7 @@ const crowdedScope = fc.oneof(
     arbitrary: fc
       .record(
         {
-          models: fc.array(fc.constantFrom("*", "stg_*", "*s", "*_orders"), { minLength: 1, maxLength: 1 }),
+          models: fc.array(fc.constantFrom("*", "stg_*", "*s", "*_orders", "*_or*", "*rd?r*", "?tg_*"), { minLength: 1, maxLength: 1 }),
           contracted: fc.boolean(),
           max_downstreams: fc.nat({ max: 6 })
         },
@@ -221,7 +221,7 @@ describe("indexed evaluator", () => {
       if (r() < 0.5) scope["layer"] = `l${i % 900}`
       if (r() < 0.5) scope["tags"] = r() < 0.5 ? { team: `t${i % 1100}` } : { [`key${i}`]: "v" }
       if (r() < 0.4) scope["classifications"] = [`c${i % 1000}`]
-      if (r() < 0.3) scope["models"] = [pick(["m_*", `m_${i % 50}*`, `*_${i % 40}`, `m_${i % 30}`])]
+      if (r() < 0.3) scope["models"] = [pick(["m_*", `m_${i % 50}*`, `*_${i % 40}`, `m_${i % 30}`, `*_${i % 20}*`, `?_${i % 10}?*`])]
       if (r() < 0.3) scope["max_downstreams"] = Math.floor(r() * 20)
       if (Object.keys(scope).length === 0) scope["any"] = true
       return { principal: "agent", capability: "apply", effect: pick(["allow", "require_review", "allow", "deny"] as const), scope, verify_after: [] } as PolicyRule

@@ -15,6 +15,10 @@ interface GlobCheck {
   readonly test: (name: string) => boolean
 }
 
+interface InfixCheck extends GlobCheck {
+  readonly slot: number
+}
+
 /** Globs by literal prefix (or suffix, walked backwards): a node is reached after consuming it from the name. */
 interface TrieNode {
   readonly children: Map<number, TrieNode>
@@ -54,7 +58,12 @@ export interface RuleIndex {
   readonly trie: TrieNode | undefined
   /** Globs without a literal prefix but with a literal suffix (`*_orders`), by reversed suffix. */
   readonly suffixTrie: TrieNode | undefined
-  /** Globs with neither (`*pii*`, `?x?`): verified on every evaluation. */
+  /** Globs with neither but a literal run of ≥ 2 characters (`*_pii*`), by that run's first two code units. */
+  readonly infix: ReadonlyMap<number, ReadonlyArray<InfixCheck>>
+  /** Per infix glob, the evaluation that last verified it (a glob is verified once per evaluation). */
+  readonly infixStamps: Int32Array
+  readonly epoch: Int32Array
+  /** Globs with no usable literal (`*s*`, `?x?`): verified on every evaluation. */
   readonly floating: ReadonlyArray<GlobCheck>
   readonly layer: Keyed | undefined
   readonly tags: ReadonlyArray<Keyed>
@@ -117,6 +126,11 @@ const splitGlob = (glob: string): { readonly prefix: string; readonly starsOnly:
   if (stop === -1) return { prefix: glob, starsOnly: false }
   return { prefix: glob.slice(0, stop), starsOnly: /^\*+$/.test(glob.slice(stop)) }
 }
+
+/** The longest literal run of a glob. */
+const longestRun = (glob: string): string => glob.split(/[*?]/).reduce((a, b) => (b.length > a.length ? b : a), "")
+
+const bigram = (text: string, at: number): number => (text.charCodeAt(at) << 16) | text.charCodeAt(at + 1)
 
 /** The literal tail after the last wildcard, and whether everything before it is `*` (then a suffix test suffices). */
 const splitSuffix = (glob: string): { readonly suffix: string; readonly starsOnly: boolean } => {
@@ -183,6 +197,8 @@ export const buildRuleIndex = (scopes: ReadonlyArray<ScopeTable>): RuleIndex => 
   let trie: TrieNode | undefined
   let suffixTrie: TrieNode | undefined
   const floating: Array<GlobCheck> = []
+  const infix = new Map<number, Array<InfixCheck>>()
+  let infixCount = 0
   const layered: Array<readonly [number, string]> = []
   const tagged = new Map<string, Array<readonly [number, string]>>()
   const contractedFalse = new Int32Array(words)
@@ -201,7 +217,15 @@ export const buildRuleIndex = (scopes: ReadonlyArray<ScopeTable>): RuleIndex => 
         else if (prefix === "" && starsOnly) setBit(modelFree, i)
         else if (prefix === "") {
           const { suffix, starsOnly: suffixOnly } = splitSuffix(glob)
-          if (suffix === "") floating.push({ rule: i, test: globMatcher(glob) })
+          const run = longestRun(glob)
+          if (suffix === "" && run.length >= 2) {
+            // Any matching name contains the run, hence the run's first two code units.
+            const key = bigram(run, 0)
+            const check = { rule: i, test: globMatcher(glob), slot: infixCount++ }
+            const list = infix.get(key)
+            if (list === undefined) infix.set(key, [check])
+            else list.push(check)
+          } else if (suffix === "") floating.push({ rule: i, test: globMatcher(glob) })
           else {
             suffixTrie ??= trieNode()
             const node = trieInsert(suffixTrie, suffix, true)
@@ -237,6 +261,9 @@ export const buildRuleIndex = (scopes: ReadonlyArray<ScopeTable>): RuleIndex => 
     exact: freeze(exact),
     trie,
     suffixTrie,
+    infix,
+    infixStamps: new Int32Array(infixCount),
+    epoch: new Int32Array(1),
     floating,
     layer: layered.length === 0 ? undefined : keyed("layer", words, size, layered),
     // A key constrained by fewer rules than a few words' worth is cheaper per rule than per word.
@@ -266,6 +293,25 @@ const andKeyed = (acc: Bits, tmp: Bits, dim: Keyed, value: string | undefined) =
   }
 }
 
+const matchInfix = (index: RuleIndex, name: string) => {
+  const { acc, infixStamps } = index
+  let epoch = index.epoch[0]! + 1
+  if (epoch === 0x7fffffff) {
+    infixStamps.fill(0)
+    epoch = 1
+  }
+  index.epoch[0] = epoch
+  for (let i = 0; i + 1 < name.length; i++) {
+    const list = index.infix.get(bigram(name, i))
+    if (list === undefined) continue
+    for (const glob of list) {
+      if (infixStamps[glob.slot] === epoch) continue
+      infixStamps[glob.slot] = epoch
+      if (glob.test(name)) setBit(acc, glob.rule)
+    }
+  }
+}
+
 /** The rules whose scope the subject satisfies, as a bitset (the index's scratch: read it before the next call). */
 export const matchRules = (index: RuleIndex, subject: EvaluationSubject): Bits => {
   const { acc, tmp } = index
@@ -289,6 +335,7 @@ export const matchRules = (index: RuleIndex, subject: EvaluationSubject): Bits =
     for (const rule of node.prefixed) setBit(acc, rule)
     for (const glob of node.verified) if (glob.test(name)) setBit(acc, glob.rule)
   }
+  if (index.infix.size > 0 && name.length >= 2) matchInfix(index, name)
   for (const glob of index.floating) if (glob.test(name)) setBit(acc, glob.rule)
   if (index.layer !== undefined) andKeyed(acc, tmp, index.layer, subject.layer)
   const tags = subject.tags
