@@ -53,8 +53,6 @@ export interface Selection {
   capped: number
 }
 
-const RANK: Readonly<Record<PolicyEffect, number>> = { allow: 0, require_review: 1, deny: 2 }
-
 const wordMask = (from: number, to: number, w: number): number => {
   let mask = -1
   if (w === from >> 5) mask &= -1 << (from & 31)
@@ -240,10 +238,4 @@ export const select = (bucket: Bucket, subject: EvaluationSubject, out: Selectio
   }
   for (let l = 0; l < liveCount; l++) present[live[l]!] = 0
   return out
-}
-
-export const rankOf = (bucket: Bucket, position: number, reachable: number | undefined): number => {
-  const rule = bucket.rules[position]!
-  const breached = rule.effect === "allow" && rule.maxDownstreams !== undefined && (reachable === undefined || reachable > rule.maxDownstreams)
-  return breached ? RANK.require_review : RANK[rule.effect]
 }

@@ -1,7 +1,7 @@
 import type { Capability, PolicyBlock, PolicyEffect, PolicyRule, Principal, ScopeTable } from "../../schemas/policy"
 import { REFINEMENTS } from "../../schemas/policy"
 import type { EvaluationSubject } from "./attributes"
-import { type Bucket, type CompiledRule, makeBucket, rankOf, select, type Selection } from "./bucket"
+import { type Bucket, type CompiledRule, makeBucket, select, type Selection } from "./bucket"
 
 export type { Bucket, CompiledRule } from "./bucket"
 
@@ -122,7 +122,8 @@ export const evaluate = (
   if (winner === -1) return noMatch(policy, principal)
   const reachable = subject.reachableDownstreams
   const top = bucket.rules[winner]!
-  const effect: PolicyEffect = rankOf(bucket, winner, reachable) === RANK.require_review ? "require_review" : "allow"
+  // The winner is never a deny here; a breached allow ceiling degrades it to require_review.
+  const effect: PolicyEffect = top.effect === "require_review" || breachesCeiling(top, reachable) ? "require_review" : "allow"
   const how =
     survivors === 1
       ? "most-specific match"
