@@ -1,6 +1,6 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import type { Capability, PolicyBlock, PolicyEffect, PolicyRule, Principal } from "../../src/schemas/policy"
+import type { Capability, PolicyBlock, PolicyEffect, PolicyRule, Principal, ScopeTable } from "../../src/schemas/policy"
 import { type EvaluationSubject, toSubject } from "../../src/services/PolicyEngine/attributes"
 import { compilePolicy, evaluate } from "../../src/services/PolicyEngine/evaluate"
 import { globToRegExp } from "../../src/services/PolicyEngine/glob"
@@ -107,22 +107,21 @@ const TAG_KEYS = ["team", "team", "team", "layer", "owner", "k1", "k2"]
 const TAG_VALUES = ["core", "gold", "edge", "bronze"]
 const CLASSES = ["pii", "phi", "internal", "public"]
 
+// Loose scopes (one key, often a ceiling): many candidates per evaluation.
+const looseScope = fc
+  .record(
+    {
+      models: fc.array(fc.constantFrom("*", "stg_*", "*s", "*_orders", "*_or*", "*rd?r*", "?tg_*"), { minLength: 1, maxLength: 1 }),
+      contracted: fc.boolean(),
+      max_downstreams: fc.nat({ max: 6 })
+    },
+    { requiredKeys: [] }
+  )
+  .filter((s) => Object.keys(s).length > 0)
+
 const crowdedScope = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ any: true as const }) },
-  // Loose scopes (one key, often a ceiling): many candidates per evaluation.
-  {
-    weight: 4,
-    arbitrary: fc
-      .record(
-        {
-          models: fc.array(fc.constantFrom("*", "stg_*", "*s", "*_orders", "*_or*", "*rd?r*", "?tg_*"), { minLength: 1, maxLength: 1 }),
-          contracted: fc.boolean(),
-          max_downstreams: fc.nat({ max: 6 })
-        },
-        { requiredKeys: [] }
-      )
-      .filter((s) => Object.keys(s).length > 0)
-  },
+  { weight: 4, arbitrary: looseScope },
   {
     weight: 6,
     arbitrary: fc
@@ -143,7 +142,7 @@ const crowdedScope = fc.oneof(
 )
 
 /** Effect weights [deny, review, allow] vary per policy so sticky caps (all-allow survivors) occur. */
-const crowdedRule = ([deny, review, allow]: readonly [number, number, number]): fc.Arbitrary<PolicyRule> =>
+const crowdedRule = ([deny, review, allow]: readonly [number, number, number], scope: fc.Arbitrary<ScopeTable> = crowdedScope): fc.Arbitrary<PolicyRule> =>
   fc.record({
     principal: fc.constantFrom("agent" as const, "agent" as const, "human" as const),
     capability: fc.constantFrom("apply" as const, "schema_change.additive" as const, "promote" as const),
@@ -152,7 +151,7 @@ const crowdedRule = ([deny, review, allow]: readonly [number, number, number]): 
       { weight: review, arbitrary: fc.constant("require_review" as const) },
       { weight: allow, arbitrary: fc.constant("allow" as const) }
     ),
-    scope: crowdedScope,
+    scope,
     verify_after: fc.constant([])
   })
 
@@ -162,7 +161,11 @@ const crowdedPolicy: fc.Arbitrary<PolicyBlock> = fc
     fc.record({
       version: fc.constant(1),
       default_agent_effect: effect,
-      rules: fc.array(crowdedRule(weights), { minLength: 20, maxLength: 160 }),
+      // Loose-only policies give many candidates (word-wide selection) with sticky caps.
+      rules: fc.oneof(
+        fc.array(crowdedRule(weights), { minLength: 20, maxLength: 160 }),
+        fc.array(crowdedRule(weights, looseScope), { minLength: 30, maxLength: 120 })
+      ),
       freeze_marker_writes: fc.constant(false),
       tests: fc.constant([])
     })

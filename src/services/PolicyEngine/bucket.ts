@@ -150,6 +150,60 @@ const dominated = (supersets: Int32Array): boolean => {
   return false
 }
 
+// Up to this many candidates, selection compares them directly (no word-wide passes).
+const FEW = 12
+const few = new Int32Array(FEW)
+
+const breachedRule = (rule: CompiledRule, limit: number): boolean =>
+  rule.effect === "allow" && rule.maxDownstreams !== undefined && rule.maxDownstreams < limit
+
+const earlier = (rules: ReadonlyArray<CompiledRule>, p: number, than: number) => than === -1 || rules[p]!.id < rules[than]!.id
+
+/** Selection over a handful of candidates, candidate by candidate; false when there are more than FEW. */
+const fewCandidates = (bucket: Bucket, matched: Bits, subject: EvaluationSubject, out: Selection): boolean => {
+  let n = 0
+  for (let w = 0; w < matched.length; w++) {
+    let bits = matched[w]!
+    while (bits !== 0) {
+      if (n === FEW) return false
+      const b = 31 - Math.clz32(bits)
+      bits ^= 1 << b
+      few[n++] = (w << 5) | b
+    }
+  }
+  if (n === 0) return true
+  const rules = bucket.rules
+  const reachable = subject.reachableDownstreams
+  const limit = reachable === undefined ? Infinity : reachable
+  // Positions of the earliest (by id) review-ranked survivor, allow survivor and breached candidate.
+  let review = -1
+  let allow = -1
+  let capped = -1
+  let survivors = 0
+  for (let a = 0; a < n; a++) {
+    const p = few[a]!
+    const rule = rules[p]!
+    const breached = breachedRule(rule, limit)
+    if (breached && earlier(rules, p, capped)) capped = p
+    const m = rule.constraints
+    let dominated = false
+    for (let b = 0; b < n && !dominated; b++) {
+      const o = rules[few[b]!]!.constraints
+      dominated = o !== m && (o & m) === m
+    }
+    if (dominated) continue
+    survivors++
+    if (breached || rule.effect === "require_review") {
+      if (earlier(rules, p, review)) review = p
+    } else if (earlier(rules, p, allow)) allow = p
+  }
+  out.survivors = survivors
+  out.mixed = review !== -1 && allow !== -1
+  out.winner = review !== -1 ? review : allow
+  out.capped = review === -1 ? capped : -1
+  return true
+}
+
 /** The masks of group `g` on word `w`. */
 const rangeWord = (b: Bucket, g: number, w: number): number =>
   (w === b.groupW0[g]! ? b.groupM0[g]! : -1) & (w === b.groupW1[g]! ? b.groupM1[g]! : -1)
@@ -173,6 +227,7 @@ export const select = (bucket: Bucket, subject: EvaluationSubject, out: Selectio
       return out
     }
   }
+  if (fewCandidates(bucket, matched, subject, out)) return out
   const { groupMask, groupW0, groupW1 } = bucket
   const groups = groupMask.length
   let liveCount = 0
