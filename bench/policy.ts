@@ -3,14 +3,22 @@
  * loop measured in the same run. Bundle and run:
  *   npx esbuild bench/policy.ts --bundle --platform=node --format=esm --packages=external --outfile=dist/bench/policy.mjs && node dist/bench/policy.mjs
  */
+import { spawnSync } from "node:child_process"
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
 import { performance } from "node:perf_hooks"
 import type { Capability, PolicyBlock, PolicyRule, Principal } from "../src/schemas/policy"
 import { toSubject, type EvaluationSubject } from "../src/services/PolicyEngine/attributes"
 import { compilePolicy, evaluate } from "../src/services/PolicyEngine/evaluate"
+import { median, timeProcess } from "./support"
 
 const RULES = 1_000
 const MODELS = 10_000
 const TARGET = 100_000
+const SCENARIOS = 1_000
+const POLICY_TEST_TARGET_MS = 1_500
+const PROCESS_RUNS = 5
 
 // Deterministic PRNG (mulberry32) so every run measures the same workload.
 const rng = (seed: number) => () => {
@@ -47,6 +55,51 @@ const makeRules = (seed: number, oneBucket: boolean): Array<PolicyRule> => {
       scope,
       verify_after: []
     } as PolicyRule
+  })
+}
+
+/** Rules that all share one glob prefix family (many `stg_*`-like globs with shared prefixes). */
+const makePrefixRules = (seed: number): Array<PolicyRule> => {
+  const r = rng(seed)
+  return Array.from({ length: RULES }, (_, i): PolicyRule => {
+    const scope: Record<string, unknown> = { models: [`${pick(r, ["stg", "fct", "dim", "int"])}_${i % 97}${r() < 0.5 ? "*" : "_*"}`] }
+    if (r() < 0.3) scope["max_downstreams"] = Math.floor(r() * 50)
+    return { principal: "agent", capability: "apply", effect: pick(r, EFFECTS.slice(0, 2)), scope, verify_after: [] } as PolicyRule
+  })
+}
+
+/** Globs anchored only at the end (`*_12_34`), some infix (`*_1*`): one bucket. */
+const makeSuffixRules = (seed: number): Array<PolicyRule> => {
+  const r = rng(seed)
+  return Array.from({ length: RULES }, (_, i): PolicyRule => {
+    const glob = r() < 0.9 ? `*_${i % 97}_${Math.floor(r() * 10_000)}` : `*_${i % 97}*`
+    const scope: Record<string, unknown> = { models: [glob] }
+    if (r() < 0.3) scope["max_downstreams"] = Math.floor(r() * 50)
+    return { principal: "agent", capability: "apply", effect: pick(r, EFFECTS.slice(0, 2)), scope, verify_after: [] } as PolicyRule
+  })
+}
+
+/** Rules that all match every model: `any` / ceilings only, the candidate set is the whole bucket. */
+const makeAnyRules = (seed: number): Array<PolicyRule> => {
+  const r = rng(seed)
+  return Array.from({ length: RULES }, (): PolicyRule => {
+    const scope: Record<string, unknown> = r() < 0.3 ? { max_downstreams: Math.floor(r() * 50) } : { any: true }
+    return { principal: "agent", capability: "apply", effect: pick(r, EFFECTS.slice(0, 2)), scope, verify_after: [] } as PolicyRule
+  })
+}
+
+/** One bucket, tag/classification/contracted predicates only (no glob, no layer index). */
+const makeAttributeRules = (seed: number): Array<PolicyRule> => {
+  const r = rng(seed)
+  return Array.from({ length: RULES }, (): PolicyRule => {
+    const scope: Record<string, unknown> = {}
+    if (r() < 0.5) scope["tags"] = r() < 0.5 ? { team: pick(r, TEAMS) } : { team: pick(r, TEAMS), layer: pick(r, LAYERS) }
+    if (r() < 0.4) scope["classifications"] = [pick(r, CLASSES), pick(r, CLASSES)]
+    if (r() < 0.4) scope["exclude_classifications"] = [pick(r, CLASSES)]
+    if (r() < 0.4) scope["contracted"] = r() < 0.5
+    if (r() < 0.3) scope["max_downstreams"] = Math.floor(r() * 50)
+    if (Object.keys(scope).length === 0) scope["any"] = true
+    return { principal: "agent", capability: "apply", effect: pick(r, EFFECTS.slice(0, 2)), scope, verify_after: [] } as PolicyRule
   })
 }
 
@@ -100,12 +153,12 @@ const baseline = measure("baseline loop (trivial decision)", 40, () => {
   return n
 })
 
-const runPolicy = (name: string, rules: Array<PolicyRule>, passes: number): Row => {
+const runPolicy = (name: string, rules: Array<PolicyRule>, passes: number, only?: readonly [Principal, Capability]): Row => {
   const compiled = compilePolicy(block(rules))
   return measure(name, passes, () => {
     let n = 0
     for (let i = 0; i < models.length; i++) {
-      const [principal, capability] = requests[i % requests.length]!
+      const [principal, capability] = only ?? requests[i % requests.length]!
       n += evaluate(compiled, principal, capability, models[i]!).effect.length
     }
     return n
@@ -119,7 +172,12 @@ const compileMs = performance.now() - compileStart
 const rows: Array<Row> = [
   baseline,
   runPolicy("evaluate: 1,000 rules spread over principals × capabilities", makeRules(11, false), 10),
-  runPolicy("evaluate: 1,000 rules all agent/apply, no deny (worst case)", makeRules(13, true), 3)
+  runPolicy("evaluate: 1,000 rules all agent/apply, no deny (worst case)", makeRules(13, true), 3),
+  runPolicy("evaluate: 1,000 rules one bucket, agent/apply requests only", makeRules(13, true), 3, ["agent", "apply"]),
+  runPolicy("evaluate: 1,000 glob rules, shared prefixes, one bucket", makePrefixRules(17), 3, ["agent", "apply"]),
+  runPolicy("evaluate: 1,000 suffix (90%) / infix (10%) glob rules, one bucket", makeSuffixRules(29), 3, ["agent", "apply"]),
+  runPolicy("evaluate: 1,000 tag/classification/contracted rules, one bucket", makeAttributeRules(19), 3, ["agent", "apply"]),
+  runPolicy("evaluate: 1,000 rules that all match (any/ceilings)", makeAnyRules(23), 3, ["agent", "apply"])
 ]
 
 const rate = (row: Row) => (row.evals / row.ms) * 1000
@@ -134,4 +192,77 @@ for (const row of rows) {
   console.log(
     `| ${row.name.padEnd(62)} | ${fmt(row.evals).padStart(8)} | ${row.ms.toFixed(1).padStart(9)} | ${fmt(rate(row)).padStart(12)} | ${(ratio >= 0.01 ? ratio.toFixed(3) : ratio.toExponential(2)).padStart(10)}× | ${met} |`
   )
+}
+
+// `pcli policy test` wall time: 1,000 rules and 1,000 scenarios in a temp project, against `node -e 0`.
+const tomlString = (s: string) => JSON.stringify(s)
+const tomlValue = (v: unknown): string =>
+  typeof v === "string"
+    ? tomlString(v)
+    : Array.isArray(v)
+      ? `[${v.map(tomlValue).join(", ")}]`
+      : typeof v === "object" && v !== null
+        ? `{ ${Object.entries(v).map(([k, x]) => `${k} = ${tomlValue(x)}`).join(", ")} }`
+        : String(v)
+
+const policyToml = (rules: ReadonlyArray<PolicyRule>, subjects: ReadonlyArray<EvaluationSubject>): string => {
+  const compiled = compilePolicy(block([...rules]))
+  const lines = ["[project]", 'name = "policy-bench"', "", "[policy]", "version = 1", 'default_agent_effect = "require_review"', ""]
+  for (const rule of rules) {
+    lines.push("[[policy.rules]]", `principal = ${tomlString(rule.principal)}`, `capability = ${tomlString(rule.capability)}`, `effect = ${tomlString(rule.effect)}`, `scope = ${tomlValue(rule.scope)}`, "")
+  }
+  subjects.slice(0, SCENARIOS).forEach((s, i) => {
+    const [principal, capability] = requests[i % requests.length]!
+    // Expectations come from the evaluator itself so the command exits 0 (every scenario passes).
+    const expected = evaluate(compiled, principal, capability, s).effect
+    lines.push(
+      "[[policy.tests]]",
+      `name = "scenario ${i}"`,
+      `principal = ${tomlString(principal)}`,
+      `capability = ${tomlString(capability)}`,
+      `expect = ${tomlString(expected)}`,
+      `model = ${tomlString(s.name)}`,
+      `tags = ${tomlValue(s.tags)}`,
+      `classifications = ${tomlValue([...s.classifications])}`,
+      `contracted = ${s.contracted}`,
+      ...(s.reachableDownstreams === undefined ? [] : [`reachable_downstreams = ${s.reachableDownstreams}`]),
+      ""
+    )
+  })
+  return lines.join("\n")
+}
+
+const bin = resolve("dist/pcli.cjs")
+console.log("")
+if (!existsSync(bin)) {
+  console.log(`policy test wall time: skipped (${bin} missing; run \`npm run build\` first)`)
+} else {
+  const dir = mkdtempSync(join(tmpdir(), "pcli-policy-bench-"))
+  try {
+    const config = join(dir, "pcli.toml")
+    writeFileSync(config, policyToml(makeRules(11, false), models))
+    const cases: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
+      ["node -e 0 (baseline)", ["-e", "0"]],
+      [`pcli policy test (${RULES} rules, ${SCENARIOS} scenarios)`, [bin, "policy", "test", "--config", config, "--output", "json"]]
+    ]
+    // Warms the OS file cache and checks the run is real: every scenario evaluated and passed.
+    const check = spawnSync(process.execPath, cases[1]![1], { cwd: dir, encoding: "utf8" })
+    const report = check.status === 0 ? (JSON.parse(check.stdout) as { total?: number; passed?: number }) : {}
+    if (report.total !== SCENARIOS || report.passed !== SCENARIOS) throw new Error(`policy test did not pass all scenarios (exit ${check.status}): ${check.stderr.slice(0, 400)}`)
+    const samples = cases.map(() => [] as Array<number>)
+    for (let i = 0; i < PROCESS_RUNS; i++) cases.forEach(([, args], c) => samples[c]!.push(timeProcess(process.execPath, args, dir)))
+    const base = median(samples[0]!)
+    console.log(`policy test wall time (median of ${PROCESS_RUNS}; target ≤ ${fmt(POLICY_TEST_TARGET_MS)} ms including startup)`)
+    console.log("")
+    console.log(`| ${"command".padEnd(62)} | ${"median ms".padStart(10)} | ${"vs baseline".padStart(11)} | target |`)
+    console.log(`|${"-".repeat(64)}|${"-".repeat(12)}|${"-".repeat(13)}|--------|`)
+    cases.forEach(([name], c) => {
+      const m = median(samples[c]!)
+      const met = c === 0 ? "  -   " : m <= POLICY_TEST_TARGET_MS ? "  ok  " : " MISS "
+      console.log(`| ${name.padEnd(62)} | ${m.toFixed(1).padStart(10)} | ${(m / base).toFixed(2).padStart(10)}× | ${met} |`)
+    })
+  } finally {
+    if (process.env["PCLI_BENCH_KEEP"] === undefined) rmSync(dir, { recursive: true, force: true })
+    else console.log(`kept ${dir}`)
+  }
 }

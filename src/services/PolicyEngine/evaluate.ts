@@ -1,7 +1,9 @@
 import type { Capability, PolicyBlock, PolicyEffect, PolicyRule, Principal, ScopeTable } from "../../schemas/policy"
 import { REFINEMENTS } from "../../schemas/policy"
 import type { EvaluationSubject } from "./attributes"
-import { globMatcher } from "./glob"
+import { type Bucket, type CompiledRule, makeBucket, select, type Selection } from "./bucket"
+
+export type { Bucket, CompiledRule } from "./bucket"
 
 /** The static answer: what `policy check`/`policy test` print and enforcement starts from. */
 export interface Verdict {
@@ -17,7 +19,7 @@ export const effectRank = (effect: PolicyEffect): number => RANK[effect]
 /** The more restrictive of two effects. */
 export const stricter = (a: PolicyEffect, b: PolicyEffect): PolicyEffect => (RANK[a] >= RANK[b] ? a : b)
 
-// Constraint bits: specificity compares these sets (a strict subset is dominated).
+// Constraint bits (see CompiledRule.constraints).
 const MODELS = 1
 const TAGS = 2
 const CLASSIFICATIONS = 4
@@ -26,165 +28,51 @@ const CONTRACTED = 16
 const LAYER = 32
 const REFINEMENT = 64
 
-export interface CompiledRule {
-  readonly id: number
-  readonly rule: PolicyRule
-  readonly effect: PolicyEffect
-  readonly constraints: number
-  readonly maxDownstreams: number | undefined
-  readonly matches: (subject: EvaluationSubject) => boolean
-}
-
-/**
- * The rules of one `principal|capability`, indexed by one equality predicate each so an
- * evaluation only tests rules that can match; order is restored through rule ids.
- */
-export interface Bucket {
-  readonly byLayer: ReadonlyMap<string, ReadonlyArray<CompiledRule>>
-  readonly byTag: ReadonlyMap<string, ReadonlyArray<CompiledRule>>
-  readonly byModelPrefix: ReadonlyMap<string, ReadonlyArray<CompiledRule>>
-  readonly prefixLengths: ReadonlyArray<number>
-  readonly rest: ReadonlyArray<CompiledRule>
-}
-
 export interface CompiledPolicy {
   readonly configured: boolean
   readonly defaultAgentEffect: PolicyEffect
   readonly rules: ReadonlyArray<CompiledRule>
-  /** Rules per `principal|capability` (refinements included), deny rules indexed apart. */
-  readonly buckets: ReadonlyMap<string, { readonly denies: Bucket; readonly others: Bucket }>
+  readonly buckets: ReadonlyMap<Principal, ReadonlyMap<Capability, Bucket>>
 }
 
 const nonEmpty = <A>(xs: ReadonlyArray<A> | undefined): xs is ReadonlyArray<A> => xs !== undefined && xs.length > 0
 
-const compileScope = (scope: ScopeTable): { constraints: number; matches: (s: EvaluationSubject) => boolean } => {
-  const tests: Array<(s: EvaluationSubject) => boolean> = []
-  let constraints = 0
-  if (nonEmpty(scope.models)) {
-    const globs = scope.models.map(globMatcher)
-    const only = globs.length === 1 ? globs[0]! : undefined
-    tests.push(only !== undefined ? (s) => only(s.name) : (s) => globs.some((g) => g(s.name)))
-    constraints |= MODELS
-  }
-  const tagEntries = Object.entries(scope.tags ?? {})
-  if (tagEntries.length > 0) {
-    // Inherited properties are never strings, so `===` against a string value needs no own-property check.
-    const [key, value] = tagEntries[0]!
-    tests.push(tagEntries.length === 1 ? (s) => s.tags[key] === value : (s) => tagEntries.every(([k, v]) => s.tags[k] === v))
-    constraints |= TAGS
-  }
-  if (nonEmpty(scope.classifications)) {
-    const wanted = scope.classifications
-    tests.push((s) => wanted.some((c) => s.classifications.has(c)))
-    constraints |= CLASSIFICATIONS
-  }
-  if (nonEmpty(scope.exclude_classifications)) {
-    const banned = scope.exclude_classifications
-    tests.push((s) => !banned.some((c) => s.classifications.has(c)))
-    constraints |= EXCLUDE
-  }
-  if (scope.contracted !== undefined) {
-    const want = scope.contracted
-    tests.push((s) => s.contracted === want)
-    constraints |= CONTRACTED
-  }
-  if (scope.layer !== undefined) {
-    const want = scope.layer
-    tests.push((s) => s.layer === want)
-    constraints |= LAYER
-  }
-  const matches =
-    tests.length === 0
-      ? () => true
-      : tests.length === 1
-        ? tests[0]!
-        : (s: EvaluationSubject) => {
-            for (const t of tests) if (!t(s)) return false
-            return true
-          }
-  return { constraints, matches }
-}
+const scopeConstraints = (scope: ScopeTable): number =>
+  (nonEmpty(scope.models) ? MODELS : 0) |
+  (Object.keys(scope.tags ?? {}).length > 0 ? TAGS : 0) |
+  (nonEmpty(scope.classifications) ? CLASSIFICATIONS : 0) |
+  (nonEmpty(scope.exclude_classifications) ? EXCLUDE : 0) |
+  (scope.contracted !== undefined ? CONTRACTED : 0) |
+  (scope.layer !== undefined ? LAYER : 0)
 
-const compileRule = (rule: PolicyRule, id: number): CompiledRule => {
-  const { constraints, matches } = compileScope(rule.scope ?? { any: true })
-  const refinement = REFINEMENTS.includes(rule.capability)
-  return {
-    id,
-    rule,
-    effect: rule.effect,
-    constraints: constraints | (refinement ? REFINEMENT : 0),
-    maxDownstreams: rule.scope?.max_downstreams,
-    matches
-  }
-}
+const compileRule = (rule: PolicyRule, id: number): CompiledRule => ({
+  id,
+  rule,
+  effect: rule.effect,
+  constraints: scopeConstraints(rule.scope ?? { any: true }) | (REFINEMENTS.includes(rule.capability) ? REFINEMENT : 0),
+  maxDownstreams: rule.scope?.max_downstreams
+})
 
 /** Capabilities a rule naming `capability` covers. */
 export const coveredCapabilities = (capability: Capability): ReadonlyArray<Capability> =>
   capability === "apply" || capability === "promote" ? [capability, ...REFINEMENTS] : [capability]
 
-const bucketKey = (principal: Principal, capability: Capability) => `${principal}|${capability}`
-
-const literalPrefix = (glob: string): string => {
-  const stop = glob.search(/[*?]/)
-  return stop === -1 ? glob : glob.slice(0, stop)
-}
-
-const push = <K>(map: Map<K, Array<CompiledRule>>, key: K, rule: CompiledRule) => {
-  const list = map.get(key)
-  if (list === undefined) map.set(key, [rule])
-  else list.push(rule)
-}
-
-const indexBucket = (rules: ReadonlyArray<CompiledRule>): Bucket => {
-  const byLayer = new Map<string, Array<CompiledRule>>()
-  const byTag = new Map<string, Array<CompiledRule>>()
-  const byModelPrefix = new Map<string, Array<CompiledRule>>()
-  const rest: Array<CompiledRule> = []
-  for (const rule of rules) {
-    const scope = rule.rule.scope ?? {}
-    const tag = Object.entries(scope.tags ?? {})[0]
-    const models = scope.models ?? []
-    if (scope.layer !== undefined) push(byLayer, scope.layer, rule)
-    else if (tag !== undefined) push(byTag, `${tag[0]}\u0000${tag[1]}`, rule)
-    else if (models.length === 1 && literalPrefix(models[0]!) !== "") push(byModelPrefix, literalPrefix(models[0]!), rule)
-    else rest.push(rule)
-  }
-  const prefixLengths = [...new Set([...byModelPrefix.keys()].map((k) => k.length))].sort((a, b) => a - b)
-  return { byLayer, byTag, byModelPrefix, prefixLengths, rest }
-}
-
-/** Rules of a bucket that match the subject (any order). */
-const matching = (bucket: Bucket, subject: EvaluationSubject): Array<CompiledRule> => {
-  const out: Array<CompiledRule> = []
-  const scan = (list: ReadonlyArray<CompiledRule> | undefined) => {
-    if (list !== undefined) for (const rule of list) if (rule.matches(subject)) out.push(rule)
-  }
-  scan(bucket.rest)
-  if (subject.layer !== undefined) scan(bucket.byLayer.get(subject.layer))
-  if (bucket.byTag.size > 0) for (const k in subject.tags) scan(bucket.byTag.get(`${k}\u0000${subject.tags[k]}`))
-  const name = subject.name
-  for (const length of bucket.prefixLengths) {
-    if (length > name.length) break
-    scan(bucket.byModelPrefix.get(name.slice(0, length)))
-  }
-  return out
-}
-
 /** Compiles a `[policy]` block; `undefined` gives the default posture (no rules, agents review). */
 export const compilePolicy = (block: PolicyBlock | undefined): CompiledPolicy => {
   const rules = (block?.rules ?? []).map(compileRule)
-  const grouped = new Map<string, Array<CompiledRule>>()
+  const grouped = new Map<Principal, Map<Capability, Array<CompiledRule>>>()
   for (const rule of rules) {
+    let byCapability = grouped.get(rule.rule.principal)
+    if (byCapability === undefined) grouped.set(rule.rule.principal, (byCapability = new Map()))
     for (const covered of coveredCapabilities(rule.rule.capability)) {
-      const key = bucketKey(rule.rule.principal, covered)
-      const list = grouped.get(key) ?? []
-      grouped.set(key, list)
-      list.push(rule)
+      const list = byCapability.get(covered)
+      if (list === undefined) byCapability.set(covered, [rule])
+      else list.push(rule)
     }
   }
-  const buckets = new Map<string, { denies: Bucket; others: Bucket }>()
-  for (const [key, list] of grouped) {
-    buckets.set(key, { denies: indexBucket(list.filter((r) => r.effect === "deny")), others: indexBucket(list.filter((r) => r.effect !== "deny")) })
+  const buckets = new Map<Principal, Map<Capability, Bucket>>()
+  for (const [principal, byCapability] of grouped) {
+    buckets.set(principal, new Map([...byCapability].map(([capability, list]) => [capability, makeBucket(list)])))
   }
   return {
     configured: block !== undefined,
@@ -203,12 +91,17 @@ const ceilingDetail = (rule: CompiledRule, reachable: number | undefined): strin
     ? `max_downstreams=${rule.maxDownstreams} unverifiable (blast radius uncomputable)`
     : `max_downstreams=${rule.maxDownstreams} exceeded (blast radius ${reachable})`
 
-/** For each constraint set (7 bits), the sets that strictly contain it. */
-const STRICT_SUPERSETS: ReadonlyArray<ReadonlyArray<number>> = Array.from({ length: 128 }, (_, m) =>
-  Array.from({ length: 128 }, (_, o) => o).filter((o) => o !== m && (m & o) === m)
-)
+const noMatch = (policy: CompiledPolicy, principal: Principal): Verdict =>
+  principal === "human"
+    ? { effect: "allow", matched_rule: null, reason: "no rule matched; humans are not gated" }
+    : {
+        effect: policy.defaultAgentEffect,
+        matched_rule: null,
+        reason: `no rule matched; default_agent_effect = ${policy.defaultAgentEffect}`
+      }
 
-const hasBit = (bits: Array<number>, m: number) => (bits[m >> 5]! & (1 << (m & 31))) !== 0
+// Reused by every evaluation (synchronous, read before the next call).
+const selection: Selection = { deny: -1, winner: -1, survivors: 0, mixed: false, capped: -1 }
 
 /** The static evaluator (pure): read short-circuit, deny override, specificity, tie-break, ceilings. */
 export const evaluate = (
@@ -218,56 +111,19 @@ export const evaluate = (
   subject: EvaluationSubject
 ): Verdict => {
   if (capability === "read") return { effect: "allow", matched_rule: null, reason: "read is always allowed (short-circuit)" }
-  const bucket = policy.buckets.get(bucketKey(principal, capability))
+  const bucket = policy.buckets.get(principal)?.get(capability)
+  if (bucket === undefined) return noMatch(policy, principal)
+  const { deny, winner, survivors, mixed, capped } = select(bucket, subject, selection)
   // Deny overrides whatever its specificity: the first matching deny in file order decides.
-  let firstDeny: CompiledRule | undefined
-  if (bucket !== undefined) for (const c of matching(bucket.denies, subject)) if (firstDeny === undefined || c.id < firstDeny.id) firstDeny = c
-  if (firstDeny !== undefined) {
-    return { effect: "deny", matched_rule: firstDeny.id, reason: `denied by rule ${firstDeny.id} (deny overrides)` }
+  if (deny !== -1) {
+    const id = bucket.rules[deny]!.id
+    return { effect: "deny", matched_rule: id, reason: `denied by rule ${id} (deny overrides)` }
   }
-  const candidates = bucket === undefined ? [] : matching(bucket.others, subject)
-  if (candidates.length === 0) {
-    return principal === "human"
-      ? { effect: "allow", matched_rule: null, reason: "no rule matched; humans are not gated" }
-      : {
-          effect: policy.defaultAgentEffect,
-          matched_rule: null,
-          reason: `no rule matched; default_agent_effect = ${policy.defaultAgentEffect}`
-        }
-  }
+  if (winner === -1) return noMatch(policy, principal)
   const reachable = subject.reachableDownstreams
-  // Dominance is decided once per distinct constraint set present, not once per candidate.
-  const present = [0, 0, 0, 0]
-  const distinct: Array<number> = []
-  for (const c of candidates) {
-    if (!hasBit(present, c.constraints)) distinct.push(c.constraints)
-    present[c.constraints >> 5]! |= 1 << (c.constraints & 31)
-  }
-  const dominated = [0, 0, 0, 0]
-  for (const m of distinct) {
-    if (STRICT_SUPERSETS[m]!.some((o) => hasBit(present, o))) dominated[m >> 5]! |= 1 << (m & 31)
-  }
-  let winner: CompiledRule | undefined
-  let winnerRank = -1
-  let survivors = 0
-  let mixed = false
-  let firstRank = -1
-  let capped: CompiledRule | undefined
-  for (const c of candidates) {
-    const breached = breachesCeiling(c, reachable)
-    if (breached && (capped === undefined || c.id < capped.id)) capped = c
-    if (hasBit(dominated, c.constraints)) continue
-    const rank = breached ? RANK.require_review : RANK[c.effect]
-    survivors++
-    if (firstRank === -1) firstRank = rank
-    else if (rank !== firstRank) mixed = true
-    if (rank > winnerRank || (rank === winnerRank && c.id < winner!.id)) {
-      winner = c
-      winnerRank = rank
-    }
-  }
-  const top = winner!
-  const effect: PolicyEffect = winnerRank === 2 ? "deny" : winnerRank === 1 ? "require_review" : "allow"
+  const top = bucket.rules[winner]!
+  // The winner is never a deny here; a breached allow ceiling degrades it to require_review.
+  const effect: PolicyEffect = top.effect === "require_review" || breachesCeiling(top, reachable) ? "require_review" : "allow"
   const how =
     survivors === 1
       ? "most-specific match"
@@ -276,11 +132,12 @@ export const evaluate = (
         : `earliest of ${survivors} equally-specific rules`
   let reason = `${effect} by rule ${top.id} (${how})`
   if (breachesCeiling(top, reachable)) reason += `; ${ceilingDetail(top, reachable)} — allow degraded to require_review`
-  if (effect === "allow" && capped !== undefined) {
+  if (effect === "allow" && capped !== -1) {
+    const cap = bucket.rules[capped]!
     return {
       effect: "require_review",
       matched_rule: top.id,
-      reason: `${reason}; sticky safety cap: rule ${capped.id} ${ceilingDetail(capped, reachable)} — allow capped to require_review`
+      reason: `${reason}; sticky safety cap: rule ${cap.id} ${ceilingDetail(cap, reachable)} — allow capped to require_review`
     }
   }
   return { effect, matched_rule: top.id, reason }
