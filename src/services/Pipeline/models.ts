@@ -1,9 +1,9 @@
 import { FileSystem, Path } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, Either, Schema } from "effect"
 import { ModelContract, ModelSidecar } from "../../schemas/model"
 import type { MissingEnvVar, TomlDecodeError } from "../ProjectConfig/errors"
 import { substituteEnvVars } from "../ProjectConfig/interpolate"
-import { decodeToml } from "../ProjectConfig/toml"
+import { parseToml, schemaIssueToError } from "../ProjectConfig/toml"
 import { ModelFileMismatch, ModelsUnreadable } from "./errors"
 
 /** One model as written on disk: SQL body, decoded sidecar, optional contract. */
@@ -25,15 +25,37 @@ export interface LoadModelsOptions {
   readonly env: Readonly<Record<string, string | undefined>>
 }
 
-const readText = (fs: FileSystem.FileSystem, path: string) =>
-  fs.readFileString(path).pipe(Effect.mapError((e) => new ModelsUnreadable({ path, detail: e.message })))
+/** One decoder for all files: `FileSystem.readFileString` builds a TextDecoder per call. */
+const utf8 = new TextDecoder("utf-8")
 
-const decodeSidecarFile = <A, I>(
-  schema: Parameters<typeof decodeToml<A, I>>[0],
+const readText = (fs: FileSystem.FileSystem, path: string) =>
+  fs.readFile(path).pipe(
+    Effect.map((bytes) => utf8.decode(bytes)),
+    Effect.mapError((e) => new ModelsUnreadable({ path, detail: e.message }))
+  )
+
+/** Models read at once: enough to keep the I/O threads busy, few enough to bound open descriptors. */
+const readLanes = 32
+
+// Decoders compiled once (same options as `decodeToml`: unknown keys are errors, all issues).
+const decodeOptions = { onExcessProperty: "error", errors: "all" } as const
+const decodeSidecar = Schema.decodeUnknownEither(ModelSidecar, decodeOptions)
+const decodeContract = Schema.decodeUnknownEither(ModelContract, decodeOptions)
+
+const decodeSidecarFile = <A>(
+  decode: (data: unknown) => Either.Either<A, Parameters<typeof schemaIssueToError>[0]>,
   text: string,
   file: string,
   env: LoadModelsOptions["env"]
-) => Effect.flatMap(substituteEnvVars(text, env, file), (substituted) => decodeToml(schema, substituted, file))
+): Effect.Effect<A, MissingEnvVar | TomlDecodeError> =>
+  Effect.flatMap(substituteEnvVars(text, env, file), (substituted) =>
+    Effect.flatMap(parseToml(substituted, file), (data) =>
+      Either.match(decode(data), {
+        onLeft: (error) => Effect.fail(schemaIssueToError(error, substituted, file)),
+        onRight: Effect.succeed
+      })
+    )
+  )
 
 /** Decodes one model from its file texts (no I/O), so tests and the loader share one path. */
 export const decodeModel = (input: {
@@ -47,7 +69,7 @@ export const decodeModel = (input: {
   readonly env: LoadModelsOptions["env"]
 }): Effect.Effect<ModelDefinition, ModelFileMismatch | MissingEnvVar | TomlDecodeError> =>
   Effect.gen(function* () {
-    const sidecar = yield* decodeSidecarFile(ModelSidecar, input.sidecarText, input.sidecarPath, input.env)
+    const sidecar = yield* decodeSidecarFile(decodeSidecar, input.sidecarText, input.sidecarPath, input.env)
     if (sidecar.name !== input.name) {
       return yield* new ModelFileMismatch({
         model: input.name,
@@ -57,7 +79,7 @@ export const decodeModel = (input: {
     const contract =
       input.contractText === undefined || input.contractPath === undefined
         ? undefined
-        : yield* decodeSidecarFile(ModelContract, input.contractText, input.contractPath, input.env)
+        : yield* decodeSidecarFile(decodeContract, input.contractText, input.contractPath, input.env)
     return {
       name: input.name,
       sql: input.sql,
@@ -92,32 +114,43 @@ export const loadModels = (
       }
     }
     const names = sqlNames.sort()
-    return yield* Effect.forEach(
-      names,
-      (name) =>
-        Effect.gen(function* () {
-          const sqlPath = path.join(options.modelsDir, `${name}.sql`)
-          const sidecarPath = path.join(options.modelsDir, `${name}.toml`)
-          if (!files.has(`${name}.toml`)) {
-            return yield* new ModelFileMismatch({ model: name, detail: `${name}.sql has no sidecar ${name}.toml` })
-          }
-          const contractFile = files.has(`${name}.contract.toml`)
-            ? path.join(options.modelsDir, `${name}.contract.toml`)
-            : undefined
-          const sql = yield* readText(fs, sqlPath)
-          const sidecarText = yield* readText(fs, sidecarPath)
-          const contractText = contractFile === undefined ? undefined : yield* readText(fs, contractFile)
-          return yield* decodeModel({
-            name,
-            sql,
-            sqlPath,
-            sidecarText,
-            sidecarPath,
-            contractText,
-            contractPath: contractFile,
-            env: options.env
-          })
-        }),
-      { concurrency: 16 }
+    const loadOne = (name: string) =>
+      Effect.gen(function* () {
+        const sqlPath = path.join(options.modelsDir, `${name}.sql`)
+        const sidecarPath = path.join(options.modelsDir, `${name}.toml`)
+        if (!files.has(`${name}.toml`)) {
+          return yield* new ModelFileMismatch({ model: name, detail: `${name}.sql has no sidecar ${name}.toml` })
+        }
+        const contractFile = files.has(`${name}.contract.toml`)
+          ? path.join(options.modelsDir, `${name}.contract.toml`)
+          : undefined
+        const sql = yield* readText(fs, sqlPath)
+        const sidecarText = yield* readText(fs, sidecarPath)
+        const contractText = contractFile === undefined ? undefined : yield* readText(fs, contractFile)
+        return yield* decodeModel({
+          name,
+          sql,
+          sqlPath,
+          sidecarText,
+          sidecarPath,
+          contractText,
+          contractPath: contractFile,
+          env: options.env
+        })
+      })
+    // A few long-lived lanes instead of a fiber per file (fibers per file made GC dominate);
+    // results are kept per model so the first error reported is the first in name order.
+    const results: Array<Either.Either<ModelDefinition, ModelLoadError>> = new Array(names.length)
+    const lane = (first: number) =>
+      Effect.gen(function* () {
+        for (let i = first; i < names.length; i += readLanes) results[i] = yield* Effect.either(loadOne(names[i]!))
+      })
+    yield* Effect.forEach(
+      Array.from({ length: Math.min(readLanes, names.length) }, (_, i) => i),
+      lane,
+      { concurrency: readLanes, discard: true }
     )
+    const models: Array<ModelDefinition> = []
+    for (const result of results) models.push(yield* result)
+    return models
   })
