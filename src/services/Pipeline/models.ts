@@ -34,9 +34,6 @@ const readText = (fs: FileSystem.FileSystem, path: string) =>
     Effect.mapError((e) => new ModelsUnreadable({ path, detail: e.message }))
   )
 
-/** Models read at once: enough to keep the I/O threads busy, few enough to bound open descriptors. */
-const readLanes = 32
-
 // Decoders compiled once (same options as `decodeToml`: unknown keys are errors, all issues).
 const decodeOptions = { onExcessProperty: "error", errors: "all" } as const
 const decodeSidecar = Schema.decodeUnknownEither(ModelSidecar, decodeOptions)
@@ -91,13 +88,22 @@ export const decodeModel = (input: {
     }
   })
 
+/** The model files found in a models directory, names sorted. */
+export interface ModelListing {
+  readonly names: ReadonlyArray<string>
+  readonly sqlPaths: ReadonlyArray<string>
+  readonly sidecarPaths: ReadonlyArray<string>
+  /** `<name>.contract.toml` when present. */
+  readonly contractPaths: ReadonlyArray<string | undefined>
+}
+
 /**
- * Reads every `models/<name>.sql` with its `<name>.toml` sidecar and optional
+ * Lists `models/<name>.sql` with their `<name>.toml` sidecars and optional
  * `<name>.contract.toml`, sorted by name. A SQL file without a sidecar (or the reverse) is an error.
  */
-export const loadModels = (
+export const listModels = (
   options: LoadModelsOptions
-): Effect.Effect<ReadonlyArray<ModelDefinition>, ModelLoadError, FileSystem.FileSystem | Path.Path> =>
+): Effect.Effect<ModelListing, ModelsUnreadable | ModelFileMismatch, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function* () {
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
@@ -114,43 +120,91 @@ export const loadModels = (
       }
     }
     const names = sqlNames.sort()
-    const loadOne = (name: string) =>
+    for (const name of names) {
+      if (!files.has(`${name}.toml`)) {
+        return yield* new ModelFileMismatch({ model: name, detail: `${name}.sql has no sidecar ${name}.toml` })
+      }
+    }
+    return {
+      names,
+      sqlPaths: names.map((name) => path.join(options.modelsDir, `${name}.sql`)),
+      sidecarPaths: names.map((name) => path.join(options.modelsDir, `${name}.toml`)),
+      contractPaths: names.map((name) =>
+        files.has(`${name}.contract.toml`) ? path.join(options.modelsDir, `${name}.contract.toml`) : undefined
+      )
+    }
+  })
+
+/** Models handled at once: enough to keep the I/O threads busy, few enough to bound open descriptors. */
+const lanes = 32
+
+/**
+ * Runs `work(i)` for every index on a few long-lived lanes (a fiber per file made GC dominate)
+ * and fails with the first error in index order, so the error reported is deterministic.
+ */
+const forEachIndexed = <A, E, R>(
+  count: number,
+  work: (i: number) => Effect.Effect<A, E, R>
+): Effect.Effect<ReadonlyArray<A>, E, R> =>
+  Effect.gen(function* () {
+    const results: Array<Either.Either<A, E>> = new Array(count)
+    const lane = (first: number) =>
       Effect.gen(function* () {
-        const sqlPath = path.join(options.modelsDir, `${name}.sql`)
-        const sidecarPath = path.join(options.modelsDir, `${name}.toml`)
-        if (!files.has(`${name}.toml`)) {
-          return yield* new ModelFileMismatch({ model: name, detail: `${name}.sql has no sidecar ${name}.toml` })
-        }
-        const contractFile = files.has(`${name}.contract.toml`)
-          ? path.join(options.modelsDir, `${name}.contract.toml`)
-          : undefined
-        const sql = yield* readText(fs, sqlPath)
+        for (let i = first; i < count; i += lanes) results[i] = yield* Effect.either(work(i))
+      })
+    yield* Effect.forEach(
+      Array.from({ length: Math.min(lanes, count) }, (_, i) => i),
+      lane,
+      { concurrency: lanes, discard: true }
+    )
+    const out: Array<A> = []
+    for (const result of results) out.push(yield* result)
+    return out
+  })
+
+/** The SQL text of every listed model, in listing order. */
+export const readModelSql = (
+  listing: ModelListing
+): Effect.Effect<ReadonlyArray<string>, ModelsUnreadable, FileSystem.FileSystem> =>
+  Effect.flatMap(FileSystem.FileSystem, (fs) => forEachIndexed(listing.names.length, (i) => readText(fs, listing.sqlPaths[i]!)))
+
+/** Reads and decodes every listed model's sidecar and contract, given its SQL texts. */
+export const decodeListedModels = (
+  listing: ModelListing,
+  sqls: ReadonlyArray<string>,
+  env: LoadModelsOptions["env"]
+): Effect.Effect<ReadonlyArray<ModelDefinition>, ModelLoadError, FileSystem.FileSystem> =>
+  Effect.flatMap(FileSystem.FileSystem, (fs) =>
+    forEachIndexed(listing.names.length, (i) =>
+      Effect.gen(function* () {
+        const sidecarPath = listing.sidecarPaths[i]!
+        const contractPath = listing.contractPaths[i]
         const sidecarText = yield* readText(fs, sidecarPath)
-        const contractText = contractFile === undefined ? undefined : yield* readText(fs, contractFile)
+        const contractText = contractPath === undefined ? undefined : yield* readText(fs, contractPath)
         return yield* decodeModel({
-          name,
-          sql,
-          sqlPath,
+          name: listing.names[i]!,
+          sql: sqls[i]!,
+          sqlPath: listing.sqlPaths[i]!,
           sidecarText,
           sidecarPath,
           contractText,
-          contractPath: contractFile,
-          env: options.env
+          contractPath,
+          env
         })
       })
-    // A few long-lived lanes instead of a fiber per file (fibers per file made GC dominate);
-    // results are kept per model so the first error reported is the first in name order.
-    const results: Array<Either.Either<ModelDefinition, ModelLoadError>> = new Array(names.length)
-    const lane = (first: number) =>
-      Effect.gen(function* () {
-        for (let i = first; i < names.length; i += readLanes) results[i] = yield* Effect.either(loadOne(names[i]!))
-      })
-    yield* Effect.forEach(
-      Array.from({ length: Math.min(readLanes, names.length) }, (_, i) => i),
-      lane,
-      { concurrency: readLanes, discard: true }
     )
-    const models: Array<ModelDefinition> = []
-    for (const result of results) models.push(yield* result)
-    return models
+  )
+
+/**
+ * Reads every `models/<name>.sql` with its `<name>.toml` sidecar and optional
+ * `<name>.contract.toml`, sorted by name. A SQL file without a sidecar (or the reverse) is an
+ * error; otherwise the first read/decode error in name order is reported.
+ */
+export const loadModels = (
+  options: LoadModelsOptions
+): Effect.Effect<ReadonlyArray<ModelDefinition>, ModelLoadError, FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function* () {
+    const listing = yield* listModels(options)
+    const sqls = yield* readModelSql(listing)
+    return yield* decodeListedModels(listing, sqls, options.env)
   })
