@@ -5,6 +5,7 @@ import type { MissingEnvVar, TomlDecodeError } from "../ProjectConfig/errors"
 import { substituteEnvVars } from "../ProjectConfig/interpolate"
 import { parseToml, schemaIssueToError } from "../ProjectConfig/toml"
 import { ModelFileMismatch, ModelsUnreadable } from "./errors"
+import { fastDecodeContract, fastDecodeSidecar } from "./sidecarFast"
 
 /** One model as written on disk: SQL body, decoded sidecar, optional contract. */
 export interface ModelDefinition {
@@ -40,18 +41,21 @@ const decodeSidecar = Schema.decodeUnknownEither(ModelSidecar, decodeOptions)
 const decodeContract = Schema.decodeUnknownEither(ModelContract, decodeOptions)
 
 const decodeSidecarFile = <A>(
+  fast: (data: unknown) => A | undefined,
   decode: (data: unknown) => Either.Either<A, Parameters<typeof schemaIssueToError>[0]>,
   text: string,
   file: string,
   env: LoadModelsOptions["env"]
 ): Effect.Effect<A, MissingEnvVar | TomlDecodeError> =>
   Effect.flatMap(substituteEnvVars(text, env, file), (substituted) =>
-    Effect.flatMap(parseToml(substituted, file), (data) =>
-      Either.match(decode(data), {
+    Effect.flatMap(parseToml(substituted, file), (data) => {
+      const quick = fast(data)
+      if (quick !== undefined) return Effect.succeed(quick)
+      return Either.match(decode(data), {
         onLeft: (error) => Effect.fail(schemaIssueToError(error, substituted, file)),
         onRight: Effect.succeed
       })
-    )
+    })
   )
 
 /** Decodes one model from its file texts (no I/O), so tests and the loader share one path. */
@@ -66,7 +70,7 @@ export const decodeModel = (input: {
   readonly env: LoadModelsOptions["env"]
 }): Effect.Effect<ModelDefinition, ModelFileMismatch | MissingEnvVar | TomlDecodeError> =>
   Effect.gen(function* () {
-    const sidecar = yield* decodeSidecarFile(decodeSidecar, input.sidecarText, input.sidecarPath, input.env)
+    const sidecar = yield* decodeSidecarFile(fastDecodeSidecar, decodeSidecar, input.sidecarText, input.sidecarPath, input.env)
     if (sidecar.name !== input.name) {
       return yield* new ModelFileMismatch({
         model: input.name,
@@ -76,7 +80,7 @@ export const decodeModel = (input: {
     const contract =
       input.contractText === undefined || input.contractPath === undefined
         ? undefined
-        : yield* decodeSidecarFile(decodeContract, input.contractText, input.contractPath, input.env)
+        : yield* decodeSidecarFile(fastDecodeContract, decodeContract, input.contractText, input.contractPath, input.env)
     return {
       name: input.name,
       sql: input.sql,
