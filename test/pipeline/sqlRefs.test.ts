@@ -100,6 +100,20 @@ describe("fast reference extraction", () => {
     )
   })
 
+  it("compact serialization (no null/empty fields) gives the same references and errors as the full one", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(statement, { minLength: 1, maxLength: 8 }), async (sqls) => {
+        const compact = await serializeBatch(connection, sqls, true)
+        const full = await serializeBatch(connection, sqls, false)
+        for (let i = 0; i < sqls.length; i++) {
+          expect(compact[i]!.statementCount).toBe(full[i]!.statementCount)
+          expect(both(compact[i]!).fast).toEqual(both(full[i]!).full)
+        }
+      }),
+      { numRuns: 150 }
+    )
+  })
+
   it("decodes only table objects on the fast path, and the generated shapes do take it", async () => {
     const [s] = await serialize([
       "WITH Base AS (SELECT * FROM cat.sch.a JOIN b USING (id)) SELECT * FROM base, main.Orders WHERE x IN (SELECT y FROM main.ORDERS)"
