@@ -47,7 +47,8 @@ const decodeSidecarFile = <A>(
   file: string,
   env: LoadModelsOptions["env"]
 ): Effect.Effect<A, MissingEnvVar | TomlDecodeError> =>
-  Effect.flatMap(substituteEnvVars(text, env, file), (substituted) =>
+  // substituteEnvVars returns the text unchanged when it has no `${`; skip its line split then.
+  Effect.flatMap(text.includes("${") ? substituteEnvVars(text, env, file) : Effect.succeed(text), (substituted) =>
     Effect.flatMap(parseToml(substituted, file), (data) => {
       const quick = fast(data)
       if (quick !== undefined) return Effect.succeed(quick)

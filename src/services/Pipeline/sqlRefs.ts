@@ -98,8 +98,6 @@ export const fastReferencesOf = (
   return Effect.succeed(distinctReferences(tables, scanned.ctes))
 }
 
-const quote = (text: string) => `'${text.replace(/'/g, "''")}'`
-
 /** Statements per DuckDB call: large batches amortise the call, small enough to keep memory flat. */
 const batchSize = 500
 /** Connections parsing batches at once by default: DuckDB runs each on a libuv pool thread. */
@@ -122,11 +120,15 @@ export const serializeBatch = async (
   sqls: ReadonlyArray<string>,
   compact = true
 ): Promise<ReadonlyArray<SerializedStatement>> => {
-  const values = sqls.map((sql, i) => `(${i}, ${quote(sql)})`).join(",")
+  // Loaded lazily like the embedded warehouse, so importing the compiler does not load DuckDB.
+  const { listValue } = await import("@duckdb/node-api")
   const options = compact ? ", skip_null := true, skip_empty := true" : ""
+  // The texts travel as one VARCHAR[] parameter: DuckDB does not parse them twice (as literals, then as SQL).
   const reader = await connection.runAndReadAll(
     `SELECT j::VARCHAR, json_array_length(j, '$.statements') FROM ` +
-      `(SELECT i, json_serialize_sql(s${options}) AS j FROM (VALUES ${values}) AS t(i, s)) ORDER BY i`
+      `(SELECT i, json_serialize_sql(s${options}) AS j FROM ` +
+      `(SELECT unnest(generate_series(1, len($1::VARCHAR[]))) AS i, unnest($1::VARCHAR[]) AS s)) ORDER BY i`,
+    [listValue([...sqls])]
   )
   return reader.getRowsJS().map((row) => ({
     json: String(row[0]),
