@@ -1,5 +1,5 @@
 import type { FileSystem, Path } from "@effect/platform"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Either, Layer } from "effect"
 import type { SourceRef, StrategyBlock, TargetBlock } from "../../schemas/model"
 import type { StatementFailed } from "../Warehouse/Warehouse"
 import {
@@ -11,7 +11,14 @@ import {
   UnknownReference
 } from "./errors"
 import { closureOf, depths, findCycle, kahnOrder, reachableCounts } from "./graph"
-import { type LoadModelsOptions, loadModels, type ModelDefinition, type ModelLoadError } from "./models"
+import {
+  decodeListedModels,
+  listModels,
+  type LoadModelsOptions,
+  type ModelDefinition,
+  type ModelLoadError,
+  readModelSql
+} from "./models"
 import { parseableSql, parsePartitionKey } from "./partitions"
 import { formatTableRef, parseReferences, type TableRef } from "./sqlRefs"
 
@@ -103,9 +110,15 @@ const sortedInsert = (map: Map<string, Array<string>>, key: string, value: strin
   else if (!list.includes(value)) list.push(value)
 }
 
-/** Resolves dependencies (depends_on and SQL references), orders and layers the models. */
+type ParsedReferences = Either.Either<ReadonlyMap<string, ReadonlyArray<TableRef>>, ModelSqlInvalid | StatementFailed>
+
+/**
+ * Resolves dependencies (depends_on and SQL references), orders and layers the models.
+ * `parsed` is the result of `parseReferences` when the caller already ran it (see `loadAndCompile`).
+ */
 export const compileModels = (
-  definitions: ReadonlyArray<ModelDefinition>
+  definitions: ReadonlyArray<ModelDefinition>,
+  parsed?: ParsedReferences
 ): Effect.Effect<CompiledProject, Exclude<CompileError, ModelLoadError>> =>
   Effect.gen(function* () {
     const byName = new Map<string, ModelDefinition>()
@@ -131,7 +144,7 @@ export const compileModels = (
       if (list === undefined) byTable.set(key, [def])
       else list.push(def)
     }
-    const refs = yield* parseReferences(names.map((name) => ({ model: name, sql: parseableSql(byName.get(name)!.sql) })))
+    const refs = yield* (parsed ?? parseReferences(names.map((name) => ({ model: name, sql: parseableSql(byName.get(name)!.sql) }))))
     const upstream = new Map<string, Array<string>>()
     const downstream = new Map<string, Array<string>>()
     const sourceRefs = new Map<string, Array<string>>()
@@ -202,6 +215,25 @@ export const compileModels = (
     return { models, order, layers, downstream }
   })
 
+/**
+ * Loads and compiles a models directory, parsing the SQL in DuckDB while the sidecars are read
+ * and decoded (both mostly wait on other threads). Errors keep their order: file and sidecar
+ * errors first, then the checks of `compileModels`, then SQL errors.
+ */
+export const loadAndCompile = (
+  options: LoadModelsOptions
+): Effect.Effect<CompiledProject, CompileError, FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function* () {
+    const listing = yield* listModels(options)
+    const sqls = yield* readModelSql(listing)
+    const items = listing.names.map((model, i) => ({ model, sql: parseableSql(sqls[i]!) }))
+    const [definitions, parsed] = yield* Effect.all(
+      [Effect.either(decodeListedModels(listing, sqls, options.env)), Effect.either(parseReferences(items))],
+      { concurrency: 2 }
+    )
+    return yield* compileModels(yield* definitions, parsed)
+  })
+
 /** Transitive downstream closure of a model (excluding it), sorted; empty for an unknown model. */
 export const downstreamClosure = (project: CompiledProject, model: string): ReadonlyArray<string> =>
   closureOf(model, project.downstream)
@@ -221,6 +253,6 @@ export const layer: Layer.Layer<PipelineCompiler, never, FileSystem.FileSystem |
   PipelineCompiler,
   Effect.map(Effect.context<FileSystem.FileSystem | Path.Path>(), (context) => ({
     compile: (options: LoadModelsOptions) =>
-      Effect.flatMap(loadModels(options), compileModels).pipe(Effect.provide(context))
+      loadAndCompile(options).pipe(Effect.provide(context))
   }))
 )

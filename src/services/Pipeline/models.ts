@@ -1,10 +1,11 @@
 import { FileSystem, Path } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, Either, Schema } from "effect"
 import { ModelContract, ModelSidecar } from "../../schemas/model"
 import type { MissingEnvVar, TomlDecodeError } from "../ProjectConfig/errors"
 import { substituteEnvVars } from "../ProjectConfig/interpolate"
-import { decodeToml } from "../ProjectConfig/toml"
+import { parseToml, schemaIssueToError } from "../ProjectConfig/toml"
 import { ModelFileMismatch, ModelsUnreadable } from "./errors"
+import { fastDecodeContract, fastDecodeSidecar } from "./sidecarFast"
 
 /** One model as written on disk: SQL body, decoded sidecar, optional contract. */
 export interface ModelDefinition {
@@ -25,15 +26,38 @@ export interface LoadModelsOptions {
   readonly env: Readonly<Record<string, string | undefined>>
 }
 
-const readText = (fs: FileSystem.FileSystem, path: string) =>
-  fs.readFileString(path).pipe(Effect.mapError((e) => new ModelsUnreadable({ path, detail: e.message })))
+/** One decoder for all files: `FileSystem.readFileString` builds a TextDecoder per call. */
+const utf8 = new TextDecoder("utf-8")
 
-const decodeSidecarFile = <A, I>(
-  schema: Parameters<typeof decodeToml<A, I>>[0],
+const readText = (fs: FileSystem.FileSystem, path: string) =>
+  fs.readFile(path).pipe(
+    Effect.map((bytes) => utf8.decode(bytes)),
+    Effect.mapError((e) => new ModelsUnreadable({ path, detail: e.message }))
+  )
+
+// Decoders compiled once (same options as `decodeToml`: unknown keys are errors, all issues).
+const decodeOptions = { onExcessProperty: "error", errors: "all" } as const
+const decodeSidecar = Schema.decodeUnknownEither(ModelSidecar, decodeOptions)
+const decodeContract = Schema.decodeUnknownEither(ModelContract, decodeOptions)
+
+const decodeSidecarFile = <A>(
+  fast: (data: unknown) => A | undefined,
+  decode: (data: unknown) => Either.Either<A, Parameters<typeof schemaIssueToError>[0]>,
   text: string,
   file: string,
   env: LoadModelsOptions["env"]
-) => Effect.flatMap(substituteEnvVars(text, env, file), (substituted) => decodeToml(schema, substituted, file))
+): Effect.Effect<A, MissingEnvVar | TomlDecodeError> =>
+  // substituteEnvVars returns the text unchanged when it has no `${`; skip its line split then.
+  Effect.flatMap(text.includes("${") ? substituteEnvVars(text, env, file) : Effect.succeed(text), (substituted) =>
+    Effect.flatMap(parseToml(substituted, file), (data) => {
+      const quick = fast(data)
+      if (quick !== undefined) return Effect.succeed(quick)
+      return Either.match(decode(data), {
+        onLeft: (error) => Effect.fail(schemaIssueToError(error, substituted, file)),
+        onRight: Effect.succeed
+      })
+    })
+  )
 
 /** Decodes one model from its file texts (no I/O), so tests and the loader share one path. */
 export const decodeModel = (input: {
@@ -47,7 +71,7 @@ export const decodeModel = (input: {
   readonly env: LoadModelsOptions["env"]
 }): Effect.Effect<ModelDefinition, ModelFileMismatch | MissingEnvVar | TomlDecodeError> =>
   Effect.gen(function* () {
-    const sidecar = yield* decodeSidecarFile(ModelSidecar, input.sidecarText, input.sidecarPath, input.env)
+    const sidecar = yield* decodeSidecarFile(fastDecodeSidecar, decodeSidecar, input.sidecarText, input.sidecarPath, input.env)
     if (sidecar.name !== input.name) {
       return yield* new ModelFileMismatch({
         model: input.name,
@@ -57,7 +81,7 @@ export const decodeModel = (input: {
     const contract =
       input.contractText === undefined || input.contractPath === undefined
         ? undefined
-        : yield* decodeSidecarFile(ModelContract, input.contractText, input.contractPath, input.env)
+        : yield* decodeSidecarFile(fastDecodeContract, decodeContract, input.contractText, input.contractPath, input.env)
     return {
       name: input.name,
       sql: input.sql,
@@ -69,13 +93,22 @@ export const decodeModel = (input: {
     }
   })
 
+/** The model files found in a models directory, names sorted. */
+export interface ModelListing {
+  readonly names: ReadonlyArray<string>
+  readonly sqlPaths: ReadonlyArray<string>
+  readonly sidecarPaths: ReadonlyArray<string>
+  /** `<name>.contract.toml` when present. */
+  readonly contractPaths: ReadonlyArray<string | undefined>
+}
+
 /**
- * Reads every `models/<name>.sql` with its `<name>.toml` sidecar and optional
+ * Lists `models/<name>.sql` with their `<name>.toml` sidecars and optional
  * `<name>.contract.toml`, sorted by name. A SQL file without a sidecar (or the reverse) is an error.
  */
-export const loadModels = (
+export const listModels = (
   options: LoadModelsOptions
-): Effect.Effect<ReadonlyArray<ModelDefinition>, ModelLoadError, FileSystem.FileSystem | Path.Path> =>
+): Effect.Effect<ModelListing, ModelsUnreadable | ModelFileMismatch, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function* () {
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
@@ -92,32 +125,91 @@ export const loadModels = (
       }
     }
     const names = sqlNames.sort()
-    return yield* Effect.forEach(
+    for (const name of names) {
+      if (!files.has(`${name}.toml`)) {
+        return yield* new ModelFileMismatch({ model: name, detail: `${name}.sql has no sidecar ${name}.toml` })
+      }
+    }
+    return {
       names,
-      (name) =>
-        Effect.gen(function* () {
-          const sqlPath = path.join(options.modelsDir, `${name}.sql`)
-          const sidecarPath = path.join(options.modelsDir, `${name}.toml`)
-          if (!files.has(`${name}.toml`)) {
-            return yield* new ModelFileMismatch({ model: name, detail: `${name}.sql has no sidecar ${name}.toml` })
-          }
-          const contractFile = files.has(`${name}.contract.toml`)
-            ? path.join(options.modelsDir, `${name}.contract.toml`)
-            : undefined
-          const sql = yield* readText(fs, sqlPath)
-          const sidecarText = yield* readText(fs, sidecarPath)
-          const contractText = contractFile === undefined ? undefined : yield* readText(fs, contractFile)
-          return yield* decodeModel({
-            name,
-            sql,
-            sqlPath,
-            sidecarText,
-            sidecarPath,
-            contractText,
-            contractPath: contractFile,
-            env: options.env
-          })
-        }),
-      { concurrency: 16 }
+      sqlPaths: names.map((name) => path.join(options.modelsDir, `${name}.sql`)),
+      sidecarPaths: names.map((name) => path.join(options.modelsDir, `${name}.toml`)),
+      contractPaths: names.map((name) =>
+        files.has(`${name}.contract.toml`) ? path.join(options.modelsDir, `${name}.contract.toml`) : undefined
+      )
+    }
+  })
+
+/** Models handled at once: enough to keep the I/O threads busy, few enough to bound open descriptors. */
+const lanes = 32
+
+/**
+ * Runs `work(i)` for every index on a few long-lived lanes (a fiber per file made GC dominate)
+ * and fails with the first error in index order, so the error reported is deterministic.
+ */
+const forEachIndexed = <A, E, R>(
+  count: number,
+  work: (i: number) => Effect.Effect<A, E, R>
+): Effect.Effect<ReadonlyArray<A>, E, R> =>
+  Effect.gen(function* () {
+    const results: Array<Either.Either<A, E>> = new Array(count)
+    const lane = (first: number) =>
+      Effect.gen(function* () {
+        for (let i = first; i < count; i += lanes) results[i] = yield* Effect.either(work(i))
+      })
+    yield* Effect.forEach(
+      Array.from({ length: Math.min(lanes, count) }, (_, i) => i),
+      lane,
+      { concurrency: lanes, discard: true }
     )
+    const out: Array<A> = []
+    for (const result of results) out.push(yield* result)
+    return out
+  })
+
+/** The SQL text of every listed model, in listing order. */
+export const readModelSql = (
+  listing: ModelListing
+): Effect.Effect<ReadonlyArray<string>, ModelsUnreadable, FileSystem.FileSystem> =>
+  Effect.flatMap(FileSystem.FileSystem, (fs) => forEachIndexed(listing.names.length, (i) => readText(fs, listing.sqlPaths[i]!)))
+
+/** Reads and decodes every listed model's sidecar and contract, given its SQL texts. */
+export const decodeListedModels = (
+  listing: ModelListing,
+  sqls: ReadonlyArray<string>,
+  env: LoadModelsOptions["env"]
+): Effect.Effect<ReadonlyArray<ModelDefinition>, ModelLoadError, FileSystem.FileSystem> =>
+  Effect.flatMap(FileSystem.FileSystem, (fs) =>
+    forEachIndexed(listing.names.length, (i) =>
+      Effect.gen(function* () {
+        const sidecarPath = listing.sidecarPaths[i]!
+        const contractPath = listing.contractPaths[i]
+        const sidecarText = yield* readText(fs, sidecarPath)
+        const contractText = contractPath === undefined ? undefined : yield* readText(fs, contractPath)
+        return yield* decodeModel({
+          name: listing.names[i]!,
+          sql: sqls[i]!,
+          sqlPath: listing.sqlPaths[i]!,
+          sidecarText,
+          sidecarPath,
+          contractText,
+          contractPath,
+          env
+        })
+      })
+    )
+  )
+
+/**
+ * Reads every `models/<name>.sql` with its `<name>.toml` sidecar and optional
+ * `<name>.contract.toml`, sorted by name. A SQL file without a sidecar (or the reverse) is an
+ * error; otherwise the first read/decode error in name order is reported.
+ */
+export const loadModels = (
+  options: LoadModelsOptions
+): Effect.Effect<ReadonlyArray<ModelDefinition>, ModelLoadError, FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function* () {
+    const listing = yield* listModels(options)
+    const sqls = yield* readModelSql(listing)
+    return yield* decodeListedModels(listing, sqls, options.env)
   })

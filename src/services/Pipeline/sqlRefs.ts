@@ -1,7 +1,8 @@
 import type { DuckDBConnection } from "@duckdb/node-api"
-import { Effect } from "effect"
+import { Effect, Either } from "effect"
 import { acquireDuckDbInstance } from "../Warehouse/embedded"
 import { StatementFailed } from "../Warehouse/Warehouse"
+import { scanSerializedStatement } from "./astScan"
 import { ModelSqlInvalid } from "./errors"
 
 /** A table a query reads, as written (empty parts omitted). */
@@ -19,8 +20,13 @@ type Json = null | boolean | number | string | ReadonlyArray<Json> | { readonly 
 const isObject = (value: Json | undefined): value is { readonly [key: string]: Json } =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
-const nonEmpty = (value: Json | undefined): string | undefined =>
+const nonEmpty = (value: unknown): string | undefined =>
   typeof value === "string" && value !== "" ? value : undefined
+
+const pushTable = (node: { readonly [key: string]: unknown }, tables: Array<TableRef>) => {
+  const table = nonEmpty(node["table_name"])
+  if (table !== undefined) tables.push({ catalog: nonEmpty(node["catalog_name"]), schema: nonEmpty(node["schema_name"]), table })
+}
 
 /** Walks a serialized statement: base tables read, and CTE names (which are not tables). */
 const collect = (node: Json, tables: Array<TableRef>, ctes: Set<string>): void => {
@@ -29,12 +35,7 @@ const collect = (node: Json, tables: Array<TableRef>, ctes: Set<string>): void =
     return
   }
   if (!isObject(node)) return
-  if (node["type"] === "BASE_TABLE") {
-    const table = nonEmpty(node["table_name"])
-    if (table !== undefined) {
-      tables.push({ catalog: nonEmpty(node["catalog_name"]), schema: nonEmpty(node["schema_name"]), table })
-    }
-  }
+  if (node["type"] === "BASE_TABLE") pushTable(node, tables)
   const cteMap = node["cte_map"]
   if (isObject(cteMap) && Array.isArray(cteMap["map"])) {
     for (const entry of cteMap["map"] as ReadonlyArray<Json>) {
@@ -47,7 +48,17 @@ const collect = (node: Json, tables: Array<TableRef>, ctes: Set<string>): void =
   }
 }
 
-/** Distinct tables read by one serialized statement, CTE names removed, sorted by their text. */
+/** Distinct tables, CTE names removed, sorted by their text (the last spelling of a name wins). */
+const distinctReferences = (tables: ReadonlyArray<TableRef>, ctes: ReadonlySet<string>): ReadonlyArray<TableRef> => {
+  const seen = new Map<string, TableRef>()
+  for (const ref of tables) {
+    const isCte = ref.catalog === undefined && ref.schema === undefined && ctes.has(ref.table.toLowerCase())
+    if (!isCte) seen.set(formatTableRef(ref).toLowerCase(), ref)
+  }
+  return [...seen.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, ref]) => ref)
+}
+
+/** Distinct tables read by one serialized statement, by walking the whole parsed AST. */
 export const referencesOf = (serialized: string, model: string): Effect.Effect<ReadonlyArray<TableRef>, ModelSqlInvalid> =>
   Effect.suspend(() => {
     const parsed = JSON.parse(serialized) as Json
@@ -64,60 +75,118 @@ export const referencesOf = (serialized: string, model: string): Effect.Effect<R
     const tables: Array<TableRef> = []
     const ctes = new Set<string>()
     collect(statements as ReadonlyArray<Json>, tables, ctes)
-    const seen = new Map<string, TableRef>()
-    for (const ref of tables) {
-      const isCte = ref.catalog === undefined && ref.schema === undefined && ctes.has(ref.table.toLowerCase())
-      if (!isCte) seen.set(formatTableRef(ref).toLowerCase(), ref)
-    }
-    return Effect.succeed([...seen.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, ref]) => ref))
+    return Effect.succeed(distinctReferences(tables, ctes))
   })
 
-const quote = (text: string) => `'${text.replace(/'/g, "''")}'`
+const successPrefix = '{"error":false,"statements":['
+
+/**
+ * Same result as `referencesOf`, decoding only the table objects and CTE keys when the text
+ * is one well-formed statement (`statementCount` comes from DuckDB); anything else (parse
+ * errors, several statements, an unexpected layout) goes through the full walk.
+ */
+export const fastReferencesOf = (
+  serialized: string,
+  statementCount: number | undefined,
+  model: string
+): Effect.Effect<ReadonlyArray<TableRef>, ModelSqlInvalid> => {
+  if (statementCount !== 1 || !serialized.startsWith(successPrefix)) return referencesOf(serialized, model)
+  const scanned = scanSerializedStatement(serialized)
+  if (scanned === undefined) return referencesOf(serialized, model)
+  const tables: Array<TableRef> = []
+  for (const node of scanned.tables) pushTable(node as unknown as { readonly [key: string]: unknown }, tables)
+  return Effect.succeed(distinctReferences(tables, scanned.ctes))
+}
 
 /** Statements per DuckDB call: large batches amortise the call, small enough to keep memory flat. */
 const batchSize = 500
+/** Connections parsing batches at once by default: DuckDB runs each on a libuv pool thread. */
+const defaultLanes = 2
 
-const serializeBatch = async (
-  connection: DuckDBConnection,
-  sqls: ReadonlyArray<string>
-): Promise<ReadonlyArray<string>> => {
-  const values = sqls.map((sql, i) => `(${i}, ${quote(sql)})`).join(",")
-  const reader = await connection.runAndReadAll(
-    `SELECT json_serialize_sql(s)::VARCHAR FROM (VALUES ${values}) AS t(i, s) ORDER BY i`
-  )
-  return reader.getRowsJS().map((row) => String(row[0]))
+export interface SerializedStatement {
+  /** `json_serialize_sql` output. */
+  readonly json: string
+  /** Length of its `statements` array; undefined when serialization failed. */
+  readonly statementCount: number | undefined
 }
 
 /**
- * Parses every model's SQL with DuckDB's own parser (`json_serialize_sql`, batched) on a
- * private in-memory database and returns the tables each one reads. The first model whose
- * SQL fails to parse (in input order) fails the whole call with DuckDB's message.
+ * Serializes each SQL text with DuckDB's parser, in input order. `compact` drops null and
+ * empty fields inside DuckDB (about half the text to build, copy and scan); an absent name
+ * part reads like the empty string it replaces.
+ */
+export const serializeBatch = async (
+  connection: DuckDBConnection,
+  sqls: ReadonlyArray<string>,
+  compact = true
+): Promise<ReadonlyArray<SerializedStatement>> => {
+  // Loaded lazily like the embedded warehouse, so importing the compiler does not load DuckDB.
+  const { listValue } = await import("@duckdb/node-api")
+  const options = compact ? ", skip_null := true, skip_empty := true" : ""
+  // The texts travel as one VARCHAR[] parameter: DuckDB does not parse them twice (as literals, then as SQL).
+  const reader = await connection.runAndReadAll(
+    `SELECT j::VARCHAR, json_array_length(j, '$.statements') FROM ` +
+      `(SELECT i, json_serialize_sql(s${options}) AS j FROM ` +
+      `(SELECT unnest(generate_series(1, len($1::VARCHAR[]))) AS i, unnest($1::VARCHAR[]) AS s)) ORDER BY i`,
+    [listValue([...sqls])]
+  )
+  return reader.getRowsJS().map((row) => ({
+    json: String(row[0]),
+    statementCount: row[1] === null || row[1] === undefined ? undefined : Number(row[1])
+  }))
+}
+
+const connect = (instance: { connect: () => Promise<DuckDBConnection> }) =>
+  Effect.acquireRelease(
+    Effect.tryPromise({
+      try: () => instance.connect(),
+      catch: (e) => new StatementFailed({ detail: String(e), transient: false })
+    }),
+    (c) => Effect.sync(() => c.closeSync())
+  )
+
+/**
+ * Parses every model's SQL with DuckDB's own parser (`json_serialize_sql`, batched, two
+ * connections at once) on a private in-memory database and returns the tables each one
+ * reads. The first model whose SQL fails to parse (in input order) fails the whole call
+ * with DuckDB's message.
  */
 export const parseReferences = (
-  items: ReadonlyArray<{ readonly model: string; readonly sql: string }>
+  items: ReadonlyArray<{ readonly model: string; readonly sql: string }>,
+  options: { readonly lanes?: number } = {}
 ): Effect.Effect<ReadonlyMap<string, ReadonlyArray<TableRef>>, ModelSqlInvalid | StatementFailed> =>
   Effect.scoped(
     Effect.gen(function* () {
+      const lanes = Math.max(1, options.lanes ?? defaultLanes)
       const instance = yield* acquireDuckDbInstance(":memory:")
-      const connection = yield* Effect.acquireRelease(
-        Effect.tryPromise({
-          try: () => instance.connect(),
-          catch: (e) => new StatementFailed({ detail: String(e), transient: false })
-        }),
-        (c) => Effect.sync(() => c.closeSync())
+      const results: Array<Either.Either<ReadonlyArray<TableRef>, ModelSqlInvalid>> = new Array(items.length)
+      const batchStarts: Array<number> = []
+      for (let start = 0; start < items.length; start += batchSize) batchStarts.push(start)
+      const lane = (index: number) =>
+        Effect.gen(function* () {
+          const connection = yield* connect(instance)
+          for (let b = index; b < batchStarts.length; b += lanes) {
+            const start = batchStarts[b]!
+            const batch = items.slice(start, start + batchSize)
+            const serialized = yield* Effect.tryPromise({
+              try: () => serializeBatch(connection, batch.map((item) => item.sql)),
+              catch: (e) => new StatementFailed({ detail: e instanceof Error ? e.message : String(e), transient: false })
+            })
+            for (let i = 0; i < batch.length; i++) {
+              const s = serialized[i]
+              results[start + i] = yield* Effect.either(
+                fastReferencesOf(s?.json ?? "null", s?.statementCount, batch[i]!.model)
+              )
+            }
+          }
+        })
+      yield* Effect.forEach(
+        Array.from({ length: Math.min(lanes, batchStarts.length) }, (_, i) => i),
+        lane,
+        { concurrency: lanes, discard: true }
       )
       const out = new Map<string, ReadonlyArray<TableRef>>()
-      for (let start = 0; start < items.length; start += batchSize) {
-        const batch = items.slice(start, start + batchSize)
-        const serialized = yield* Effect.tryPromise({
-          try: () => serializeBatch(connection, batch.map((item) => item.sql)),
-          catch: (e) => new StatementFailed({ detail: e instanceof Error ? e.message : String(e), transient: false })
-        })
-        for (let i = 0; i < batch.length; i++) {
-          const item = batch[i]!
-          out.set(item.model, yield* referencesOf(serialized[i] ?? "null", item.model))
-        }
-      }
+      for (let i = 0; i < items.length; i++) out.set(items[i]!.model, yield* results[i]!)
       return out as ReadonlyMap<string, ReadonlyArray<TableRef>>
     })
   )
