@@ -1,7 +1,6 @@
 import type { FileSystem, Path } from "@effect/platform"
 import { Effect, Layer } from "effect"
-import { compileModels } from "../services/Pipeline/compile"
-import { loadModels } from "../services/Pipeline/models"
+import { loadAndCompile } from "../services/Pipeline/compile"
 import {
   type ModelAttributes,
   ModelAttributesSource,
@@ -28,7 +27,7 @@ export const modelAttributesLayer = Layer.effect(
     const env = yield* Environment
     const context = yield* Effect.context<FileSystem.FileSystem | Path.Path>()
     const compile = (modelsDir: string) =>
-      Effect.flatMap(loadModels({ modelsDir, env }), compileModels).pipe(
+      loadAndCompile({ modelsDir, env }).pipe(
         Effect.mapError((e) => new ModelAttributesUnavailable({ modelsDir, detail: e.message })),
         Effect.provide(context)
       )
