@@ -1,4 +1,5 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as CliConfig from "@effect/cli/CliConfig"
 import { Layer, Logger } from "effect"
 import { Environment } from "../services/Environment/Environment"
 import * as EventBus from "../services/EventBus/EventBus"
@@ -10,5 +11,8 @@ export const EnvironmentLive = Layer.sync(Environment, () => ({ ...process.env }
 /** Log lines go to stderr, so stdout carries only a command's output (JSON stays parseable). */
 const StderrLogger = Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))
 
+/** Leaner help: @effect/cli's built-in flags and value types are left out of every usage line. */
+const CliSettings = CliConfig.layer({ showBuiltIns: false, showTypes: false })
+
 /** What every command runs on: Node's platform, the environment, the event bus, logs and traces. */
-export const AppLayer = Layer.mergeAll(NodeContext.layer, EnvironmentLive, EventBus.layer, StderrLogger, Telemetry.layerFromEnv)
+export const AppLayer = Layer.mergeAll(NodeContext.layer, CliSettings, EnvironmentLive, EventBus.layer, StderrLogger, Telemetry.layerFromEnv)
