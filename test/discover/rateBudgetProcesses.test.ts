@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { build } from "esbuild"
+import { bundleChildScript } from "../support/childScript"
 import { describe, expect, it } from "vitest"
 import { tmpDir } from "./harness"
 
@@ -17,17 +17,8 @@ const run = (file: string, args: ReadonlyArray<string>) =>
 
 describe("RateBudget across real processes", () => {
   it("two concurrent processes draw from one bucket without lost updates (exclusive lock file)", async () => {
-    const scratch = path.join(__dirname, "..", "..", "dist", `test-budget-${process.pid}`)
-    const bundle = path.join(scratch, "child.mjs")
-    await build({
-      entryPoints: [path.join(__dirname, "fixtures", "budgetChild.ts")],
-      bundle: true,
-      platform: "node",
-      format: "esm",
-      packages: "external",
-      outfile: bundle,
-      logLevel: "silent"
-    })
+    const child = await bundleChildScript(path.join(__dirname, "fixtures", "budgetChild.ts"), "budget")
+    const bundle = child.file
     const dir = tmpDir("budget-procs")
     try {
       const results = await Promise.all([run(bundle, [dir, "30"]), run(bundle, [dir, "30"])])
@@ -40,7 +31,7 @@ describe("RateBudget across real processes", () => {
       expect(state.tokens).toBeLessThan(40.5)
       expect(fs.readdirSync(dir).filter((f) => f.endsWith(".lock"))).toEqual([])
     } finally {
-      fs.rmSync(scratch, { recursive: true, force: true })
+      child.remove()
       fs.rmSync(dir, { recursive: true, force: true })
     }
   })

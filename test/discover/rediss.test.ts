@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { build } from "esbuild"
+import { bundleChildScript } from "../support/childScript"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { RedisHandle } from "../support/redis"
 import { spawnTlsRedis } from "../support/redis"
@@ -23,24 +23,15 @@ describe("kv backend over rediss:// (TLS)", () => {
     }
     // NODE_EXTRA_CA_CERTS is read at process start only, so the scenario runs in a child node.
     // Inside the project so the external packages resolve from its node_modules.
-    const scratch = path.join(__dirname, "..", "..", "dist", `test-rediss-${process.pid}`)
-    const outfile = path.join(scratch, "child.mjs")
-    await build({
-      entryPoints: [path.join(__dirname, "fixtures", "redissChild.ts")],
-      bundle: true,
-      platform: "node",
-      format: "esm",
-      packages: "external",
-      outfile,
-      logLevel: "silent"
-    })
+    const script = await bundleChildScript(path.join(__dirname, "fixtures", "redissChild.ts"), "rediss")
+    const outfile = script.file
     const child = spawnSync(process.execPath, [outfile], {
       cwd: path.join(__dirname, "..", ".."),
       env: { ...process.env, NODE_EXTRA_CA_CERTS: tls.caFile, PCLI_TEST_REDISS_URL: tls.handle.url },
       encoding: "utf8",
       timeout: 60_000
     })
-    fs.rmSync(scratch, { recursive: true, force: true })
+    script.remove()
     expect(child.stderr).toBe("")
     const result = JSON.parse(child.stdout.slice(child.stdout.indexOf('{"first"')))
     expect(result.first).toEqual(["elt.cache_miss", "elt.cache_write"])

@@ -1,7 +1,5 @@
-import { build } from "esbuild"
+import { bundleChildScript } from "../support/childScript"
 import { spawn } from "node:child_process"
-import { mkdtempSync } from "node:fs"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startWarehouseEmulator, type WarehouseEmulator } from "../support/warehouseEmulator"
@@ -13,21 +11,17 @@ import { CLIENT_ID, CLIENT_SECRET } from "./fixtures"
  */
 let emulator: WarehouseEmulator
 let script: string
+let child: Awaited<ReturnType<typeof bundleChildScript>>
 
 beforeAll(async () => {
   emulator = await startWarehouseEmulator({ clients: { [CLIENT_ID]: CLIENT_SECRET } })
-  script = join(mkdtempSync(join(tmpdir(), "pcli-e2e-")), "remoteRun.cjs")
-  await build({
-    entryPoints: [join(__dirname, "child", "remoteRun.ts")],
-    bundle: true,
-    platform: "node",
-    format: "cjs",
-    target: "node20",
-    outfile: script,
-    logLevel: "silent"
-  })
+  child = await bundleChildScript(join(__dirname, "child", "remoteRun.ts"), "remote-run")
+  script = child.file
 })
-afterAll(() => emulator.close())
+afterAll(async () => {
+  child.remove()
+  await emulator.close()
+})
 
 /** Async on purpose: the emulator lives in this process's event loop. */
 const runChild = (env: Record<string, string>): Promise<{ status: number | null; stdout: string; stderr: string }> => {
