@@ -45,7 +45,3 @@ export const resolvePrincipal = (flagId: Option.Option<string>) =>
     if (!idGrammar.test(id)) return yield* new InvalidPrincipalId({ value: id, origin })
     return { class: principalClass, id, source } satisfies ActingPrincipal
   })
-
-/** Text form used in reports: `agent(bot-7)`, or `unrecorded` for rows without an id. */
-export const formatPrincipal = (principal: PrincipalClass, id: string | null) =>
-  id === null ? "unrecorded" : `${principal}(${id})`
