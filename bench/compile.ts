@@ -98,6 +98,24 @@ const serviceRun = (modelsDir: string, warmDir: string): { ms: number; rss: numb
   return JSON.parse(out) as { ms: number; rss: number }
 }
 
+/**
+ * The real binary end to end (`node dist/pcli.cjs compile --output json`): process start, DuckDB
+ * load, compile and output. A preloaded hook reports the process's peak RSS on exit.
+ */
+const cliRun = (root: string, modelsDir: string): { ms: number; rss: number } => {
+  const hook = path.join(root, "rss-hook.cjs")
+  const report = path.join(root, "rss.json")
+  fs.writeFileSync(hook, `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(report)}, String(process.resourceUsage().maxRSS / 1024)))\n`)
+  const binary = path.resolve("dist/pcli.cjs")
+  const t0 = performance.now()
+  execFileSync(process.execPath, ["--require", hook, binary, "compile", "--models", modelsDir, "--output", "json"], {
+    cwd: root,
+    stdio: ["ignore", "ignore", "inherit"],
+    maxBuffer: 1 << 30
+  })
+  return { ms: performance.now() - t0, rss: Number(fs.readFileSync(report, "utf8")) }
+}
+
 interface Row {
   n: number
   load: number
@@ -106,6 +124,8 @@ interface Row {
   layers: number
   service: number
   serviceRss: number
+  cli: number
+  cliRss: number
 }
 
 const main = async () => {
@@ -121,11 +141,14 @@ const main = async () => {
       const dir = generate(path.join(root, `p${n}`), n)
       const samples: Array<Awaited<ReturnType<typeof phases>>> = []
       const services: Array<{ ms: number; rss: number }> = []
+      const clis: Array<{ ms: number; rss: number }> = []
       for (let k = 0; k < runs; k++) {
         if (global.gc !== undefined) global.gc()
         samples.push(await phases(dir))
         services.push(serviceRun(dir, warm))
+        clis.push(cliRun(root, dir))
         console.error(`  [n=${n}] service (fresh process) ${services[k]!.ms.toFixed(0)} ms, peak RSS ${services[k]!.rss.toFixed(0)} MB`)
+        console.error(`  [n=${n}] pcli compile (whole process) ${clis[k]!.ms.toFixed(0)} ms, peak RSS ${clis[k]!.rss.toFixed(0)} MB`)
       }
       const layers = samples[0]!.layers
       rows.push({
@@ -135,7 +158,9 @@ const main = async () => {
         parse: median(samples.map((r) => r.parse)),
         compile: median(samples.map((r) => r.compile)),
         service: median(services.map((r) => r.ms)),
-        serviceRss: Math.max(...services.map((r) => r.rss))
+        serviceRss: Math.max(...services.map((r) => r.rss)),
+        cli: median(clis.map((r) => r.ms)),
+        cliRss: Math.max(...clis.map((r) => r.rss))
       })
     }
   } finally {
@@ -144,10 +169,11 @@ const main = async () => {
   const base = rows[0]!
   console.log(`compile, medians of ${runs} runs. Phases in-process: load = read+decode files; parse = DuckDB json_serialize_sql + table extraction alone;`)
   console.log(`compile = parse + resolve + DAG. service = PipelineCompiler.compile in a fresh process (what \`pcli compile\` runs: SQL parsed while sidecars decode), its peak RSS.`)
-  console.log("models  | layers | load ms | parse ms | compile ms | load+compile ms | service ms | service peak RSS MB | service time ratio")
+  console.log("pcli = the binary `pcli compile --output json` as a user runs it: whole process, start-up and output included.")
+  console.log("models  | layers | load ms | parse ms | compile ms | load+compile ms | service ms | service peak RSS MB | service time ratio | pcli ms | pcli peak RSS MB")
   for (const r of rows) {
     console.log(
-      `${String(r.n).padStart(7)} | ${String(r.layers).padStart(6)} | ${r.load.toFixed(0).padStart(7)} | ${r.parse.toFixed(0).padStart(8)} | ${r.compile.toFixed(0).padStart(10)} | ${(r.load + r.compile).toFixed(0).padStart(15)} | ${r.service.toFixed(0).padStart(10)} | ${r.serviceRss.toFixed(0).padStart(19)} | ${(r.service / base.service).toFixed(2)}x`
+      `${String(r.n).padStart(7)} | ${String(r.layers).padStart(6)} | ${r.load.toFixed(0).padStart(7)} | ${r.parse.toFixed(0).padStart(8)} | ${r.compile.toFixed(0).padStart(10)} | ${(r.load + r.compile).toFixed(0).padStart(15)} | ${r.service.toFixed(0).padStart(10)} | ${r.serviceRss.toFixed(0).padStart(19)} | ${`${(r.service / base.service).toFixed(2)}x`.padStart(18)} | ${r.cli.toFixed(0).padStart(7)} | ${r.cliRss.toFixed(0).padStart(16)}`
     )
   }
   const last = rows[rows.length - 1]!
@@ -160,10 +186,10 @@ const main = async () => {
   const dominant = phasesByCost.map(([k, v]) => `${k} ${v.toFixed(0)} ms`).join("; ")
   console.log(`ratio ${last.n}/${base.n}: ${(last.service / base.service).toFixed(2)}x service time for ${(last.n / base.n).toFixed(0)}x models`)
   console.log(`cost at ${last.n}, largest first: ${dominant}`)
-  console.log(
-    `target 10,000 models <= 3000 ms and <= 400 MB (service, fresh process): ${last.service <= 3000 && last.serviceRss <= 400 ? "met" : "NOT met"}`
-  )
+  const met = last.service <= 3000 && last.serviceRss <= 400 && last.cli <= 3000 && last.cliRss <= 400
+  console.log(`target 10,000 models <= 3000 ms and <= 400 MB (both the service in a fresh process and the whole pcli process): ${met ? "met" : "NOT met"}`)
 }
 
 if (process.argv[2] === "--child") void child(process.argv[3]!, process.argv[4]!)
+else if (process.argv[2] === "--generate") generate(process.argv[3]!, Number(process.argv[4])) // for profiling by hand
 else void main()

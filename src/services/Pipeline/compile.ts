@@ -1,5 +1,5 @@
 import type { FileSystem, Path } from "@effect/platform"
-import { Context, Effect, Either, Layer } from "effect"
+import { Context, Effect, Either, Fiber, Layer } from "effect"
 import type { SourceRef, StrategyBlock, TargetBlock } from "../../schemas/model"
 import type { StatementFailed } from "../Warehouse/Warehouse"
 import {
@@ -227,10 +227,10 @@ export const loadAndCompile = (
     const listing = yield* listModels(options)
     const sqls = yield* readModelSql(listing)
     const items = listing.names.map((model, i) => ({ model, sql: parseableSql(sqls[i]!) }))
-    const [definitions, parsed] = yield* Effect.all(
-      [Effect.either(decodeListedModels(listing, sqls, options.env)), Effect.either(parseReferences(items))],
-      { concurrency: 2 }
-    )
+    // Forked first so DuckDB parses on its threads while this one decodes the sidecars.
+    const parsing = yield* Effect.fork(Effect.either(parseReferences(items)))
+    const definitions = yield* Effect.either(decodeListedModels(listing, sqls, options.env))
+    const parsed = yield* Fiber.join(parsing)
     return yield* compileModels(yield* definitions, parsed)
   })
 

@@ -28,10 +28,11 @@ export const compileOutput = (project: CompiledProject, modelsDir: string): Comp
 
 export const renderCompileText = (out: CompileOutput): string => {
   const lines = [`Compiled ${out.model_count} model(s) from ${out.models_dir} into ${out.execution_layers.length} layer(s)`]
+  const byName = new Map(out.models.map((m) => [m.name, m]))
   out.execution_layers.forEach((layer, i) => {
     lines.push(`  layer ${i}:`)
     for (const name of layer) {
-      const m = out.models.find((x) => x.name === name)!
+      const m = byName.get(name)!
       const deps = m.depends_on.length === 0 ? "" : `  <- ${m.depends_on.join(", ")}`
       lines.push(`    ${name}  [${m.strategy}] ${m.target}${m.contracted ? " (contracted)" : ""}${deps}`)
     }
