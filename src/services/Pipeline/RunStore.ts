@@ -91,15 +91,7 @@ export class RunStore extends Context.Tag("pcli/RunStore")<RunStore, RunStoreSer
 
 const failed = (e: SqlError) => new RunStoreFailed({ detail: e.message })
 
-interface RunRow {
-  readonly run_id: string
-  readonly started_at: string
-  readonly finished_at: string
-  readonly status: RunStatus
-  readonly trigger: string
-  readonly partition_from: string | null
-  readonly partition_to: string | null
-}
+type RunRow = Omit<RunRecord, "models">
 
 type ModelRow = Omit<ModelExecution, "warnings"> & { readonly warnings_json: string }
 
