@@ -2,6 +2,7 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as CliConfig from "@effect/cli/CliConfig"
 import { Layer, Logger } from "effect"
 import { Environment } from "../services/Environment/Environment"
+import * as PlainConsole from "./PlainConsole"
 import * as EventBus from "../services/EventBus/EventBus"
 import * as Telemetry from "../services/Telemetry/Telemetry"
 
@@ -15,4 +16,4 @@ const StderrLogger = Logger.replace(Logger.defaultLogger, Logger.withConsoleErro
 const CliSettings = CliConfig.layer({ showBuiltIns: false, showTypes: false })
 
 /** What every command runs on: Node's platform, the environment, the event bus, logs and traces. */
-export const AppLayer = Layer.mergeAll(NodeContext.layer, CliSettings, EnvironmentLive, EventBus.layer, StderrLogger, Telemetry.layerFromEnv)
+export const AppLayer = Layer.mergeAll(NodeContext.layer, CliSettings, EnvironmentLive, EventBus.layer, StderrLogger, PlainConsole.layer, Telemetry.layerFromEnv)

@@ -12,10 +12,14 @@ const warehouseBlock = (name: string, body: string) =>
 const SECRET = "dapi-TOPSECRET-0123456789"
 
 describe("pcli (binary)", () => {
-  it("--help lists the commands and exits 0", async () => {
+  it("--help lists the commands and exits 0, without colour codes when piped", async () => {
     const r = await runCli(["--help"], { cwd: makeProject() })
     expect(r.code).toBe(0)
     expect(r.stdout).toContain("validate")
+    expect(r.stdout).not.toContain("\u001b[")
+    const sub = await runCli(["run", "--help"], { cwd: makeProject() })
+    expect(sub.stdout).toContain("partial failure")
+    expect(sub.stdout).not.toContain("\u001b[")
   })
 
   it("validate passes with a token or with client credentials, in text and JSON", async () => {
@@ -102,6 +106,11 @@ describe("pcli (binary)", () => {
   it("an unknown flag is a usage error, exit 2", async () => {
     const r = await runCli(["validate", "--bogus"], { cwd: makeProject() })
     expect(r.code).toBe(2)
+    expect(r.stderr).toContain("--bogus")
+    expect(r.stderr).not.toContain("\u001b[")
+    const json = await runCli(["validate", "--bogus", "--output", "json"], { cwd: makeProject() })
+    expect(json.code).toBe(2)
+    expect(JSON.parse(json.stdout)).toEqual({ error: { code: "usage", message: "Received unknown argument: '--bogus'" } })
   })
 
   it("an invalid PCLI_PRINCIPAL or --principal-id is refused with its own code", async () => {
