@@ -1,6 +1,7 @@
 import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
+import * as fs from "node:fs"
 import * as path from "node:path"
 import { classifyChange } from "../../src/services/Pipeline/changes"
 import {
@@ -87,6 +88,27 @@ describe("compile", () => {
       const e2 = yield* fail({ a: { sql: "SELECT * FROM nowhere.t" } })
       expect(e2.code).toBe("unknown-reference")
       expect(e2.message).toContain("nowhere.t")
+    })
+  )
+
+  it.effect("an unreadable model file or models directory is models-unreadable, naming the path", () =>
+    Effect.gen(function* () {
+      const root = writeProject({ a: { sql: "SELECT 1" }, b: { sql: "SELECT 2" } })
+      // A directory where b.sql should be: the read itself fails (EISDIR), whoever runs the test.
+      fs.rmSync(path.join(root, "models", "b.sql"))
+      fs.mkdirSync(path.join(root, "models", "b.sql"))
+      const compileDir = (modelsDir: string) =>
+        Effect.flip(Effect.flatMap(PipelineCompiler, (c) => c.compile({ modelsDir, env: {} }))).pipe(
+          Effect.provide(compilerLayer),
+          Effect.provide(NodeContext.layer)
+        )
+      const file = yield* compileDir(path.join(root, "models"))
+      expect(file.code).toBe("models-unreadable")
+      expect(file.message).toContain(path.join(root, "models", "b.sql"))
+      expect(file.message).toContain("EISDIR")
+      const dir = yield* compileDir(path.join(root, "no-such-dir"))
+      expect(dir.code).toBe("models-unreadable")
+      expect(dir.message).toContain("no-such-dir")
     })
   )
 
