@@ -16,4 +16,4 @@ const StderrLogger = Logger.replace(Logger.defaultLogger, Logger.withConsoleErro
 const CliSettings = CliConfig.layer({ showBuiltIns: false, showTypes: false })
 
 /** What every command runs on: Node's platform, the environment, the event bus, logs and traces. */
-export const AppLayer = Layer.mergeAll(NodeContext.layer, CliSettings, EnvironmentLive, EventBus.layer, StderrLogger, PlainConsole.layer, Telemetry.layerFromEnv)
+export const AppLayer = Layer.mergeAll(NodeContext.layer, CliSettings, EnvironmentLive, EventBus.layer, StderrLogger, PlainConsole.layer.pipe(Layer.provide(EnvironmentLive)), Telemetry.layerFromEnv)

@@ -142,21 +142,10 @@ export const listModels = (
     }
   })
 
-/** Runs `work(i)` for every index in order and fails with the first error (deterministic). */
-const forEachIndexed = <A, E, R>(
-  count: number,
-  work: (i: number) => Effect.Effect<A, E, R>
-): Effect.Effect<ReadonlyArray<A>, E, R> =>
-  Effect.gen(function* () {
-    const out: Array<A> = new Array(count)
-    for (let i = 0; i < count; i++) out[i] = yield* work(i)
-    return out
-  })
-
 /** The SQL text of every listed model, in listing order. */
 export const readModelSql = (
   listing: ModelListing
-): Effect.Effect<ReadonlyArray<string>, ModelsUnreadable> => forEachIndexed(listing.names.length, (i) => readText(listing.sqlPaths[i]!))
+): Effect.Effect<ReadonlyArray<string>, ModelsUnreadable> => Effect.forEach(listing.sqlPaths, readText)
 
 /** Reads and decodes every listed model's sidecar and contract, given its SQL texts. */
 export const decodeListedModels = (
@@ -164,23 +153,24 @@ export const decodeListedModels = (
   sqls: ReadonlyArray<string>,
   env: LoadModelsOptions["env"]
 ): Effect.Effect<ReadonlyArray<ModelDefinition>, ModelLoadError> =>
-  forEachIndexed(listing.names.length, (i) =>
-      Effect.gen(function* () {
-        const sidecarPath = listing.sidecarPaths[i]!
-        const contractPath = listing.contractPaths[i]
-        const sidecarText = yield* readText(sidecarPath)
-        const contractText = contractPath === undefined ? undefined : yield* readText(contractPath)
-        return yield* decodeModel({
-          name: listing.names[i]!,
-          sql: sqls[i]!,
-          sqlPath: listing.sqlPaths[i]!,
-          sidecarText,
-          sidecarPath,
-          contractText,
-          contractPath,
-          env
-        })
+  // In name order, so the first error reported is the first model's (deterministic).
+  Effect.forEach(listing.names, (name, i) =>
+    Effect.gen(function* () {
+      const sidecarPath = listing.sidecarPaths[i]!
+      const contractPath = listing.contractPaths[i]
+      const sidecarText = yield* readText(sidecarPath)
+      const contractText = contractPath === undefined ? undefined : yield* readText(contractPath)
+      return yield* decodeModel({
+        name,
+        sql: sqls[i]!,
+        sqlPath: listing.sqlPaths[i]!,
+        sidecarText,
+        sidecarPath,
+        contractText,
+        contractPath,
+        env
       })
+    })
   )
 
 /**
