@@ -8,9 +8,9 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { execFileSync } from "node:child_process"
-import { compileModels, layer as compilerLayer, PipelineCompiler } from "../src/services/Pipeline/compile"
-import { loadModels } from "../src/services/Pipeline/models"
-import { parseReferences } from "../src/services/Pipeline/sqlRefs"
+import { compileModels, layer as compilerLayer, PipelineCompiler } from "../src/services/Project/compile"
+import { loadModels } from "../src/services/Project/models"
+import { parseReferences } from "../src/services/Project/sqlRefs"
 
 /**
  * A layered project: ~10% roots (some reading a declared source), each other model reads 1-3

@@ -1,6 +1,6 @@
 import type { FileSystem, Path } from "@effect/platform"
 import { Effect, Layer } from "effect"
-import { loadAndCompile } from "../services/Pipeline/compile"
+import { loadAndCompile } from "../services/Project/compile"
 import {
   type ModelAttributes,
   ModelAttributesSource,
@@ -8,7 +8,7 @@ import {
   ModelNotFound
 } from "../services/PolicyEngine/attributes"
 import { Environment } from "../services/Environment/Environment"
-import type { CompiledModel } from "../services/Pipeline/compile"
+import type { CompiledModel } from "../services/Project/compile"
 
 const toAttributes = (m: CompiledModel): ModelAttributes => ({
   name: m.name,

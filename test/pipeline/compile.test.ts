@@ -3,14 +3,14 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { classifyChange } from "../../src/services/Pipeline/changes"
+import { classifyChange } from "../../src/services/Project/changes"
 import {
   type CompiledProject,
   downstreamClosure,
   layer as compilerLayer,
   PipelineCompiler,
   reachableDownstreams
-} from "../../src/services/Pipeline/compile"
+} from "../../src/services/Project/compile"
 import { target, writeProject, type ModelSpec } from "./fixtures"
 
 const compile = (models: Record<string, ModelSpec>, env: Record<string, string> = {}) =>

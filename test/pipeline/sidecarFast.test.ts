@@ -3,7 +3,7 @@ import { Either, Schema } from "effect"
 import * as fc from "fast-check"
 import * as Toml from "smol-toml"
 import { ModelContract, ModelSidecar } from "../../src/schemas/model"
-import { fastDecodeContract, fastDecodeSidecar } from "../../src/services/Pipeline/sidecarFast"
+import { fastDecodeContract, fastDecodeSidecar } from "../../src/services/Project/sidecarFast"
 
 const options = { onExcessProperty: "error", errors: "all" } as const
 const schemaSidecar = Schema.decodeUnknownEither(ModelSidecar, options)

@@ -3,14 +3,14 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import * as fc from "fast-check"
 import { afterAll, beforeAll } from "vitest"
-import { scanSerializedStatement, skipValue } from "../../src/services/Pipeline/astScan"
+import { scanSerializedStatement, skipValue } from "../../src/services/Project/astScan"
 import {
   fastReferencesOf,
   parseReferences,
   referencesOf,
   serializeBatch,
   type SerializedStatement
-} from "../../src/services/Pipeline/sqlRefs"
+} from "../../src/services/Project/sqlRefs"
 
 let instance: DuckDBInstance
 let connection: Awaited<ReturnType<DuckDBInstance["connect"]>>

@@ -1,5 +1,5 @@
 import type { CompileOutput, RunOutput } from "../../schemas/pipeline"
-import type { CompiledProject } from "./compile"
+import type { CompiledProject } from "../Project/compile"
 import type { RunRecord } from "./RunStore"
 
 /** The `pcli compile` output value. */

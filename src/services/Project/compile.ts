@@ -19,7 +19,7 @@ import {
   type ModelLoadError,
   readModelSql
 } from "./models"
-import { parseableSql, parsePartitionKey } from "./partitions"
+import { parseableSql, parsePartitionKey } from "../Runner/partitions"
 import { formatTableRef, parseReferences, type TableRef } from "./sqlRefs"
 
 /** A model after dependency resolution. */

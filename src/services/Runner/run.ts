@@ -1,7 +1,7 @@
 import type { FileSystem, Path } from "@effect/platform"
 import { Clock, Context, Effect, Layer, Ref, Schedule } from "effect"
 import type { Warehouse } from "../Warehouse/Warehouse"
-import type { CompiledProject } from "./compile"
+import type { CompiledProject } from "../Project/compile"
 import {
   type ErrorClass,
   type ModelExecution,

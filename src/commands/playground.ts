@@ -1,6 +1,6 @@
 import { FileSystem, Path } from "@effect/platform"
 import { Effect } from "effect"
-import { PlaygroundNotEmpty, PlaygroundWriteFailed } from "./errors"
+import { PlaygroundNotEmpty, PlaygroundWriteFailed } from "../services/Project/errors"
 
 const sidecar = (name: string, schema: string, layer: string, body = "", intent = "") =>
   `name = "${name}"\nintent = "${intent}"\n${body}\n[target]\ncatalog = "warehouse"\nschema = "${schema}"\ntable = "${name}"\n\n[tags]\nlayer = "${layer}"\n`

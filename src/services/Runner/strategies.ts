@@ -11,9 +11,9 @@ import {
   hashCanonical,
   resolveStoragePrefix,
   writeParquetArtifact
-} from "./artifacts"
-import type { CompiledModel } from "./compile"
-import { InvalidPartitionWindow } from "./errors"
+} from "../Artifacts/artifacts"
+import type { CompiledModel } from "../Project/compile"
+import { InvalidPartitionWindow } from "../Project/errors"
 import { parsePartitionKey, partitionsBetween, substituteWindow } from "./partitions"
 import { RunStore, type RunStoreFailed, type UpstreamRecord } from "./RunStore"
 import { checkContract, type ContractViolation, type DataTestFailed, quoteIdent, runDataTests } from "./tests"
