@@ -1,31 +1,47 @@
 import { Command } from "@effect/cli"
 import { Cause, Effect, Exit, Option } from "effect"
-import { rootCommand } from "./cli/root"
-import { describeUsage, isUsageFailure } from "./cli/usage"
+import { readCommandLine, wantsJson } from "./cli/argv"
+import { renderHelp } from "./cli/help"
+import { rootCommand, rootTree } from "./cli/root"
+import { describeUsage, isUsageFailure, usageFromMessage } from "./cli/usage"
 import { AppLayer } from "./layers/AppLayer"
-import { describeCause } from "./render/errors"
+import { type DescribedError, describeCause } from "./render/errors"
 import { encodeCliError } from "./render/json"
 
 declare const PCLI_VERSION: string
+const version = typeof PCLI_VERSION === "string" ? PCLI_VERSION : "dev"
 
-const wantsJson = (argv: ReadonlyArray<string>) =>
-  argv.some((a, i) => a === "--output=json" || (a === "--output" && argv[i + 1] === "json"))
+// A reader that went away (`pcli --help | head`) ends our output, not the process with a stack
+// trace: later writes are dropped and the command finishes with its usual exit code.
+for (const stream of [process.stdout, process.stderr]) stream.on("error", () => undefined)
 
-const cli = Command.run(rootCommand, { name: "pcli", version: typeof PCLI_VERSION === "string" ? PCLI_VERSION : "dev" })
+const args = process.argv.slice(2)
 
-const program = Effect.suspend(() => cli(process.argv)).pipe(Effect.provide(AppLayer))
-
-// The only place that decides the process's exit code: from the error table (render/errors.ts).
-Effect.runPromiseExit(program).then((exit) => {
-  if (Exit.isSuccess(exit)) return
-  const failure = Option.match(Cause.failureOption(exit.cause), {
-    onNone: () => describeCause(exit.cause),
-    onSome: (e) => (isUsageFailure(e) ? { ...describeUsage(e), alreadyPrinted: true } : describeCause(exit.cause))
-  })
-  const alreadyPrinted = "alreadyPrinted" in failure
-  if (!alreadyPrinted) process.stderr.write(`error[${failure.code}]: ${failure.message}\n`)
-  if (wantsJson(process.argv) && !failure.outputPrinted) {
-    process.stdout.write(Effect.runSync(encodeCliError(failure)))
-  }
+const report = (failure: DescribedError) => {
+  process.stderr.write(`error[${failure.code}]: ${failure.message}\n`)
+  if (wantsJson(args) && !failure.outputPrinted) process.stdout.write(Effect.runSync(encodeCliError(failure)))
   process.exitCode = failure.exit
-})
+}
+
+const cli = Command.run(rootCommand, { name: "pcli", version })
+
+const root = rootTree()
+const line = readCommandLine(root, args)
+
+if (line._tag === "Help") {
+  process.stdout.write(renderHelp(root, line.node, version))
+} else if (line._tag === "Invalid") {
+  report(usageFromMessage(line.message))
+} else {
+  const program = Effect.suspend(() => cli([...process.argv.slice(0, 2), ...line.argv])).pipe(Effect.provide(AppLayer))
+  // The only place that decides the process's exit code: from the error table (render/errors.ts).
+  Effect.runPromiseExit(program).then((exit) => {
+    if (Exit.isSuccess(exit)) return
+    report(
+      Option.match(Cause.failureOption(exit.cause), {
+        onNone: () => describeCause(exit.cause),
+        onSome: (e) => (isUsageFailure(e) ? describeUsage(e) : describeCause(exit.cause))
+      })
+    )
+  })
+}

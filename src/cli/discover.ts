@@ -1,6 +1,7 @@
 import { Command, Options } from "@effect/cli"
 import { Effect, type Option } from "effect"
 import { type CommonOptions, commonOptions } from "./options"
+import { described } from "./help"
 
 const discoverOptions = {
   ...commonOptions,
@@ -20,4 +21,6 @@ export const discoverCommand = Command.make("discover", discoverOptions, (opts) 
     Effect.promise(() => import("./discover.run")),
     (m) => m.runDiscover(opts)
   )
-).pipe(Command.withDescription("Discover sources through the connector-sync API, read through the discover cache"))
+).pipe(Command.withDescription(
+  described("Discover sources through the connector-sync API, read through the discover cache", "pcli discover --adapter fivetran --no-cache")
+))

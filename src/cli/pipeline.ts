@@ -1,11 +1,14 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Effect } from "effect"
 import { commonOptions } from "./options"
+import { described } from "./help"
 
 const impl = Effect.promise(() => import("./pipeline.run"))
 
 const compileCommand = Command.make("compile", commonOptions, (opts) => Effect.flatMap(impl, (m) => m.runCompile(opts))
-).pipe(Command.withDescription("Parse every model, resolve dependencies with DuckDB's parser, order and layer them"))
+).pipe(Command.withDescription(
+  described("Parse every model, resolve its dependencies with DuckDB's parser, order and layer them", "pcli compile --output json")
+))
 
 const runCommand = Command.make(
   "run",
@@ -22,7 +25,11 @@ const runCommand = Command.make(
   (opts) => Effect.flatMap(impl, (m) => m.runRun(opts))
 ).pipe(
   Command.withDescription(
-    "Build every model in layer order on the target. Exit codes: 0 every model succeeded, 1 any model failed or was skipped (partial failure included)"
+    described(
+      "Build every model (or the --model ones) in layer order on the target",
+      "pcli run --model stg_orders --model orders",
+      "Exit codes: 0 every model succeeded; 1 any model failed or was skipped (partial failure included), and the report says which."
+    )
   )
 )
 
@@ -30,6 +37,8 @@ const playgroundCommand = Command.make(
   "playground",
   { ...commonOptions, dir: Args.text({ name: "dir" }).pipe(Args.withDescription("Directory to create (must be empty or absent)")) },
   (opts) => Effect.flatMap(impl, (m) => m.runPlayground(opts))
-).pipe(Command.withDescription("Write a small, realistic project (raw → staging → mart) that runs with no credentials"))
+).pipe(Command.withDescription(
+  described("Write a small, realistic project (raw → staging → mart) that runs with no credentials", "pcli playground demo")
+))
 
 export const pipelineCommands = [compileCommand, runCommand, playgroundCommand] as const

@@ -1,6 +1,7 @@
-import { Command, Options } from "@effect/cli"
+import { Command, type HelpDoc, Options } from "@effect/cli"
 import { Effect } from "effect"
 import { type CommonOptions, commonOptions } from "./options"
+import { described } from "./help"
 
 const impl = Effect.promise(() => import("./policy.run"))
 
@@ -14,11 +15,18 @@ const checkCommand = Command.make(
     model: Options.text("model").pipe(Options.withDescription("Target model"))
   },
   (opts) => Effect.flatMap(impl, (m) => m.runCheck(opts))
-).pipe(Command.withDescription("Read-only: explain the effect a rule resolves to (verdict, matched rule, reason)"))
+).pipe(
+  Command.withDescription(
+    described(
+      "Read-only: explain the effect a rule resolves to (verdict, matched rule, reason)",
+      "pcli policy check --principal agent --capability apply --model orders"
+    )
+  )
+)
 
 const plain = <E, R>(
   name: string,
-  description: string,
+  description: HelpDoc.HelpDoc,
   run: (m: typeof import("./policy.run"), opts: CommonOptions) => Effect.Effect<void, E, R>
 ) => Command.make(name, commonOptions, (opts) => Effect.flatMap(impl, (m) => run(m, opts))).pipe(Command.withDescription(description))
 
@@ -32,16 +40,22 @@ const freezeOptions = {
   reason: Options.text("reason").pipe(Options.optional, Options.withDescription("Reason recorded on the ledger row"))
 }
 
-const freezeLike = (name: "freeze" | "unfreeze", description: string) =>
+const freezeLike = (name: "freeze" | "unfreeze", description: HelpDoc.HelpDoc) =>
   Command.make(name, freezeOptions, (opts) => Effect.flatMap(impl, (m) => m.runFreeze(name, opts))).pipe(Command.withDescription(description))
 
 export const policyCommand = Command.make("policy").pipe(
-  Command.withDescription("The policy plane: check, test, show, freeze, unfreeze"),
+  Command.withDescription(described("The policy plane: check, test, show, freeze, unfreeze", "pcli policy show --output json")),
   Command.withSubcommands([
     checkCommand,
-    plain("test", "Run [[policy.tests]] through the real evaluator; non-zero when any differs", (m, o) => m.runTest(o)),
-    plain("show", "Read-only: rules, default agent effect, freezes in force and their sources", (m, o) => m.runShow(o)),
-    freezeLike("freeze", "Record a freeze: forces deny for the principal and scope (no config file is rewritten)"),
-    freezeLike("unfreeze", "Lift a freeze recorded with exactly this principal and scope")
+    plain("test", described("Run [[policy.tests]] through the real evaluator; exit 1 when any result differs", "pcli policy test"), (m, o) => m.runTest(o)),
+    plain("show", described("Read-only: rules, default agent effect, freezes in force and their sources", "pcli policy show"), (m, o) => m.runShow(o)),
+    freezeLike(
+      "freeze",
+      described(
+        "Record a freeze: forces deny for the principal and scope (no config file is rewritten)",
+        'pcli policy freeze --principal agent --scope layer=2 --reason "quarter close"'
+      )
+    ),
+    freezeLike("unfreeze", described("Lift a freeze recorded with exactly this principal and scope", "pcli policy unfreeze --principal agent --scope layer=2"))
   ])
 )

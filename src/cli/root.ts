@@ -1,11 +1,23 @@
 import { Command } from "@effect/cli"
+import { commandTree } from "./commandTree"
 import { discoverCommand } from "./discover"
+import { described } from "./help"
 import { pipelineCommands } from "./pipeline"
 import { policyCommand } from "./policy"
 import { stateCommand } from "./state"
 import { validateCommand } from "./validate"
 
+const topLevel = [validateCommand, ...pipelineCommands, discoverCommand, policyCommand, stateCommand] as const
+
 export const rootCommand = Command.make("pcli").pipe(
-  Command.withDescription("A pipeline tool for SQL warehouses: run models, govern agents, reclaim artifacts"),
-  Command.withSubcommands([validateCommand, ...pipelineCommands, discoverCommand, policyCommand, stateCommand])
+  Command.withDescription(
+    described(
+      "A pipeline tool for SQL warehouses: run models, govern agents, reclaim artifacts",
+      "pcli playground demo && pcli run --config demo/pcli.toml"
+    )
+  ),
+  Command.withSubcommands(topLevel)
 )
+
+/** The commands' shape (flags, descriptions, examples) for the argv reader and the help renderer. */
+export const rootTree = () => commandTree(rootCommand.descriptor, topLevel.map((c) => c.descriptor))

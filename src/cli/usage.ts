@@ -1,13 +1,55 @@
 import { HelpDoc, ValidationError } from "@effect/cli"
-import { stripVTControlCharacters } from "node:util"
 import type { DescribedError } from "../render/errors"
 import { oneLine } from "../render/errors"
+import { echo } from "./argv"
 
-/** A bad command line as the user sees it: `usage`, exit 2, @effect/cli's first line of explanation. */
-export const describeUsage = (e: ValidationError.ValidationError): DescribedError => {
-  const text = stripVTControlCharacters(HelpDoc.toAnsiText(e.error))
-  const first = text.split("\n").map((l) => l.trim()).find((l) => l !== "") ?? "invalid command line"
-  return { code: "usage", message: oneLine(first), exit: 2, status: 400, outputPrinted: false, remediation_hint: "run the command with --help for its flags" }
+const HINT = "run the command with --help for its flags"
+
+/** @effect/cli's wording for what argv.ts leaves to it, reworded to pcli's style; the echoed token cleaned and capped. */
+const rewrites: ReadonlyArray<readonly [RegExp, (m: RegExpExecArray) => string]> = [
+  [/^Received unknown argument: '([\s\S]*)'$/, (m) => `unexpected argument '${echo(m[1]!)}'`],
+  [/^Expected to find option: '([\s\S]*)'$/, (m) => `missing ${echo(m[1]!)}`],
+  [/^Missing argument ([\s\S]*)$/, (m) => `missing argument ${echo(m[1]!)}`]
+]
+
+const reword = (paragraph: string) => {
+  for (const [pattern, to] of rewrites) {
+    const m = pattern.exec(paragraph)
+    if (m !== null) return to(m)
+  }
+  return echo(paragraph)
 }
+
+/** The plain paragraphs of a HelpDoc: @effect/cli explains one problem per paragraph. */
+const paragraphs = (doc: HelpDoc.HelpDoc): ReadonlyArray<string> => {
+  switch (doc._tag) {
+    case "Paragraph":
+      return [HelpDoc.toAnsiText(doc)]
+    case "Sequence":
+      return [...paragraphs(doc.left), ...paragraphs(doc.right)]
+    case "Enumeration":
+      return doc.elements.flatMap(paragraphs)
+    default:
+      return []
+  }
+}
+
+/** A message as one `error[usage]:` line: every problem @effect/cli found, joined with "; ". */
+export const usageMessage = (doc: HelpDoc.HelpDoc) => {
+  const parts = paragraphs(doc).map((p) => reword(p.trim())).filter((p) => p !== "")
+  return oneLine(parts.length === 0 ? "invalid command line" : [...new Set(parts)].join("; "))
+}
+
+/** A bad command line as the user sees it: `usage`, exit 2, one line. */
+export const describeUsage = (e: ValidationError.ValidationError): DescribedError => usageFromMessage(usageMessage(e.error))
+
+export const usageFromMessage = (message: string): DescribedError => ({
+  code: "usage",
+  message: oneLine(message),
+  exit: 2,
+  status: 400,
+  outputPrinted: false,
+  remediation_hint: HINT
+})
 
 export const isUsageFailure = (e: unknown): e is ValidationError.ValidationError => ValidationError.isValidationError(e)

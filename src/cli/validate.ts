@@ -7,6 +7,7 @@ import { ValidateOutput } from "../schemas/validate"
 import { renderValidateText } from "../services/Validate/Validate"
 import { commonOptions, globalOptions } from "./options"
 import { emit } from "./output"
+import { described } from "./help"
 
 export const validateCommand = Command.make("validate", commonOptions, (opts) =>
   Effect.gen(function* () {
@@ -14,4 +15,11 @@ export const validateCommand = Command.make("validate", commonOptions, (opts) =>
     yield* emit(opts.output, ValidateOutput, out, renderValidateText)
     if (!out.ok) return yield* new ReportedFailure({ code: "validate-failed", detail: `${out.errors} error(s) in ${out.config_path}` })
   }).pipe(Effect.provide(ConfigLayer(globalOptions(opts))))
-).pipe(Command.withDescription("Check pcli.toml offline: warehouse authentication, products/"))
+).pipe(
+  Command.withDescription(
+    described(
+      "Check pcli.toml offline: adapters, warehouse credentials, [gc] settings and the product specs in products/",
+      "pcli validate --output json"
+    )
+  )
+)

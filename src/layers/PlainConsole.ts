@@ -9,22 +9,21 @@ const wantsPlainText = (stream: { readonly isTTY?: boolean }, env: Readonly<Reco
   stream.isTTY !== true || (env["NO_COLOR"] ?? "") !== ""
 
 /**
- * @effect/cli writes help, version and usage errors through `Console` with ANSI styling; a
- * pipe, a file or NO_COLOR gets the same text without escape codes.
+ * @effect/cli writes version and completions through `Console.log` with ANSI styling; a pipe, a
+ * file or NO_COLOR gets the same text without escape codes. Its usage errors go through
+ * `Console.error` as multi-line docs: those are silenced, and main.ts prints the one
+ * `error[usage]:` line itself. Logs use `console.unsafe.error`, which stays as it is.
  */
 export const layer: Layer.Layer<never, never, Environment> = Layer.unwrapEffect(
   Effect.gen(function* () {
     const env = yield* Environment
     const console = yield* Effect.console
     const plainOut = wantsPlainText(process.stdout, env)
-    const plainErr = wantsPlainText(process.stderr, env)
-    if (!plainOut && !plainErr) return Layer.empty
     return Console.setConsole({
       ...console,
       log: (...args) => console.log(...(plainOut ? plain(args) : args)),
       info: (...args) => console.info(...(plainOut ? plain(args) : args)),
-      error: (...args) => console.error(...(plainErr ? plain(args) : args)),
-      warn: (...args) => console.warn(...(plainErr ? plain(args) : args))
+      error: () => Effect.void
     })
   })
 )

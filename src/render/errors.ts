@@ -28,6 +28,7 @@ export const errorTable: Readonly<Record<string, ErrorRow>> = {
   InvalidPrincipal: invalid("use human or agent"),
   InvalidPrincipalClass: invalid("set PCLI_PRINCIPAL to human or agent, or unset it"),
   InvalidPrincipalId: invalid("ids match [a-z0-9._-]{1,63}"),
+  PrincipalIdReserved: invalid("choose another id: unnamed, unrecorded and mcp-* are set by pcli itself"),
   InvalidCapability: invalid(),
   InvalidSelector: invalid("scopes: any | layer=<n> | model=<glob> | classification=<v> | tag=<k>[=<v>]"),
   InvalidNamespace: invalid(),

@@ -110,7 +110,7 @@ describe("pcli (binary)", () => {
     expect(r.stderr).not.toContain("\u001b[")
     const json = await runCli(["validate", "--bogus", "--output", "json"], { cwd: makeProject() })
     expect(json.code).toBe(2)
-    expect(JSON.parse(json.stdout)).toEqual({ error: { code: "usage", message: "Received unknown argument: '--bogus'" } })
+    expect(JSON.parse(json.stdout)).toEqual({ error: { code: "usage", message: "unknown flag --bogus" } })
   })
 
   it("an invalid PCLI_PRINCIPAL or --principal-id is refused with its own code", async () => {

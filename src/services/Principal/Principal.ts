@@ -28,20 +28,49 @@ export class InvalidPrincipalId extends Data.TaggedError("InvalidPrincipalId")<{
   }
 }
 
+/** decisions.md item 26: ids pcli itself writes (the default, the audit filter, MCP profiles) cannot be claimed. */
+export class PrincipalIdReserved extends Data.TaggedError("PrincipalIdReserved")<{
+  readonly value: string
+  readonly origin: string
+}> {
+  readonly code = "principal-id-reserved"
+  override get message() {
+    return `${this.origin} ${JSON.stringify(this.value)} is reserved: unnamed, unrecorded and ids starting with mcp- are set by pcli itself`
+  }
+}
+
 const idGrammar = /^[a-z0-9._-]{1,63}$/
+
+/** The default id, the audit filter for rows without an id, and the MCP server's profile ids. */
+export const isReservedId = (id: string) => id === "unnamed" || id === "unrecorded" || id.startsWith("mcp-")
+
+/** Class from PCLI_PRINCIPAL (decisions.md item 3): empty or unset is `human`. */
+const principalClass = Effect.gen(function* () {
+  const raw = (yield* Environment)["PCLI_PRINCIPAL"]
+  if (raw === undefined || raw === "") return "human" as const
+  return raw === "human" || raw === "agent" ? raw : yield* new InvalidPrincipalClass({ value: raw })
+})
 
 /** decisions.md item 3: class from PCLI_PRINCIPAL; id from the flag, else PCLI_PRINCIPAL_ID, else `unnamed`. */
 export const resolvePrincipal = (flagId: Option.Option<string>) =>
   Effect.gen(function* () {
     const env = yield* Environment
-    const rawClass = env["PCLI_PRINCIPAL"]
-    const principalClass: PrincipalClass =
-      rawClass === undefined || rawClass === "" ? "human" : rawClass === "human" || rawClass === "agent" ? rawClass : yield* new InvalidPrincipalClass({ value: rawClass })
+    const cls = yield* principalClass
     const [id, source, origin]: readonly [string, PrincipalIdSource, string] = Option.isSome(flagId)
       ? [flagId.value, "flag", "--principal-id"]
       : env["PCLI_PRINCIPAL_ID"] !== undefined && env["PCLI_PRINCIPAL_ID"] !== ""
         ? [env["PCLI_PRINCIPAL_ID"], "env", "PCLI_PRINCIPAL_ID"]
         : ["unnamed", "default", "default"]
     if (!idGrammar.test(id)) return yield* new InvalidPrincipalId({ value: id, origin })
-    return { class: principalClass, id, source } satisfies ActingPrincipal
+    if (source !== "default" && isReservedId(id)) return yield* new PrincipalIdReserved({ value: id, origin })
+    return { class: cls, id, source } satisfies ActingPrincipal
+  })
+
+/** The principal under `pcli mcp` (decisions.md item 26): id `mcp-<profile>`, source `mcp_profile`, class as ever. */
+export const mcpPrincipal = (profile: string) =>
+  Effect.gen(function* () {
+    const cls = yield* principalClass
+    const id = `mcp-${profile}`
+    if (!idGrammar.test(id)) return yield* new InvalidPrincipalId({ value: id, origin: "the MCP profile id" })
+    return { class: cls, id, source: "mcp_profile" } satisfies ActingPrincipal
   })

@@ -1,0 +1,157 @@
+// Reads the command line before @effect/cli does: finds the command, moves global flags given
+// before it to after it, answers --help, and words the common mistakes itself (unknown flag
+// with a suggestion, missing value, repeated flag, bad choice), one line each.
+import { AutoCorrect } from "@effect/cli"
+import * as CliConfig from "@effect/cli/CliConfig"
+import { stripVTControlCharacters } from "node:util"
+import type { CommandNode, FlagSpec } from "./commandTree"
+
+export type CommandLine =
+  | { readonly _tag: "Help"; readonly node: CommandNode }
+  | { readonly _tag: "Run"; readonly argv: ReadonlyArray<string> }
+  | { readonly _tag: "Invalid"; readonly message: string }
+
+const MAX_ECHO = 200
+
+/** A user's token as it may appear in a message: no control codes, at most ~200 characters. */
+export const echo = (text: string): string => {
+  // eslint-disable-next-line no-control-regex
+  const clean = stripVTControlCharacters(text).replace(/[\u0000-\u001f\u007f-\u009f]/g, "")
+  return clean.length > MAX_ECHO ? `${clean.slice(0, MAX_ECHO - 1)}…` : clean
+}
+
+const HELP = new Set(["--help", "-h"])
+const answeredWithoutCommand = ["--version", "--completions", "--wizard"]
+
+/** @effect/cli's own flags, accepted anywhere and left where they are. */
+const builtIns: ReadonlyArray<FlagSpec> = [
+  ["--version", undefined],
+  ["--wizard", undefined],
+  ["--completions", "bash | fish | zsh"],
+  ["--log-level", "all | trace | debug | info | warning | error | fatal | none"]
+].map(([name, value]) => ({
+  name: name!,
+  aliases: [],
+  value,
+  choices: value?.split(" | "),
+  optional: true,
+  repeated: false,
+  global: false,
+  description: ""
+}))
+
+/** A token in flag position: `--name`, `--name=value` or `-x` (not `-`, `--` or a negative number). */
+const isFlagToken = (token: string) => /^--[^=]|^-[A-Za-z]/.test(token)
+
+const splitFlag = (token: string): readonly [string, string | undefined] => {
+  const eq = token.startsWith("--") ? token.indexOf("=") : -1
+  return eq === -1 ? [token.toLowerCase(), undefined] : [token.slice(0, eq).toLowerCase(), token.slice(eq + 1)]
+}
+
+const config = CliConfig.defaultConfig
+
+/** The nearest name within @effect/cli's auto-correct distance, if any. */
+const nearest = (word: string, candidates: ReadonlyArray<string>): string | undefined => {
+  const scored = candidates.map((c) => [c, AutoCorrect.levensteinDistance(word, c, config)] as const).filter(([, d]) => d <= config.autoCorrectLimit)
+  return scored.sort((a, b) => a[1] - b[1])[0]?.[0]
+}
+
+const suggest = (word: string, candidates: ReadonlyArray<string>) => {
+  const near = nearest(word.toLowerCase(), candidates)
+  return near === undefined ? "" : ` (did you mean ${near}?)`
+}
+
+interface Scan {
+  readonly flags: ReadonlyMap<string, FlagSpec>
+  readonly seen: Set<string>
+  problem: string | undefined
+  help: boolean
+}
+
+const flagTable = (flags: ReadonlyArray<FlagSpec>) => new Map(flags.flatMap((f) => [f.name, ...f.aliases].map((n) => [n.toLowerCase(), f] as const)))
+
+/**
+ * Reads one flag at `args[i]`; returns how many tokens it used. Records the first problem only,
+ * so the message names the first mistake on the line.
+ */
+const readFlag = (scan: Scan, args: ReadonlyArray<string>, i: number, isValueBoundary: (token: string) => boolean): number => {
+  const [name, inline] = splitFlag(args[i]!)
+  const note = (message: string) => {
+    if (scan.problem === undefined) scan.problem = message
+  }
+  if (HELP.has(name)) {
+    scan.help = true
+    return 1
+  }
+  const flag = scan.flags.get(name)
+  if (flag === undefined) {
+    note(`unknown flag ${echo(name)}${suggest(name, [...scan.flags.keys()])}`)
+    return 1
+  }
+  if (!flag.repeated && scan.seen.has(flag.name)) note(`${flag.name} given twice`)
+  scan.seen.add(flag.name)
+  if (flag.value === undefined) return 1
+  const next = args[i + 1]
+  const [value, used] = inline !== undefined ? [inline, 1] : next === undefined || isValueBoundary(next) ? ["", 1] : [next, 2]
+  if (value === "") note(`${flag.name} needs a value`)
+  else if (flag.choices !== undefined && !flag.choices.includes(value)) note(`${flag.name} must be one of ${flag.choices.join(", ")}, got '${echo(value)}'`)
+  return used
+}
+
+const childNamed = (node: CommandNode, token: string) => node.children.find((c) => c.path[c.path.length - 1] === token.toLowerCase())
+
+/**
+ * The command line as pcli reads it. Global flags (and @effect/cli's built-ins) may come before
+ * the command; everything after a runnable command is checked against that command's flags.
+ */
+export const readCommandLine = (root: CommandNode, args: ReadonlyArray<string>): CommandLine => {
+  const before = flagTable([...root.flags, ...builtIns])
+  const scan: Scan = { flags: before, seen: new Set(), problem: undefined, help: false }
+  let node = root
+  const moved: Array<string> = []
+  let i = 0
+  // The command path, with any global flags given before (or between) its words.
+  while (i < args.length && node.children.length > 0) {
+    const token = args[i]!
+    if (isFlagToken(token)) {
+      // A flag's value may not be the next command word or another flag: `pcli --config validate`.
+      const used = readFlag(scan, args, i, (t) => (isFlagToken(t) && (before.has(splitFlag(t)[0]) || HELP.has(splitFlag(t)[0]))) || childNamed(node, t) !== undefined)
+      if (!HELP.has(splitFlag(token)[0])) moved.push(...args.slice(i, i + used))
+      i += used
+      continue
+    }
+    const child = childNamed(node, token)
+    if (child === undefined) {
+      const names = node.children.map((c) => c.path[c.path.length - 1]!)
+      return { _tag: "Invalid", message: `unknown command '${echo([...node.path, token].join(" "))}'${suggest(token, names)}` }
+    }
+    node = child
+    i += 1
+  }
+  if (node.children.length > 0) {
+    if (scan.help || args.length === node.path.length) return { _tag: "Help", node }
+    // `pcli --version`, `pcli --completions bash`: @effect/cli answers these without a command.
+    if (scan.problem === undefined && answeredWithoutCommand.some((f) => scan.seen.has(f))) return { _tag: "Run", argv: args }
+    const names = node.children.map((c) => c.path[c.path.length - 1]!).join(", ")
+    return { _tag: "Invalid", message: scan.problem ?? `${["pcli", ...node.path].join(" ")} needs a command: ${names}` }
+  }
+  const own = flagTable([...node.flags, ...builtIns])
+  const leafScan: Scan = { flags: own, seen: scan.seen, problem: scan.problem, help: scan.help }
+  // Moved global flags are checked again against the command: one it does not take is unknown there.
+  for (const token of moved) if (isFlagToken(token) && !own.has(splitFlag(token)[0])) leafScan.problem ??= `${["pcli", ...node.path].join(" ")} takes no ${echo(splitFlag(token)[0])} flag`
+  const rest = args.slice(i)
+  for (let j = 0; j < rest.length; ) {
+    const token = rest[j]!
+    j += isFlagToken(token) ? readFlag(leafScan, rest, j, (t) => isFlagToken(t) && (own.has(splitFlag(t)[0]) || HELP.has(splitFlag(t)[0]))) : 1
+  }
+  if (leafScan.help) return { _tag: "Help", node }
+  if (leafScan.problem !== undefined) return { _tag: "Invalid", message: leafScan.problem }
+  return { _tag: "Run", argv: [...node.path, ...moved, ...rest] }
+}
+
+/** Whether the error document goes to stdout: `--output json` anywhere on the line, as given. */
+export const wantsJson = (args: ReadonlyArray<string>) =>
+  args.some((a, i) => {
+    const [name, inline] = splitFlag(a)
+    return name === "--output" && (inline ?? args[i + 1]) === "json"
+  })
