@@ -35,4 +35,6 @@ await build({
 copyFileSync("scripts/loader.cjs", "dist/pcli.cjs")
 chmodSync("dist/pcli.cjs", 0o755)
 rmSync("dist/pcli-bundle.v8cache", { force: true })
-execFileSync(process.execPath, ["dist/pcli.cjs", "--help"], { stdio: "ignore" })
+// Made by a real command (parse, layers, config, output) on the sample project: `--help` is answered
+// before @effect/cli parses anything, so a cache made by it would leave the command path cold.
+execFileSync(process.execPath, ["../../dist/pcli.cjs", "validate"], { cwd: "examples/sample", stdio: "ignore" })

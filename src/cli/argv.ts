@@ -4,7 +4,7 @@
 import { AutoCorrect } from "@effect/cli"
 import * as CliConfig from "@effect/cli/CliConfig"
 import { stripVTControlCharacters } from "node:util"
-import type { CommandNode, FlagSpec } from "./commandTree"
+import { type CommandNode, type FlagSpec, orderedChildren } from "./commandTree"
 
 export type CommandLine =
   | { readonly _tag: "Help"; readonly node: CommandNode }
@@ -36,8 +36,7 @@ const builtIns: ReadonlyArray<FlagSpec> = [
   choices: value?.split(" | "),
   optional: true,
   repeated: false,
-  global: false,
-  description: ""
+  global: false
 }))
 
 /** A token in flag position: `--name`, `--name=value` or `-x` (not `-`, `--` or a negative number). */
@@ -105,7 +104,7 @@ const childNamed = (node: CommandNode, token: string) => node.children.find((c) 
  * the command; everything after a runnable command is checked against that command's flags.
  */
 export const readCommandLine = (root: CommandNode, args: ReadonlyArray<string>): CommandLine => {
-  const before = flagTable([...root.flags, ...builtIns])
+  const before = flagTable([...root.shape().flags, ...builtIns])
   const scan: Scan = { flags: before, seen: new Set(), problem: undefined, help: false }
   let node = root
   const moved: Array<string> = []
@@ -132,10 +131,10 @@ export const readCommandLine = (root: CommandNode, args: ReadonlyArray<string>):
     if (scan.help || args.length === node.path.length) return { _tag: "Help", node }
     // `pcli --version`, `pcli --completions bash`: @effect/cli answers these without a command.
     if (scan.problem === undefined && answeredWithoutCommand.some((f) => scan.seen.has(f))) return { _tag: "Run", argv: args }
-    const names = node.children.map((c) => c.path[c.path.length - 1]!).join(", ")
+    const names = orderedChildren(node).map((c) => c.path[c.path.length - 1]!).join(", ")
     return { _tag: "Invalid", message: scan.problem ?? `${["pcli", ...node.path].join(" ")} needs a command: ${names}` }
   }
-  const own = flagTable([...node.flags, ...builtIns])
+  const own = flagTable([...node.shape().flags, ...builtIns])
   const leafScan: Scan = { flags: own, seen: scan.seen, problem: scan.problem, help: scan.help }
   // Moved global flags are checked again against the command: one it does not take is unknown there.
   for (const token of moved) if (isFlagToken(token) && !own.has(splitFlag(token)[0])) leafScan.problem ??= `${["pcli", ...node.path].join(" ")} takes no ${echo(splitFlag(token)[0])} flag`

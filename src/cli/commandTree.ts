@@ -17,7 +17,6 @@ export interface FlagSpec {
   readonly optional: boolean
   readonly repeated: boolean
   readonly global: boolean
-  readonly description: string
 }
 
 /** A positional argument, e.g. playground's `<dir>`. */
@@ -25,18 +24,32 @@ export interface ArgSpec {
   readonly name: string
   readonly optional: boolean
   readonly repeated: boolean
-  readonly description: string
 }
 
-export interface CommandNode {
-  /** ["policy", "check"]; [] for pcli itself. */
-  readonly path: ReadonlyArray<string>
+/** What only `--help` needs; computed on demand, since @effect/cli's HelpDoc costs start-up time. */
+export interface CommandHelp {
   readonly summary: string
   readonly details: ReadonlyArray<string>
   readonly examples: ReadonlyArray<string>
+  /** A flag's or argument's own description, by name (`--model`, `<dir>`). */
+  readonly describe: (name: string) => string
+  /** A group's commands in declaration order (HashMap order is arbitrary). */
+  readonly order: ReadonlyArray<string>
+}
+
+/** A command's flags and positional arguments, read from its Usage. */
+export interface CommandShape {
   readonly flags: ReadonlyArray<FlagSpec>
   readonly args: ReadonlyArray<ArgSpec>
+}
+
+/** Shapes and help are computed on demand: only the command being run pays for reading its Usage. */
+export interface CommandNode {
+  /** ["policy", "check"]; [] for pcli itself. */
+  readonly path: ReadonlyArray<string>
   readonly children: ReadonlyArray<CommandNode>
+  readonly shape: () => CommandShape
+  readonly help: () => CommandHelp
 }
 
 /** Lines starting with this in a command's description are its examples (see `described` in help.ts). */
@@ -118,9 +131,16 @@ const usageItems = (usage: Usage.Usage, optional = false, repeated = false): Rea
 
 const isFlagName = (name: string) => name.startsWith("-")
 
-const globalNames: ReadonlySet<string> = new Set(
-  usageItems(Options.getUsage(Options.all(commonOptions))).flatMap((i) => i.names)
-)
+const flagSpecs = (items: ReadonlyArray<UsageItem>, global: (name: string) => boolean): ReadonlyArray<FlagSpec> =>
+  items.flatMap((i) => {
+    const [name, ...aliases] = i.names
+    if (name === undefined || !isFlagName(name)) return []
+    const choices = i.value?.includes(" | ") ? i.value.split(" | ") : undefined
+    return [{ name, aliases, value: i.value, choices, optional: i.optional, repeated: i.repeated, global: global(name) }]
+  })
+
+/** The global flags (options.ts), which pcli also takes before the command. */
+export const globalFlags: () => ReadonlyArray<FlagSpec> = () => flagSpecs(usageItems(Options.getUsage(Options.all(commonOptions))), () => true)
 
 /** The definitions under one `OPTIONS` / `ARGUMENTS` header, by their first word (`--model`, `<dir>`). */
 const section = (all: ReadonlyArray<Block>, header: string): ReadonlyMap<string, HelpDoc.HelpDoc> => {
@@ -133,51 +153,49 @@ const section = (all: ReadonlyArray<Block>, header: string): ReadonlyMap<string,
   return out
 }
 
-/** A command's description paragraphs: the text before its first section header. */
-const descriptionOf = (help: ReadonlyArray<Block>) => {
-  const end = help.findIndex((b, i) => i > 0 && b._tag === "Header")
-  const paras = (end === -1 ? help : help.slice(0, end)).flatMap((b) => (b._tag === "Paragraph" ? [b.text] : []))
-  const text = paras.filter((p) => !p.startsWith(EXAMPLE_PREFIX))
-  return {
-    summary: text[0] ?? "",
-    details: text.slice(1),
-    examples: paras.filter((p) => p.startsWith(EXAMPLE_PREFIX)).map((p) => p.slice(EXAMPLE_PREFIX.length))
-  }
-}
-
-const docOf = (docs: ReadonlyMap<string, HelpDoc.HelpDoc>, name: string) => {
-  const doc = docs.get(name)
-  return doc === undefined ? "" : ownDescription(doc)
-}
-
-const node = (path: ReadonlyArray<string>, descriptor: Descriptor.Command<unknown>, children: ReadonlyArray<CommandNode>): CommandNode => {
-  const help = blocks(Descriptor.getHelp(descriptor, config))
-  const options = section(help, "OPTIONS")
-  const argDocs = section(help, "ARGUMENTS")
-  // The first Named item is the command's own name; a group's usage names only itself.
-  const items = children.length > 0 ? [] : usageItems(Descriptor.getUsage(descriptor)).slice(1)
-  return {
-    path,
-    ...descriptionOf(help),
-    flags: items.flatMap((i) => {
-      const [name, ...aliases] = i.names
-      if (name === undefined || !isFlagName(name)) return []
-      const choices = i.value?.includes(" | ") ? i.value.split(" | ") : undefined
-      return [{ name, aliases, value: i.value, choices, optional: i.optional, repeated: i.repeated, global: globalNames.has(name), description: docOf(options, name) }]
-    }),
-    args: items.flatMap((i) => {
-      const name = i.names[0]
-      return name === undefined || isFlagName(name) ? [] : [{ name, optional: i.optional, repeated: i.repeated, description: docOf(argDocs, name) }]
-    }),
-    children
-  }
-}
-
 /** The first word of each entry under a group's `COMMANDS` header. */
 const listedCommands = (help: ReadonlyArray<Block>) => {
   const start = help.findIndex((b) => b._tag === "Header" && b.text === "COMMANDS")
   return start === -1 ? [] : help.slice(start + 1).flatMap((b) => (b._tag === "Paragraph" ? [b.text.trim().split(" ")[0] ?? ""] : []))
 }
+
+const helpOf = (descriptor: Descriptor.Command<unknown>) => (): CommandHelp => {
+  const help = blocks(Descriptor.getHelp(descriptor, config))
+  // The description is the text before the first section header after its own.
+  const end = help.findIndex((b, i) => i > 0 && b._tag === "Header")
+  const paras = (end === -1 ? help : help.slice(0, end)).flatMap((b) => (b._tag === "Paragraph" ? [b.text] : []))
+  const text = paras.filter((p) => !p.startsWith(EXAMPLE_PREFIX))
+  const docs = new Map([...section(help, "OPTIONS"), ...section(help, "ARGUMENTS")])
+  return {
+    summary: text[0] ?? "",
+    details: text.slice(1),
+    examples: paras.filter((p) => p.startsWith(EXAMPLE_PREFIX)).map((p) => p.slice(EXAMPLE_PREFIX.length)),
+    describe: (name) => {
+      const doc = docs.get(name)
+      return doc === undefined ? "" : ownDescription(doc)
+    },
+    order: listedCommands(help)
+  }
+}
+
+const node = (path: ReadonlyArray<string>, descriptor: Descriptor.Command<unknown>, children: ReadonlyArray<CommandNode>): CommandNode => ({
+  path,
+  children,
+  shape: () => {
+    if (children.length > 0) return { flags: [], args: [] }
+    // The first Named item is the command's own name.
+    const items = usageItems(Descriptor.getUsage(descriptor)).slice(1)
+    const globals = new Set(globalFlags().map((f) => f.name))
+    return {
+      flags: flagSpecs(items, (name) => globals.has(name)),
+      args: items.flatMap((i) => {
+        const name = i.names[0]
+        return name === undefined || isFlagName(name) ? [] : [{ name, optional: i.optional, repeated: i.repeated }]
+      })
+    }
+  },
+  help: helpOf(descriptor)
+})
 
 const nameOf = (descriptor: Descriptor.Command<unknown>) => [...Descriptor.getNames(descriptor)][0] ?? ""
 
@@ -190,16 +208,20 @@ export const commandTree = (root: Descriptor.Command<unknown>, topLevel: Readonl
     const name = nameOf(descriptor)
     const subs = Descriptor.getSubcommands(descriptor)
     const leaf = HashMap.size(subs) === 1 && HashMap.has(subs, name)
-    if (leaf) return node([name], descriptor, [])
-    // HashMap order is arbitrary: list a group's commands in the order its help lists them (declaration order).
-    const order = listedCommands(blocks(Descriptor.getHelp(descriptor, config)))
-    const rank = (sub: string) => (order.indexOf(sub) === -1 ? order.length : order.indexOf(sub))
-    const sorted = [...subs].sort(([a], [b]) => rank(a) - rank(b) || a.localeCompare(b))
-    return node([name], descriptor, sorted.map(([sub, d]) => node([name, sub], d, [])))
+    return node([name], descriptor, leaf ? [] : [...subs].map(([sub, d]) => node([name, sub], d, [])))
   })
-  // pcli itself takes the global flags (before the command); every leaf command has them.
-  const globals = children.flatMap((c) => c.flags).filter((f, i, all) => f.global && all.findIndex((g) => g.name === f.name) === i)
-  return { ...node([], root, children), flags: globals }
+  // pcli itself takes the global flags, before the command.
+  return { ...node([], root, children), shape: () => ({ flags: globalFlags(), args: [] }) }
+}
+
+/** A group's commands in the order it declares them. */
+export const orderedChildren = (node: CommandNode): ReadonlyArray<CommandNode> => {
+  const order = node.help().order
+  const rank = (c: CommandNode) => {
+    const at = order.indexOf(c.path[c.path.length - 1] ?? "")
+    return at === -1 ? order.length : at
+  }
+  return [...node.children].sort((a, b) => rank(a) - rank(b))
 }
 
 /** Every command a user can run, depth first (groups included). */

@@ -1,7 +1,7 @@
 // pcli's own `--help`: rendered from the commands' Usage and HelpDoc (commandTree.ts), without
 // @effect/cli's filler sentences, with `pcli <path>` usage lines and one example per command.
 import { HelpDoc } from "@effect/cli"
-import { type ArgSpec, type CommandNode, EXAMPLE_PREFIX, type FlagSpec } from "./commandTree"
+import { type ArgSpec, type CommandHelp, type CommandNode, EXAMPLE_PREFIX, type FlagSpec, orderedChildren } from "./commandTree"
 
 /**
  * A command's description: a one-line summary, one example command line, and optional detail
@@ -37,26 +37,33 @@ const builtIns: ReadonlyArray<readonly [string, string]> = [
   ["--version", "Print pcli's version"]
 ]
 
+/** The global flags' descriptions, as the first runnable command declares them. */
+const globalDescriptions = (root: CommandNode) => {
+  const first = root.children.find((c) => c.children.length === 0)
+  return first === undefined ? () => "" : first.help().describe
+}
+
 const commandLabel = (node: CommandNode) => ["pcli", ...node.path].join(" ")
 
 /** Every runnable command below a node, with its summary: `policy check` and so on. */
 const commandRows = (node: CommandNode, from: CommandNode): ReadonlyArray<readonly [string, string]> =>
-  node.children.flatMap((child) =>
-    child.children.length === 0 ? [[child.path.slice(from.path.length).join(" "), child.summary] as const] : commandRows(child, from)
+  orderedChildren(node).flatMap((child) =>
+    child.children.length === 0 ? [[child.path.slice(from.path.length).join(" "), child.help().summary] as const] : commandRows(child, from)
   )
 
-const examples = (node: CommandNode) => (node.examples.length === 0 ? [] : ["", node.examples.length === 1 ? "EXAMPLE" : "EXAMPLES", ...node.examples.map((e) => `  ${e}`)])
+const examples = (help: CommandHelp) => (help.examples.length === 0 ? [] : ["", help.examples.length === 1 ? "EXAMPLE" : "EXAMPLES", ...help.examples.map((e) => `  ${e}`)])
 
-const globalSection = (globals: ReadonlyArray<FlagSpec>, withBuiltIns: boolean) => [
+const globalSection = (globals: ReadonlyArray<FlagSpec>, describe: (name: string) => string, withBuiltIns: boolean) => [
   "",
   "GLOBAL FLAGS (before or after the command)",
-  ...table([...globals.map((f) => [flagUsage(f), f.description] as const), ...(withBuiltIns ? builtIns : [])])
+  ...table([...globals.map((f) => [flagUsage(f), describe(f.name)] as const), ...(withBuiltIns ? builtIns : [])])
 ]
 
 /** The help text for `pcli [path] --help`; `root` supplies the global flags. */
 export const renderHelp = (root: CommandNode, node: CommandNode, version: string): string => {
-  const title = node.path.length === 0 ? `pcli ${version}: ${node.summary}` : `${commandLabel(node)}: ${node.summary}`
-  const head = [title, ...node.details.map((d) => `\n${d}`)]
+  const help = node.help()
+  const title = node.path.length === 0 ? `pcli ${version}: ${help.summary}` : `${commandLabel(node)}: ${help.summary}`
+  const head = [title, ...help.details.map((d) => `\n${d}`)]
   if (node.children.length > 0) {
     return [
       ...head,
@@ -66,24 +73,25 @@ export const renderHelp = (root: CommandNode, node: CommandNode, version: string
       "",
       "COMMANDS",
       ...table(commandRows(node, node)),
-      ...globalSection(root.flags, node.path.length === 0),
-      ...examples(node),
+      ...globalSection(root.shape().flags, globalDescriptions(root), node.path.length === 0),
+      ...examples(help),
       "",
       `Run '${commandLabel(node)} <command> --help' for a command's flags.`,
       ""
     ].join("\n")
   }
-  const own = node.flags.filter((f) => !f.global)
-  const usage = [commandLabel(node), ...own.map(flagUsage), ...node.args.map(argUsage), "[global flags]"].join(" ")
+  const { flags, args } = node.shape()
+  const own = flags.filter((f) => !f.global)
+  const usage = [commandLabel(node), ...own.map(flagUsage), ...args.map(argUsage), "[global flags]"].join(" ")
   return [
     ...head,
     "",
     "USAGE",
     `  ${usage}`,
-    ...(node.args.length === 0 ? [] : ["", "ARGUMENTS", ...table(node.args.map((a) => [argUsage(a), a.description] as const))]),
-    ...(own.length === 0 ? [] : ["", "FLAGS", ...table(own.map((f) => [flagUsage(f), f.description] as const))]),
-    ...globalSection(node.flags.filter((f) => f.global), false),
-    ...examples(node),
+    ...(args.length === 0 ? [] : ["", "ARGUMENTS", ...table(args.map((a) => [argUsage(a), help.describe(a.name)] as const))]),
+    ...(own.length === 0 ? [] : ["", "FLAGS", ...table(own.map((f) => [flagUsage(f), help.describe(f.name)] as const))]),
+    ...globalSection(flags.filter((f) => f.global), help.describe, false),
+    ...examples(help),
     ""
   ].join("\n")
 }
