@@ -122,7 +122,8 @@ export const readCommandLine = (root: CommandNode, args: ReadonlyArray<string>):
     const child = childNamed(node, token)
     if (child === undefined) {
       const names = node.children.map((c) => c.path[c.path.length - 1]!)
-      return { _tag: "Invalid", message: `unknown command '${echo([...node.path, token].join(" "))}'${suggest(token, names)}` }
+      // An earlier unknown flag may have had this word as its value: name that mistake first.
+      return { _tag: "Invalid", message: scan.problem ?? `unknown command '${echo([...node.path, token].join(" "))}'${suggest(token, names)}` }
     }
     node = child
     i += 1
