@@ -1,6 +1,8 @@
 import { Effect, ParseResult, Schema } from "effect"
 import * as Toml from "smol-toml"
 import { InvalidValue, TomlSyntax, type TomlDecodeError, UnknownKey } from "./errors"
+import { safeIssue } from "./issues"
+import { checkNesting } from "./nesting"
 
 type PathSegment = PropertyKey
 
@@ -42,7 +44,7 @@ export const parseToml = (text: string, file: string): Effect.Effect<Record<stri
       const detail = (e.message ?? String(error)).split("\n")[0]!.replace(/^Invalid TOML document:\s*/, "")
       return new TomlSyntax({ file, line: e.line, detail })
     }
-  })
+  }).pipe(Effect.flatMap((data) => checkNesting(data, file, (path) => locateKey(text, path))))
 
 /** Maps the first schema issue to a one-line error with the dotted key path and its line. */
 export const schemaIssueToError = (
@@ -56,7 +58,7 @@ export const schemaIssueToError = (
   const path = [...prefix, ...(issue?.path ?? [])]
   const line = locateKey(text, path)
   if (issue?._tag === "Unexpected") return new UnknownKey({ file, line, path: formatPath(path) })
-  return new InvalidValue({ file, line, path: formatPath(path), detail: issue?.message ?? "invalid value" })
+  return new InvalidValue({ file, line, path: formatPath(path), detail: safeIssue(error, issue) })
 }
 
 /**
