@@ -96,7 +96,8 @@ export const issueDetail = (message: string, secret: boolean, actual: unknown): 
   }
   const quoted = clipQuoted(message)
   const at = match === null ? -1 : quoted.indexOf(", actual ")
-  const cut = at === -1 ? quoted : `${quoted.slice(0, at + 9)}${truncate(quoted.slice(at + 9))}`
+  // A little over the limit, so one value already cut inside brackets keeps its closing marks.
+  const cut = at === -1 ? quoted : `${quoted.slice(0, at + 9)}${truncate(quoted.slice(at + 9), ECHO_LIMIT + 16)}`
   return truncate(cut, DETAIL_LIMIT)
 }
 

@@ -24,7 +24,8 @@ export const locateKey = (text: string, path: ReadonlyArray<PathSegment>): numbe
   let from = 0
   let found: number | undefined
   for (const seg of path) {
-    if (typeof seg !== "string") continue
+    // A key too long for a regular expression is not searched for (the line stays best effort).
+    if (typeof seg !== "string" || seg.length > 1024) continue
     const key = escapeRegex(seg)
     const pattern = new RegExp(`(^\\s*"?${key}"?\\s*[=.])|(^\\s*\\[\\[?[^\\]]*\\b${key}"?\\]\\]?)|([{,]\\s*"?${key}"?\\s*=)`)
     const index = lines.findIndex((line, i) => i >= from && pattern.test(line))
