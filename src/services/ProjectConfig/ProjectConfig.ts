@@ -1,7 +1,6 @@
 import { FileSystem, Path } from "@effect/platform"
 import type { PlatformError } from "@effect/platform/Error"
 import { Context, Data, Effect, Layer, Option } from "effect"
-import type { Adapter } from "../../schemas/adapters"
 import { ProjectConfigFile, type ProjectConfigData } from "../../schemas/config"
 import { Environment } from "../Environment/Environment"
 import { checkFreezeMarkerWrites } from "../PolicyEngine/validate"
@@ -11,7 +10,7 @@ import { MissingEnvVar, type TomlDecodeError } from "./errors"
 import { substituteDeferred } from "./interpolate"
 import { decodeTomlValue, parseToml } from "./toml"
 
-export type { AdapterOf, AdapterRef, AdapterType } from "./adapters"
+export type { AdapterRef, AdapterType } from "./adapters"
 
 export const CONFIG_FILE = "pcli.toml"
 
@@ -120,7 +119,7 @@ export const loadLazyConfigFile = (file: string, env: Readonly<Record<string, st
 
 /** Resolves every adapter block: what `pcli validate` checks and what the strict loaders return. */
 export const resolveAll = (lazy: LazyConfig): Effect.Effect<LoadedConfig, MissingEnvVar> =>
-  Effect.forEach(lazy.adapters, (ref) => Effect.map(ref.resolve as Effect.Effect<Adapter, MissingEnvVar>, (a) => [ref.name, a] as const)).pipe(
+  Effect.forEach(lazy.adapters, (ref) => Effect.map(ref.resolve, (a) => [ref.name, a] as const)).pipe(
     Effect.map((entries) => ({
       file: lazy.file,
       root: lazy.root,

@@ -7,20 +7,17 @@ import { type UnsetReference, UNSET_CLOSE, UNSET_OPEN } from "./interpolate"
 import { decodeTomlValue, locateKey } from "./toml"
 
 export type AdapterType = Adapter["type"]
-export type AdapterOf<T extends AdapterType> = Extract<Adapter, { readonly type: T }>
 
 /**
  * One `[adapter.NAME]` block. Its type is known once the file loads; `resolve` gives the decoded
- * block, or fails when the block references a variable that is not set, so an adapter that is
- * not in use never needs its `${VAR}`s.
+ * block (of that type), or fails when the block references a variable that is not set, so an
+ * adapter that is not in use never needs its `${VAR}`s.
  */
-export type AdapterRef = {
-  readonly [T in AdapterType]: {
-    readonly name: string
-    readonly type: T
-    readonly resolve: Effect.Effect<AdapterOf<T>, MissingEnvVar>
-  }
-}[AdapterType]
+export interface AdapterRef {
+  readonly name: string
+  readonly type: AdapterType
+  readonly resolve: Effect.Effect<Adapter, MissingEnvVar>
+}
 
 const adapterSchemas = {
   warehouse: WarehouseAdapter,
@@ -103,10 +100,10 @@ export const decodeAdapters = (input: AdapterInput, path: Path.Path): Effect.Eff
     const reference = firstUnset === undefined ? undefined : input.unset[firstUnset]
     if (reference !== undefined) {
       const missing = new MissingEnvVar({ file: input.file, line: reference.line, variable: reference.variable })
-      return Effect.succeed({ name, type, resolve: Effect.fail(missing) } as AdapterRef)
+      return Effect.succeed<AdapterRef>({ name, type, resolve: Effect.fail(missing) })
     }
     const schema = adapterSchemas[type] as unknown as Schema.Schema<Adapter, unknown>
     return decodeTomlValue(schema, block, input.text, input.file, ["adapter", name]).pipe(
-      Effect.map((decoded) => ({ name, type, resolve: Effect.succeed(anchorPaths(decoded, input.root, path)) }) as AdapterRef)
+      Effect.map((decoded): AdapterRef => ({ name, type, resolve: Effect.succeed(anchorPaths(decoded, input.root, path)) }))
     )
   })
