@@ -89,18 +89,15 @@ export const decodeConfigText = (text: string, env: Readonly<Record<string, stri
   Effect.gen(function* () {
     const path = yield* Path.Path
     const { text: substituted, unset } = substituteDeferred(text, env)
-    const firstMissing = (indexes: Iterable<number>) => {
-      const first = Math.min(...indexes)
-      const ref = unset[first]
+    const missing = (index: number) => {
+      const ref = unset[index]
       return ref === undefined ? undefined : new MissingEnvVar({ file, line: ref.line, variable: ref.variable })
     }
     // With a variable unset the text may not parse for that reason alone: report the variable, as a full substitution would.
-    const data = yield* parseToml(substituted, file).pipe(
-      Effect.mapError((e) => (unset.length === 0 ? e : (firstMissing(unset.keys()) ?? e)))
-    )
+    const data = yield* parseToml(substituted, file).pipe(Effect.mapError((e) => missing(0) ?? e))
     const owned = unsetByAdapter(data)
     const ownedIndexes = new Set([...owned.values()].flat())
-    const global = firstMissing([...unset.keys()].filter((i) => !ownedIndexes.has(i)))
+    const global = missing(unset.findIndex((_, i) => !ownedIndexes.has(i)))
     if (global !== undefined) return yield* global
     const { adapter: raw, ...settings } = yield* decodeTomlValue(ProjectConfigFile, data, substituted, file)
     const adapters = yield* decodeAdapters({ raw: raw ?? {}, text: substituted, file, root, unset, owned }, path)

@@ -54,7 +54,9 @@ export const unsetByAdapter = (data: unknown): ReadonlyMap<string, ReadonlyArray
     if (!text.includes(UNSET_OPEN)) return
     const owner = path[0] === "adapter" && path.length >= 3 && !(path.length === 3 && path[2] === "type") ? path[1]! : undefined
     if (owner === undefined) return
-    for (const m of text.matchAll(markers)) owned.set(owner, [...(owned.get(owner) ?? []), Number(m[1])])
+    const indexes = owned.get(owner) ?? []
+    for (const m of text.matchAll(markers)) indexes.push(Number(m[1]))
+    owned.set(owner, indexes)
   }
   const walk = (value: unknown, path: ReadonlyArray<string>): void => {
     if (typeof value === "string") return note(value, path)
