@@ -5,7 +5,7 @@ import type { StatementFailed, Warehouse } from "../services/Warehouse/Warehouse
 import { Data, Effect, Layer, Option } from "effect"
 import type { WarehouseAdapter } from "../schemas/adapters"
 import * as Embedded from "../services/Warehouse/embedded"
-import { ProjectContext } from "./context"
+import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 
 export class AmbiguousWarehouse extends Data.TaggedError("AmbiguousWarehouse")<{ readonly adapters: ReadonlyArray<string> }> {
   readonly code = "ambiguous-warehouse"
