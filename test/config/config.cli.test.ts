@@ -109,3 +109,23 @@ describe("pcli.toml fixes (binary)", () => {
     )
   })
 })
+
+describe("${VAR}s resolve only for the adapters a command uses (binary)", () => {
+  const cwd = () =>
+    makeProject({
+      "pcli.toml": `[adapter.local]\ntype = "embedded"\n\n[adapter.prod]\ntype = "warehouse"\nhost = "dbc.example.cloud"\nhttp_path = "/sql/1.0/warehouses/abc"\ntoken = "\${PROD_TOKEN}"\n`,
+      "models/a.sql": "SELECT 1 AS id",
+      "models/a.toml": `name = "a"\n[target]\ncatalog = "w"\nschema = "s"\ntable = "a"\n`
+    })
+
+  it("run --target of the embedded adapter needs no variable of the unused warehouse adapter", async () => {
+    const r = await runCli(["run", "--target", "local"], { cwd: cwd(), env: { PROD_TOKEN: undefined } })
+    expect(r.code, r.stderr).toBe(0)
+  })
+
+  it("run choosing the warehouse adapter, and validate (which checks every adapter), need it", async () => {
+    const dir = cwd()
+    await expectConfigError(["run"], dir, "config-missing-env", {})
+    await expectConfigError(["validate"], dir, "config-missing-env", {})
+  })
+})
