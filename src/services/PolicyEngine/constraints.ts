@@ -21,10 +21,12 @@ export const CONSTRAINT_KINDS = [
   { name: "refinement", constrains: (_, capability) => REFINEMENTS.includes(capability) }
 ] as const satisfies ReadonlyArray<ConstraintKind>
 
-// Constraint sets are int32 bitmasks: tsc rejects a 32nd kind here instead of masks silently wrapping.
-type Below32<N extends number, Acc extends ReadonlyArray<unknown> = []> = Acc["length"] extends 32 ? false : Acc["length"] extends N ? true : Below32<N, [...Acc, 0]>
+// Constraint sets are int32 bitmasks: tsc rejects a 33rd kind here instead of masks silently wrapping.
+type Below33<N extends number, Acc extends ReadonlyArray<unknown> = []> = Acc["length"] extends 33 ? false : Acc["length"] extends N ? true : Below33<N, [...Acc, 0]>
+/** `true` when N constraint kinds fit one int32 constraint set. */
+export type FitsInt32<N extends number> = Below33<N>
 type Holds<T extends true> = T
-export type ConstraintKindsFitInt32 = Holds<Below32<(typeof CONSTRAINT_KINDS)["length"]>>
+export type ConstraintKindsFitInt32 = Holds<FitsInt32<(typeof CONSTRAINT_KINDS)["length"]>>
 
 /** A rule's constraint set: a strict subset of another's is dominated (less specific). */
 export const constraintSet = (scope: ScopeTable, capability: Capability): number => {

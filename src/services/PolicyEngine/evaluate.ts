@@ -16,7 +16,7 @@ export interface Bucket {
 }
 
 /** Buckets with at least this many rules get the bitset index (measured: docs/decisions.md, bench/policy.ts). */
-export const INDEX_THRESHOLD = 64
+export const INDEX_THRESHOLD = 16
 
 export interface CompileOptions {
   /** Bucket size from which the index is used (1 = always, Infinity = never). */

@@ -17,8 +17,22 @@ export interface CompiledRule {
   /** Constraint set (constraints.ts): specificity compares these sets (a strict subset is dominated). */
   readonly constraints: number
   readonly maxDownstreams: number | undefined
-  /** The scope as one predicate, globs compiled once. */
-  readonly matches: (subject: EvaluationSubject) => boolean
+  /** The scope as the plain evaluator tests it (globs compiled once). */
+  readonly scopeTest: ScopeTest
+}
+
+/** A scope's predicates as data: one monomorphic matcher over these beat a closure per key about 2× (bench/policy.ts workloads). */
+export interface ScopeTest {
+  readonly contracted: boolean | undefined
+  readonly layer: string | undefined
+  readonly tagKeys: ReadonlyArray<string>
+  readonly tagValues: ReadonlyArray<string>
+  /** Any of these (none listed = no constraint). */
+  readonly classifications: ReadonlyArray<string>
+  /** None of these. */
+  readonly excluded: ReadonlyArray<string>
+  /** Any of these (none listed = no constraint). */
+  readonly globs: ReadonlyArray<(name: string) => boolean>
 }
 
 /** The outcome of selection over one bucket (`undefined` = none). */
@@ -36,25 +50,38 @@ export interface Selection {
 
 const hasOwn = (record: object, key: string) => Object.prototype.hasOwnProperty.call(record, key)
 
-const always = () => true
-
-/** One check per scope key the rule sets (cheap ones first); a scope with none matches everything. */
-export const scopeMatcher = (scope: ScopeTable): ((subject: EvaluationSubject) => boolean) => {
-  const checks: Array<(s: EvaluationSubject) => boolean> = []
-  const { contracted, layer } = scope
-  if (contracted !== undefined) checks.push((s) => s.contracted === contracted)
-  if (layer !== undefined) checks.push((s) => s.layer === layer)
+export const scopeTest = (scope: ScopeTable): ScopeTest => {
   const tags = Object.entries(scope.tags ?? {})
-  if (tags.length > 0) checks.push((s) => tags.every(([k, v]) => hasOwn(s.tags, k) && s.tags[k] === v))
-  const wanted = scope.classifications ?? []
-  if (wanted.length > 0) checks.push((s) => wanted.some((c) => s.classifications.has(c)))
-  const excluded = scope.exclude_classifications ?? []
-  if (excluded.length > 0) checks.push((s) => !excluded.some((c) => s.classifications.has(c)))
-  const globs = (scope.models ?? []).map(globMatcher)
-  if (globs.length > 0) checks.push((s) => globs.some((glob) => glob(s.name)))
-  if (checks.length === 0) return always
-  if (checks.length === 1) return checks[0]!
-  return (s) => checks.every((check) => check(s))
+  return {
+    contracted: scope.contracted,
+    layer: scope.layer,
+    tagKeys: tags.map(([k]) => k),
+    tagValues: tags.map(([, v]) => v),
+    classifications: scope.classifications ?? [],
+    excluded: scope.exclude_classifications ?? [],
+    globs: (scope.models ?? []).map(globMatcher)
+  }
+}
+
+/** True when the subject satisfies every key the scope sets (cheap keys first). */
+export const scopeMatches = (test: ScopeTest, s: EvaluationSubject): boolean => {
+  if (test.contracted !== undefined && test.contracted !== s.contracted) return false
+  if (test.layer !== undefined && test.layer !== s.layer) return false
+  const { tagKeys, tagValues, classifications, excluded, globs } = test
+  for (let k = 0; k < tagKeys.length; k++) {
+    if (!hasOwn(s.tags, tagKeys[k]!) || s.tags[tagKeys[k]!] !== tagValues[k]) return false
+  }
+  if (classifications.length > 0 && !anyIn(classifications, s.classifications)) return false
+  if (excluded.length > 0 && anyIn(excluded, s.classifications)) return false
+  if (globs.length === 0) return true
+  for (let k = 0; k < globs.length; k++) if (globs[k]!(s.name)) return true
+  return false
+}
+
+const anyIn = (xs: ReadonlyArray<string>, set: ReadonlySet<string>): boolean => {
+  if (set.size === 0) return false
+  for (let k = 0; k < xs.length; k++) if (set.has(xs[k]!)) return true
+  return false
 }
 
 export const compileRule = (rule: PolicyRule, id: number): CompiledRule => {
@@ -65,13 +92,19 @@ export const compileRule = (rule: PolicyRule, id: number): CompiledRule => {
     effect: rule.effect,
     constraints: constraintSet(scope, rule.capability),
     maxDownstreams: scope.max_downstreams,
-    matches: scopeMatcher(scope)
+    scopeTest: scopeTest(scope)
   }
 }
 
 /** An allow whose ceiling is below `limit` (the blast radius; Infinity when uncountable). */
 export const breachedAt = (rule: CompiledRule, limit: number): boolean =>
   rule.effect === "allow" && rule.maxDownstreams !== undefined && rule.maxDownstreams < limit
+
+/** True when another candidate's constraint set strictly contains `set`. */
+const dominated = (set: number, sets: ReadonlyArray<number>): boolean => {
+  for (let k = 0; k < sets.length; k++) if (strictlyWithin(set, sets[k]!)) return true
+  return false
+}
 
 /** Nothing matched. */
 export const NO_SELECTION: Selection = { deny: undefined, winner: undefined, survivors: 0, mixed: false, capped: undefined }
@@ -88,7 +121,7 @@ export const selectPlain = (rules: ReadonlyArray<CompiledRule>, subject: Evaluat
   // Distinct constraint sets among the candidates: dominance only depends on these.
   const sets: Array<number> = []
   for (const rule of rules) {
-    if (!rule.matches(subject)) continue
+    if (!scopeMatches(rule.scopeTest, subject)) continue
     if (rule.effect === "deny") return { ...NO_SELECTION, deny: rule }
     candidates.push(rule)
     if (!sets.includes(rule.constraints)) sets.push(rule.constraints)
@@ -103,7 +136,7 @@ export const selectPlain = (rules: ReadonlyArray<CompiledRule>, subject: Evaluat
   for (const rule of candidates) {
     const breached = breachedAt(rule, limit)
     capped ??= breached ? rule : undefined
-    if (sets.some((other) => strictlyWithin(rule.constraints, other))) continue
+    if (dominated(rule.constraints, sets)) continue
     survivors++
     // A breached allow ranks as require_review.
     if (breached || rule.effect === "require_review") review ??= rule

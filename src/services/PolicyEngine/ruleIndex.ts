@@ -80,19 +80,21 @@ export interface RuleIndex {
   readonly exclude: ReadonlyMap<string, Int32Array> | undefined
 }
 
-/** One evaluation's working sets (the index itself is never written after it is built). */
+/** One evaluation's working sets, owned by that evaluation until it ends (the index itself is never written). */
 export interface IndexScratch {
   /** The match set being built (what `matchRules` returns). */
   readonly acc: Bits
   readonly tmp: Bits
-  /** Per infix glob: 1 once verified in this evaluation (a glob is verified once per evaluation). */
-  readonly infixSeen: Uint8Array
+  /** Per infix glob, the evaluation (epoch) that last verified it: a glob is verified once per evaluation. */
+  readonly infixStamps: Int32Array
+  epoch: number
 }
 
 export const indexScratch = (index: RuleIndex): IndexScratch => ({
   acc: new Int32Array(index.words),
   tmp: new Int32Array(index.words),
-  infixSeen: new Uint8Array(index.infixCount)
+  infixStamps: new Int32Array(index.infixCount),
+  epoch: 0
 })
 
 const nonEmpty = <A>(xs: ReadonlyArray<A> | undefined): xs is ReadonlyArray<A> => xs !== undefined && xs.length > 0
@@ -300,19 +302,26 @@ const andKeyed = (acc: Bits, tmp: Bits, dim: Keyed, value: string | undefined) =
   }
 }
 
-const matchInfix = (index: RuleIndex, name: string, { acc, infixSeen }: IndexScratch) => {
+const matchInfix = (index: RuleIndex, name: string, scratch: IndexScratch) => {
+  const { acc, infixStamps } = scratch
+  let epoch = scratch.epoch + 1
+  if (epoch === 0x7fffffff) {
+    infixStamps.fill(0)
+    epoch = 1
+  }
+  scratch.epoch = epoch
   for (let i = 0; i + 1 < name.length; i++) {
     const list = index.infix.get(bigram(name, i))
     if (list === undefined) continue
     for (const glob of list) {
-      if (infixSeen[glob.slot] === 1) continue
-      infixSeen[glob.slot] = 1
+      if (infixStamps[glob.slot] === epoch) continue
+      infixStamps[glob.slot] = epoch
       if (glob.test(name)) setBit(acc, glob.rule)
     }
   }
 }
 
-/** The rules whose scope the subject satisfies, as a bitset: `scratch.acc` (a fresh scratch per evaluation). */
+/** The rules whose scope the subject satisfies, as a bitset: `scratch.acc`. */
 export const matchRules = (index: RuleIndex, subject: EvaluationSubject, scratch: IndexScratch): Bits => {
   const { acc, tmp } = scratch
   acc.set(index.modelFree)
