@@ -107,7 +107,7 @@ const dominated = (set: number, sets: ReadonlyArray<number>): boolean => {
 }
 
 /** Nothing matched. */
-export const NO_SELECTION: Selection = { deny: undefined, winner: undefined, survivors: 0, mixed: false, capped: undefined }
+export const NO_SELECTION: Selection = Object.freeze({ deny: undefined, winner: undefined, survivors: 0, mixed: false, capped: undefined })
 
 /**
  * Deny override, specificity, most-restrictive then earliest, ceilings, over `rules` in file
