@@ -2,7 +2,7 @@ import type { Capability, PolicyBlock, PolicyEffect, Principal } from "../../sch
 import { REFINEMENTS } from "../../schemas/policy"
 import type { EvaluationSubject } from "./attributes"
 import { type IndexedBucket, makeIndexedBucket, selectIndexed } from "./bucket"
-import { type CompiledRule, compileRule, selectPlain, type Selection } from "./plain"
+import { breachedAt, type CompiledRule, compileRule, selectPlain, type Selection } from "./plain"
 
 export type { CompiledRule, Selection } from "./plain"
 
@@ -78,8 +78,7 @@ export const compilePolicy = (block: PolicyBlock | undefined, options: CompileOp
 }
 
 /** True when the rule's allow ceiling is breached (reachable over N, or uncountable). */
-const breachesCeiling = (rule: CompiledRule, reachable: number | undefined): boolean =>
-  rule.effect === "allow" && rule.maxDownstreams !== undefined && (reachable === undefined || reachable > rule.maxDownstreams)
+const breachesCeiling = (rule: CompiledRule, reachable: number | undefined): boolean => breachedAt(rule, reachable ?? Infinity)
 
 const ceilingDetail = (rule: CompiledRule, reachable: number | undefined): string =>
   reachable === undefined
