@@ -65,11 +65,8 @@ export interface SqlSource {
   readonly sql: string
 }
 
-/** 1-based line of a DuckDB parser position (a byte offset into the text). */
-const lineAt = (sql: string, position: number): number => {
-  const prefix = Buffer.from(sql, "utf8").subarray(0, Math.max(0, position)).toString("utf8")
-  return prefix.split("\n").length
-}
+/** 1-based line of a DuckDB parser position (a character offset into the text). */
+const lineAt = (sql: string, position: number): number => [...sql].slice(0, Math.max(0, position)).join("").split("\n").length
 
 /** The first keyword of a statement, comments skipped: what a non-SELECT model starts with. */
 const leadingKeyword = (sql: string): string | undefined =>
@@ -219,7 +216,7 @@ export const parseReferences = (
             for (let i = 0; i < batch.length; i++) {
               const s = serialized[i]
               const item = batch[i]!
-              const source = item.file === undefined ? undefined : { file: item.file, sql: item.sql }
+              const source = { file: item.file ?? item.model, sql: item.sql }
               results[start + i] = yield* Effect.either(
                 fastReferencesOf(s?.json ?? "null", s?.statementCount, item.model, source)
               )
