@@ -98,22 +98,25 @@ export const acquireDuckDbInstance = (path: string) =>
  * Opens the warehouse file, retrying while another process holds its lock (`policy`, each
  * retry logged like the runner's); a lock that outlasts the retries is `WarehouseLocked`.
  */
-const openLocked = (path: string, policy: RetryPolicy) =>
-  retryTransient(acquireDuckDbInstance(path), {
+const openLocked = (path: string, policy: RetryPolicy) => {
+  const holder = (e: StatementFailed) => /\(PID (\d+)\)/.exec(e.detail)?.[1]
+  return retryTransient(acquireDuckDbInstance(path), {
     policy,
     subject: `embedded warehouse ${path}`,
-    isTransient: (e) => lockPattern.test(e.detail)
+    isTransient: (e) => lockPattern.test(e.detail),
+    describe: (e) => `locked by another process${holder(e) === undefined ? "" : ` (PID ${holder(e)})`}`
   }).pipe(
     Effect.catchIf(
       (e) => lockPattern.test(e.detail),
       (e) => {
-        const pid = /\(PID (\d+)\)/.exec(e.detail)?.[1]
+        const pid = holder(e)
         return Effect.fail(
           new WarehouseLocked({ path, attempts: policy.maxRetries + 1, ...(pid === undefined ? {} : { pid: Number(pid) }) })
         )
       }
     )
   )
+}
 
 export interface EmbeddedOptions {
   /** Retries of opening a locked file (default `defaultOpenRetry`). */

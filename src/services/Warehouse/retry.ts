@@ -59,6 +59,8 @@ export interface RetryOptions<E> {
   readonly subject: string
   /** Which failures a later attempt may get past (default: the failure's own `transient` flag). */
   readonly isTransient?: (error: E) => boolean
+  /** The reason the notice gives (default: the failure message's first line). */
+  readonly describe?: (error: E) => string
 }
 
 /**
@@ -91,7 +93,7 @@ export const retryTransient = <A, E extends { readonly message: string }, R>(
         attempt: retried + 2,
         attempts: policy.maxRetries + 1,
         delayMillis: wait,
-        reason: firstLine(error.message)
+        reason: firstLine(options.describe === undefined ? error.message : options.describe(error))
       }
       return Effect.logWarning(formatRetryNotice(notice)).pipe(
         Effect.annotateLogs({ "pcli.retry": true, subject, attempt: notice.attempt, attempts: notice.attempts, delay_ms: wait }),
