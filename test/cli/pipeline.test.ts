@@ -88,16 +88,17 @@ describe("pcli compile / run / playground (binary)", () => {
         '[strategy]\ntype = "time_interval"\ntime_column = "day"\ngranularity = "day"\n'
       )
     })
-    // Exit 1 until the command layer maps these tags to usage errors (exit 2, decisions.md item 2).
+    // Usage errors (decisions.md item 2): exit 2.
     const garbage = await runCli(["run", "--from", "garbage", "--to", "x"], { cwd })
-    expect(garbage.code).toBe(1)
+    expect(garbage.code).toBe(2)
     expect(garbage.stderr).toBe(
       'error[invalid-partition-window]: invalid partition window --from "garbage" --to "x": --from "garbage" is not a day partition key (YYYY-MM-DD) of model daily\n'
     )
     const reversed = await runCli(["run", "--from", "2024-01-05", "--to", "2024-01-01"], { cwd })
+    expect(reversed.code).toBe(2)
     expect(reversed.stderr).toMatch(/^error\[invalid-partition-window\]: .*--to is before --from\n$/)
     const pointless = await runCli(["run", "--model", "plain", "--from", "2024-01-01", "--to", "2024-01-02"], { cwd })
-    expect(pointless.code).toBe(1)
+    expect(pointless.code).toBe(2)
     expect(pointless.stderr).toMatch(/^error\[window-needs-partitioned-model\]: .*none of the selected models is partitioned \(time_interval\): plain\n$/)
     expect(await tables(join(cwd, ".pcli", "warehouse.duckdb"))).toEqual([])
   })

@@ -1,6 +1,13 @@
 import { Data } from "effect"
+import { ECHO_LIMIT, elide, sanitize, truncate } from "./echo"
 
-const where = (file: string, line: number | undefined) => (line === undefined ? file : `${file}:${line}`)
+/** File names, key paths and details come from the user: each is cut and made inert before printing. */
+const where = (file: string, line: number | undefined) => {
+  const shown = sanitize(elide(file, 2 * ECHO_LIMIT))
+  return line === undefined ? shown : `${shown}:${line}`
+}
+const keyPath = (path: string) => sanitize(elide(path, ECHO_LIMIT))
+const detailText = (detail: string) => sanitize(truncate(detail, 3 * ECHO_LIMIT))
 
 /** A `${VAR}` reference whose variable is not set in the environment. */
 export class MissingEnvVar extends Data.TaggedError("MissingEnvVar")<{
@@ -10,7 +17,7 @@ export class MissingEnvVar extends Data.TaggedError("MissingEnvVar")<{
 }> {
   readonly code = "config-missing-env"
   override get message() {
-    return `${where(this.file, this.line)}: environment variable ${this.variable} is not set (referenced as \${${this.variable}})`
+    return `${where(this.file, this.line)}: environment variable ${keyPath(this.variable)} is not set (referenced as \${${keyPath(this.variable)}})`
   }
 }
 
@@ -22,7 +29,7 @@ export class TomlSyntax extends Data.TaggedError("TomlSyntax")<{
 }> {
   readonly code = "toml-syntax"
   override get message() {
-    return `${where(this.file, this.line)}: invalid TOML: ${this.detail}`
+    return `${where(this.file, this.line)}: invalid TOML: ${detailText(this.detail)}`
   }
 }
 
@@ -34,7 +41,7 @@ export class UnknownKey extends Data.TaggedError("UnknownKey")<{
 }> {
   readonly code = "config-unknown-key"
   override get message() {
-    return `${where(this.file, this.line)}: unknown key ${this.path}`
+    return `${where(this.file, this.line)}: unknown key ${keyPath(this.path)}`
   }
 }
 
@@ -47,7 +54,7 @@ export class InvalidValue extends Data.TaggedError("InvalidValue")<{
 }> {
   readonly code = "config-invalid"
   override get message() {
-    return `${where(this.file, this.line)}: ${this.path === "" ? "" : `${this.path}: `}${this.detail}`
+    return `${where(this.file, this.line)}: ${this.path === "" ? "" : `${keyPath(this.path)}: `}${detailText(this.detail)}`
   }
 }
 

@@ -1,6 +1,8 @@
 import { Effect, ParseResult, Schema } from "effect"
 import * as Toml from "smol-toml"
 import { InvalidValue, TomlSyntax, type TomlDecodeError, UnknownKey } from "./errors"
+import { safeIssue } from "./issues"
+import { checkNesting } from "./nesting"
 
 type PathSegment = PropertyKey
 
@@ -22,7 +24,8 @@ export const locateKey = (text: string, path: ReadonlyArray<PathSegment>): numbe
   let from = 0
   let found: number | undefined
   for (const seg of path) {
-    if (typeof seg !== "string") continue
+    // A key too long for a regular expression is not searched for (the line stays best effort).
+    if (typeof seg !== "string" || seg.length > 1024) continue
     const key = escapeRegex(seg)
     const pattern = new RegExp(`(^\\s*"?${key}"?\\s*[=.])|(^\\s*\\[\\[?[^\\]]*\\b${key}"?\\]\\]?)|([{,]\\s*"?${key}"?\\s*=)`)
     const index = lines.findIndex((line, i) => i >= from && pattern.test(line))
@@ -42,7 +45,7 @@ export const parseToml = (text: string, file: string): Effect.Effect<Record<stri
       const detail = (e.message ?? String(error)).split("\n")[0]!.replace(/^Invalid TOML document:\s*/, "")
       return new TomlSyntax({ file, line: e.line, detail })
     }
-  })
+  }).pipe(Effect.flatMap((data) => checkNesting(data, file, (path) => locateKey(text, path))))
 
 /** Maps the first schema issue to a one-line error with the dotted key path and its line. */
 export const schemaIssueToError = (
@@ -56,7 +59,7 @@ export const schemaIssueToError = (
   const path = [...prefix, ...(issue?.path ?? [])]
   const line = locateKey(text, path)
   if (issue?._tag === "Unexpected") return new UnknownKey({ file, line, path: formatPath(path) })
-  return new InvalidValue({ file, line, path: formatPath(path), detail: issue?.message ?? "invalid value" })
+  return new InvalidValue({ file, line, path: formatPath(path), detail: safeIssue(error, issue) })
 }
 
 /**

@@ -29,8 +29,6 @@ export type ProgressEvent =
     }
   | { readonly kind: "skipped"; readonly model: string; readonly because: string; readonly done: number; readonly total: number }
 
-export { defaultRetryPolicy, type RetryPolicy }
-
 export interface RunOptions {
   /** Directory project-relative `storage_prefix`es resolve against. */
   readonly projectRoot: string
@@ -146,7 +144,12 @@ export const runProject = (
               targetOf: (m) => project.models.get(m)?.target
             })
           ),
-          (build) => retryTransient(build, { policy: retry, subject: `model ${name}`, isTransient: (e: BuildError) => classOf(e) === "transient" }),
+          (build) =>
+            retryTransient(build, {
+              policy: retry,
+              subject: `model ${name}`,
+              isTransient: (e: BuildError) => classOf(e) === "transient"
+            }),
           Effect.either
         )
         const finished = yield* Clock.currentTimeMillis
