@@ -129,3 +129,14 @@ describe("${VAR}s resolve only for the adapters a command uses (binary)", () => 
     await expectConfigError(["validate"], dir, "config-missing-env", {})
   })
 })
+
+describe("a secret nested under the wrong table is still never shown (binary)", () => {
+  it("[mask] adapter.wh.token = [canary]", async () => {
+    const cwd = makeProject({ "pcli.toml": `[mask]\nadapter.wh.token = ["CANARYqz7"]\n` })
+    for (const args of [["validate"], ["validate", "--output", "json"], ["policy", "show"]]) {
+      const r = await runCli(args, { cwd })
+      expect(r.code).toBe(1)
+      expect(r.stdout + r.stderr).not.toContain("CANARYqz7")
+    }
+  })
+})

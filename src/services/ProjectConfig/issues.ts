@@ -101,6 +101,33 @@ export const issueDetail = (message: string, secret: boolean, actual: unknown): 
   return truncate(cut, DETAIL_LIMIT)
 }
 
+/** Names of the schema's secret fields (token, client_secret, …), wherever they sit. */
+const secretNames = (ast: SchemaAST.AST): ReadonlySet<PropertyKey> => {
+  const names = new Set<PropertyKey>()
+  const seen = new Set<SchemaAST.AST>()
+  const stack = [...open(ast, seen)]
+  for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
+    if (node._tag === "TypeLiteral") {
+      for (const p of node.propertySignatures) if (open(p.type).some(containsSecret)) names.add(p.name)
+    }
+    for (const child of children(node, undefined)) stack.push(...open(child, seen))
+  }
+  return names
+}
+
+/** Whether a value holds, at any depth, a key named like a secret field (a token nested in the wrong table). */
+const holdsSecretName = (value: unknown, names: ReadonlySet<PropertyKey>): boolean => {
+  const stack: Array<unknown> = [value]
+  for (let v = stack.pop(), budget = 10_000; v !== undefined && budget > 0; v = stack.pop(), budget--) {
+    if (typeof v !== "object" || v === null) continue
+    for (const [key, child] of Object.entries(v)) {
+      if (names.has(key)) return true
+      stack.push(child)
+    }
+  }
+  return false
+}
+
 /** The printable detail of one formatted issue of a parse error (its root schema tells the secrets). */
 export const safeIssue = (
   error: ParseResult.ParseError,
@@ -109,6 +136,13 @@ export const safeIssue = (
   const path = issue?.path ?? []
   // Without the root schema the secrets cannot be told apart: show no value then.
   const root = (error.issue as { readonly ast?: SchemaAST.AST }).ast
-  const secret = root === undefined ? true : isSecretPath(root, path)
+  // A secret field's name anywhere on the path or inside the value counts too: a misplaced token is still a token.
+  const names = root === undefined ? undefined : secretNames(root)
+  const secret =
+    root === undefined ||
+    names === undefined ||
+    isSecretPath(root, path) ||
+    path.some((segment) => names.has(segment)) ||
+    holdsSecretName(valueAt(error.issue.actual, path), names)
   return issueDetail(issue?.message ?? "invalid value", secret, valueAt(error.issue.actual, path))
 }
