@@ -2,6 +2,7 @@ import type { Path } from "@effect/platform"
 import { Effect, type Schema } from "effect"
 import { type Adapter, EltAdapter, EmbeddedAdapter, ManualAdapter, WarehouseAdapter } from "../../schemas/adapters"
 import { echo } from "./echo"
+import { secretNames } from "./issues"
 import { InvalidValue, MissingEnvVar, type UnknownKey } from "./errors"
 import { type UnsetReference, UNSET_CLOSE, UNSET_OPEN } from "./interpolate"
 import { decodeTomlValue, locateKey } from "./toml"
@@ -25,6 +26,9 @@ const adapterSchemas = {
   embedded: EmbeddedAdapter,
   manual: ManualAdapter
 } as const
+
+/** Every adapter field that holds a secret: a value under such a key is never echoed, wherever it sits. */
+export const ADAPTER_SECRET_NAMES: ReadonlySet<PropertyKey> = new Set(Object.values(adapterSchemas).flatMap((schema) => [...secretNames(schema.ast)]))
 
 const isAdapterType = (t: unknown): t is AdapterType =>
   typeof t === "string" && Object.prototype.hasOwnProperty.call(adapterSchemas, t)

@@ -91,7 +91,7 @@ const expectedActual = /^Expected ([^\n]*?), actual /
 export const issueDetail = (message: string, secret: boolean, actual: unknown): string => {
   const match = expectedActual.exec(message)
   if (secret) {
-    if (match === null) return actual === undefined ? truncate(message, ECHO_LIMIT) : `invalid ${kindOf(actual)} (a secret's value is never shown)`
+    if (match === null) return actual === undefined ? truncate(message, ECHO_LIMIT) : `invalid value: got ${kindOf(actual)} (a secret's value is never shown)`
     return `Expected ${truncate(match[1]!)}, got ${kindOf(actual)} (a secret's value is never shown)`
   }
   const quoted = clipQuoted(message)
@@ -102,13 +102,13 @@ export const issueDetail = (message: string, secret: boolean, actual: unknown): 
 }
 
 /** Names of the schema's secret fields (token, client_secret, …), wherever they sit. */
-const secretNames = (ast: SchemaAST.AST): ReadonlySet<PropertyKey> => {
+export const secretNames = (ast: SchemaAST.AST): ReadonlySet<PropertyKey> => {
   const names = new Set<PropertyKey>()
   const seen = new Set<SchemaAST.AST>()
   const stack = [...open(ast, seen)]
   for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
     if (node._tag === "TypeLiteral") {
-      for (const p of node.propertySignatures) if (open(p.type).some(containsSecret)) names.add(p.name)
+      for (const p of node.propertySignatures) if (open(p.type).some(isRedacted)) names.add(p.name)
     }
     for (const child of children(node, undefined)) stack.push(...open(child, seen))
   }
@@ -131,13 +131,15 @@ const holdsSecretName = (value: unknown, names: ReadonlySet<PropertyKey>): boole
 /** The printable detail of one formatted issue of a parse error (its root schema tells the secrets). */
 export const safeIssue = (
   error: ParseResult.ParseError,
-  issue: ParseResult.ArrayFormatterIssue | undefined
+  issue: ParseResult.ArrayFormatterIssue | undefined,
+  /** Secret field names from schemas decoded elsewhere (the adapters, for the settings blocks). */
+  knownSecrets: ReadonlySet<PropertyKey> = new Set()
 ): string => {
   const path = issue?.path ?? []
   // Without the root schema the secrets cannot be told apart: show no value then.
   const root = (error.issue as { readonly ast?: SchemaAST.AST }).ast
   // A secret field's name anywhere on the path or inside the value counts too: a misplaced token is still a token.
-  const names = root === undefined ? undefined : secretNames(root)
+  const names = root === undefined ? undefined : new Set([...secretNames(root), ...knownSecrets])
   const secret =
     root === undefined ||
     names === undefined ||

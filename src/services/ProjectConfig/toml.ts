@@ -52,14 +52,15 @@ export const schemaIssueToError = (
   error: ParseResult.ParseError,
   text: string,
   file: string,
-  prefix: ReadonlyArray<PathSegment> = []
+  prefix: ReadonlyArray<PathSegment> = [],
+  knownSecrets?: ReadonlySet<PropertyKey>
 ): UnknownKey | InvalidValue => {
   const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
   const issue = issues.find((i) => i._tag === "Unexpected") ?? issues[0]
   const path = [...prefix, ...(issue?.path ?? [])]
   const line = locateKey(text, path)
   if (issue?._tag === "Unexpected") return new UnknownKey({ file, line, path: formatPath(path) })
-  return new InvalidValue({ file, line, path: formatPath(path), detail: safeIssue(error, issue) })
+  return new InvalidValue({ file, line, path: formatPath(path), detail: safeIssue(error, issue, knownSecrets) })
 }
 
 /**
@@ -79,8 +80,9 @@ export const decodeTomlValue = <A, I>(
   data: unknown,
   text: string,
   file: string,
-  prefix: ReadonlyArray<PathSegment> = []
+  prefix: ReadonlyArray<PathSegment> = [],
+  knownSecrets?: ReadonlySet<PropertyKey>
 ): Effect.Effect<A, UnknownKey | InvalidValue> =>
   Schema.decodeUnknown(schema, { onExcessProperty: "error", errors: "all" })(data).pipe(
-    Effect.mapError((error) => schemaIssueToError(error, text, file, prefix))
+    Effect.mapError((error) => schemaIssueToError(error, text, file, prefix, knownSecrets))
   )
