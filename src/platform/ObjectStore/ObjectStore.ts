@@ -75,10 +75,10 @@ export interface ObjectLocation {
   readonly prefix: string
 }
 
-/** Parses `s3://b/p/`, `gs://b/p/`, `az://c/p/`, `file:///abs/p/`; a message for anything else. */
-export const parseObjectStoreUrl = (text: string): ObjectLocation | string => {
+/** Parses `s3://b/p/`, `gs://b/p/`, `az://c/p/`, `file:///abs/p/`; a message (naming the URL as `label`) for anything else. */
+export const parseObjectStoreUrl = (text: string, label = "object store URL"): ObjectLocation | string => {
   const match = /^(s3|gs|az|file):\/\/([^/]*)(\/.*)?$/.exec(text.trim())
-  if (match === null) return `unsupported object store URL ${JSON.stringify(text)} (use s3://, gs://, az:// or file:///)`
+  if (match === null) return `unsupported ${label} ${JSON.stringify(text)} (use s3://, gs://, az:// or file:///)`
   const scheme = match[1] as ObjectLocation["scheme"]
   const host = match[2] ?? ""
   const rest = match[3] ?? "/"
@@ -86,7 +86,7 @@ export const parseObjectStoreUrl = (text: string): ObjectLocation | string => {
     if (host !== "" && host !== "localhost") return `file URL must be file:///absolute/path/ (got host ${JSON.stringify(host)})`
     return { scheme, bucket: "", prefix: decodeURIComponent(rest) }
   }
-  if (host === "") return `object store URL ${JSON.stringify(text)} has no bucket`
+  if (host === "") return `${label} ${JSON.stringify(text)} has no bucket`
   const trimmed = rest.replace(/^\/+/, "").replace(/\/+$/, "")
   return { scheme, bucket: host, prefix: trimmed === "" ? "" : `${trimmed}/` }
 }
