@@ -6,7 +6,7 @@ import { Environment } from "../Environment/Environment"
 import { checkFreezeMarkerWrites } from "../PolicyEngine/validate"
 import { InvalidValue, type MissingEnvVar, type TomlDecodeError } from "./errors"
 import { substituteEnvVars } from "./interpolate"
-import { decodeTomlValue, locateKey, parseToml } from "./toml"
+import { decodeTomlValue, locateKey, parseToml } from "../../platform/toml"
 
 export const CONFIG_FILE = "pcli.toml"
 

@@ -14,41 +14,5 @@ export class MissingEnvVar extends Data.TaggedError("MissingEnvVar")<{
   }
 }
 
-/** The file is not valid TOML. */
-export class TomlSyntax extends Data.TaggedError("TomlSyntax")<{
-  readonly file: string
-  readonly line: number | undefined
-  readonly detail: string
-}> {
-  readonly code = "toml-syntax"
-  override get message() {
-    return `${where(this.file, this.line)}: invalid TOML: ${this.detail}`
-  }
-}
-
-/** A key the schema does not know, named by its dotted path. */
-export class UnknownKey extends Data.TaggedError("UnknownKey")<{
-  readonly file: string
-  readonly line: number | undefined
-  readonly path: string
-}> {
-  readonly code = "config-unknown-key"
-  override get message() {
-    return `${where(this.file, this.line)}: unknown key ${this.path}`
-  }
-}
-
-/** A value of the wrong type or outside its allowed set. */
-export class InvalidValue extends Data.TaggedError("InvalidValue")<{
-  readonly file: string
-  readonly line: number | undefined
-  readonly path: string
-  readonly detail: string
-}> {
-  readonly code = "config-invalid"
-  override get message() {
-    return `${where(this.file, this.line)}: ${this.path === "" ? "" : `${this.path}: `}${this.detail}`
-  }
-}
-
-export type TomlDecodeError = TomlSyntax | UnknownKey | InvalidValue
+// The TOML decoding errors live with the TOML helpers; re-exported for the config's importers.
+export { InvalidValue, type TomlDecodeError, TomlSyntax, UnknownKey } from "../../platform/toml"
