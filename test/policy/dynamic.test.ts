@@ -106,6 +106,7 @@ describe("dynamic layer: NotConfigured", () => {
       Ledger,
       Ledger.of({
         append: () => Effect.die("no write expected"),
+        appendAll: () => Effect.die("no write expected"),
         query: () => {
           queries++
           return Stream.empty
