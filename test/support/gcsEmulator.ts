@@ -28,6 +28,8 @@ export interface GcsEmulator {
   readonly inserts: Array<string>
   readonly objects: Map<string, StoredObject>
   readonly unhandled: Array<string>
+  /** While true, every insert answers 503 (reads and listings still work). */
+  failInserts: boolean
   readonly close: () => Promise<void>
 }
 
@@ -65,6 +67,18 @@ export const startGcsEmulator = async (buckets: ReadonlyArray<string>): Promise<
   const inserts: Array<string> = []
   const unhandled: Array<string> = []
   let generation = 1
+  const handle: { -readonly [K in keyof GcsEmulator]: GcsEmulator[K] } = {
+    host: "",
+    inserts,
+    objects,
+    unhandled,
+    failInserts: false,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      })
+  }
 
   const json = (res: http.ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { "content-type": "application/json" })
@@ -90,6 +104,7 @@ export const startGcsEmulator = async (buckets: ReadonlyArray<string>): Promise<
     const body = await readBody(req)
     const upload = /^\/upload\/storage\/v1\/b\/([^/]+)\/o$/.exec(url.pathname)
     if (req.method === "POST" && upload !== null) {
+      if (handle.failInserts) return json(res, 503, { error: { code: 503, message: "Service Unavailable (emulated outage)" } })
       const bucket = decodeURIComponent(upload[1] ?? "")
       if (!buckets.includes(bucket)) return notFound(res, `bucket ${bucket}`)
       const uploadType = url.searchParams.get("uploadType")
@@ -152,15 +167,6 @@ export const startGcsEmulator = async (buckets: ReadonlyArray<string>): Promise<
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   const port = (server.address() as AddressInfo).port
-  return {
-    host: `http://127.0.0.1:${port}`,
-    inserts,
-    objects,
-    unhandled,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections()
-        server.close(() => resolve())
-      })
-  }
+  handle.host = `http://127.0.0.1:${port}`
+  return handle
 }

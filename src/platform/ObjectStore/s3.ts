@@ -25,6 +25,8 @@ export const makeS3Provider = (location: ObjectLocation, url: string) =>
       Config.orElse(() => Config.nonEmptyString("AWS_DEFAULT_REGION")),
       Config.withDefault("us-east-1")
     )
+    // The SDK's own switch: its multi-line Node-version notice would break the CLI's one-line stderr.
+    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true"
     const sdk = yield* Effect.tryPromise({ try: () => import("@aws-sdk/client-s3"), catch: fail("connect") })
     const client = new sdk.S3Client({
       region,
