@@ -103,6 +103,10 @@ describe.each(schemes)("ObjectStore over $name", ({ url, metadata }) => {
       const exit = await exitOf(url(), (store) => store.put(key, "x"))
       expect(Exit.isFailure(exit) && JSON.stringify(exit.cause)).toMatch(/invalid object key/)
     }
+    for (const prefix of ["../", "..", "/etc/", "a/../"]) {
+      const exit = await exitOf(url(), (store) => store.list(prefix))
+      expect(Exit.isFailure(exit) && JSON.stringify(exit.cause)).toMatch(/invalid listing prefix/)
+    }
   })
 })
 
@@ -110,8 +114,14 @@ describe("ObjectStore URLs and failures", () => {
   it("parses the four schemes and refuses anything else with object-store-url-invalid", async () => {
     expect(parseObjectStoreUrl("s3://bkt/some/prefix/")).toEqual({ scheme: "s3", bucket: "bkt", prefix: "some/prefix/" })
     expect(parseObjectStoreUrl("file:///tmp/x/")).toEqual({ scheme: "file", bucket: "", prefix: "/tmp/x/" })
-    const exit = await Effect.runPromise(Effect.exit(Effect.scoped(fromUrl("http://example.com/x"))).pipe(Effect.provide(NodeContext.layer)))
-    expect(Exit.isFailure(exit) && Exit.causeOption(exit).pipe(Option.map(String), Option.getOrElse(() => ""))).toMatch(/object-store-url-invalid|unsupported object store URL/)
+    for (const [url, message] of [
+      ["http://example.com/x", 'unsupported object store URL "http://example.com/x" (use s3://, gs://, az:// or file:///)'],
+      ["s3:///nobucket", 'object store URL "s3:///nobucket" has no bucket'],
+      ["file://host/x/", 'file URL must be file:///absolute/path/ (got host "host")']
+    ]) {
+      const error = await Effect.runPromise(Effect.flip(Effect.scoped(fromUrl(url!))).pipe(Effect.provide(NodeContext.layer)))
+      expect([error._tag, error.code, error.message]).toEqual(["ObjectStoreUrlInvalid", "object-store-url-invalid", message])
+    }
   })
 
   it("an unreachable endpoint is an ObjectStoreError naming the URL and the operation", async () => {

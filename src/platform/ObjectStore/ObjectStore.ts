@@ -145,7 +145,10 @@ export const sdkLookup = <A>(fail: (e: unknown) => ObjectStoreError, f: () => Pr
     })
   )
 
-const badKey = (key: string): boolean => key === "" || key.startsWith("/") || key.split("/").some((s) => s === "" || s === "." || s === "..")
+const badSegments = (segments: ReadonlyArray<string>) => segments.some((s) => s === "" || s === "." || s === "..")
+const badKey = (key: string): boolean => key === "" || key.startsWith("/") || badSegments(key.split("/"))
+/** A listing prefix may end in `/` or mid-name, but may not climb out of the store either. */
+const badPrefix = (prefix: string): boolean => prefix !== "" && (prefix.startsWith("/") || badSegments(prefix.split("/").slice(0, -1)) || /^\.\.?$/.test(prefix.split("/").pop()!))
 
 type ProviderFactory = (
   location: ObjectLocation,
@@ -214,7 +217,10 @@ export const fromUrl = (
       put: (key, body, options) => Effect.asVoid(write(key, body, options, false)),
       putIfAbsent: (key, body, options) => write(key, body, options, true),
       list: (prefix) =>
-        Effect.flatMap(connect, (client) => client.list(name(prefix))).pipe(
+        (badPrefix(prefix)
+          ? Effect.fail(new ObjectStoreError({ location: url, operation: "list", key: prefix, detail: "invalid listing prefix (absolute, or a . or .. segment)" }))
+          : Effect.flatMap(connect, (client) => client.list(name(prefix)))
+        ).pipe(
           Effect.map((names) =>
             names
               .map((n) => (location.scheme === "file" ? n : n.slice(location.prefix.length)))
