@@ -1,8 +1,10 @@
 import { Command } from "@effect/cli"
-import { Effect, Exit } from "effect"
+import { Cause, Effect, Exit, Option } from "effect"
 import { rootCommand } from "./cli/root"
-import { describeFailure } from "./cli/exit"
+import { describeUsage, isUsageFailure } from "./cli/usage"
 import { AppLayer } from "./layers/AppLayer"
+import { describeCause } from "./render/errors"
+import { encodeCliError } from "./render/json"
 
 declare const PCLI_VERSION: string
 
@@ -13,12 +15,17 @@ const cli = Command.run(rootCommand, { name: "pcli", version: typeof PCLI_VERSIO
 
 const program = Effect.suspend(() => cli(process.argv)).pipe(Effect.provide(AppLayer))
 
+// The only place that decides the process's exit code: from the error table (render/errors.ts).
 Effect.runPromiseExit(program).then((exit) => {
   if (Exit.isSuccess(exit)) return
-  const failure = describeFailure(exit.cause)
-  if (!failure.alreadyReported) process.stderr.write(`error[${failure.code}]: ${failure.message}\n`)
-  if (wantsJson(process.argv)) {
-    process.stdout.write(`${JSON.stringify({ error: { code: failure.code, message: failure.message } }, null, 2)}\n`)
+  const failure = Option.match(Cause.failureOption(exit.cause), {
+    onNone: () => describeCause(exit.cause),
+    onSome: (e) => (isUsageFailure(e) ? { ...describeUsage(e), alreadyPrinted: true } : describeCause(exit.cause))
+  })
+  const alreadyPrinted = "alreadyPrinted" in failure
+  if (!alreadyPrinted) process.stderr.write(`error[${failure.code}]: ${failure.message}\n`)
+  if (wantsJson(process.argv) && !failure.outputPrinted) {
+    process.stdout.write(Effect.runSync(encodeCliError(failure)))
   }
-  process.exitCode = failure.exitCode
+  process.exitCode = failure.exit
 })

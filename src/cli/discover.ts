@@ -1,6 +1,5 @@
 import { Command, Options } from "@effect/cli"
 import { Effect, type Option } from "effect"
-import { configLayer, withPrincipal } from "./context"
 import { type CommonOptions, commonOptions } from "./options"
 
 const discoverOptions = {
@@ -17,9 +16,8 @@ export interface DiscoverOptions extends CommonOptions {
 }
 
 export const discoverCommand = Command.make("discover", discoverOptions, (opts) =>
-  Effect.promise(() => import("./discover.run")).pipe(
-    Effect.flatMap((m) => m.runDiscover(opts)),
-    (body) => withPrincipal(opts, body),
-    Effect.provide(configLayer(opts))
+  Effect.flatMap(
+    Effect.promise(() => import("./discover.run")),
+    (m) => m.runDiscover(opts)
   )
 ).pipe(Command.withDescription("Discover sources through the connector-sync API, read through the discover cache"))

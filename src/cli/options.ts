@@ -1,5 +1,6 @@
 import { Options } from "@effect/cli"
-import type { Option } from "effect"
+import { Option } from "effect"
+import type { GlobalOptions } from "../layers/ProjectLayer"
 
 /** The flags every command takes, so `pcli <cmd> --output json` works after the command name. */
 export const commonOptions = {
@@ -33,3 +34,13 @@ export interface CommonOptions {
   readonly statePath: Option.Option<string>
   readonly stateNamespace: Option.Option<string>
 }
+
+/** The global flags as the layers take them: plain values, paths relative to the working directory. */
+export const globalOptions = (common: CommonOptions): GlobalOptions => ({
+  cwd: process.cwd(),
+  config: Option.getOrUndefined(common.config),
+  models: Option.getOrUndefined(common.models),
+  statePath: Option.getOrUndefined(common.statePath),
+  stateNamespace: Option.getOrUndefined(common.stateNamespace),
+  principalId: Option.getOrUndefined(common.principalId)
+})

@@ -1,33 +1,22 @@
 // Loaded only when compile, run or playground runs: the engine stays off the start-up path.
-import { Path } from "@effect/platform"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Option } from "effect"
+import { compile } from "../commands/compile"
+import { playground } from "../commands/playground"
+import { runModels } from "../commands/runModels"
+import { BareLayer } from "../layers/ProjectLayer"
+import { CompileLayer, RunLayer } from "../layers/RunLayer"
+import { ReportedFailure } from "../render/errors"
+import { PlaygroundOutput } from "../schemas/playground"
 import { CompileOutput, RunOutput } from "../schemas/pipeline"
-import { Environment } from "../services/Environment/Environment"
-import * as Compiler from "../services/Project/compile"
-import { compileOutput, renderCompileText, renderRunText, runExitCode, runOutput } from "../services/Runner/output"
-import { writePlayground } from "../commands/playground"
-import * as Runner from "../services/Runner/run"
+import { renderCompileText, renderRunText } from "../services/Runner/output"
 import type { ProgressEvent } from "../services/Runner/run"
-import * as RunStore from "../services/Runner/RunStore"
-import { UsageError } from "./exit"
-import { setExitCode } from "./exitCode"
-import { ProjectContext, stateLayer, withProject } from "./context"
-import type { CommonOptions } from "./options"
-import { emit, writeStderr, writeStdout } from "./render"
-import { warehouseLayer } from "./warehouseTarget"
-
-const compileProject = Effect.gen(function* () {
-  const { modelsDir } = yield* ProjectContext
-  const compiler = yield* Compiler.PipelineCompiler
-  return yield* compiler.compile({ modelsDir, env: yield* Environment })
-})
+import { type CommonOptions, globalOptions } from "./options"
+import { emit, liveProgress, writeStderr } from "./output"
 
 export const runCompile = (opts: CommonOptions) =>
-  Effect.gen(function* () {
-    const { modelsDir } = yield* ProjectContext
-    const project = yield* compileProject
-    yield* emit(opts.output, CompileOutput, compileOutput(project, modelsDir), renderCompileText)
-  }).pipe(withProject(opts, Compiler.layer))
+  Effect.flatMap(compile, (out) => emit(opts.output, CompileOutput, out, renderCompileText)).pipe(
+    Effect.provide(CompileLayer(globalOptions(opts)))
+  )
 
 /** A live line on a TTY; nothing when piped or in JSON mode. */
 const progressLine = (enabled: boolean) => (event: ProgressEvent) => {
@@ -51,43 +40,29 @@ export interface RunOptions extends CommonOptions {
 
 export const runRun = (opts: RunOptions) =>
   Effect.gen(function* () {
-    if (Option.isSome(opts.from) !== Option.isSome(opts.to)) {
-      return yield* new UsageError({ detail: "--from and --to go together: give both or neither" })
-    }
-    const project = yield* compileProject
-    const { root } = yield* ProjectContext
-    const runner = yield* Runner.PipelineRunner
-    const live = opts.output === "text" && process.stderr.isTTY === true
-    const record = yield* runner.run(project, {
-      projectRoot: root,
-      ...(opts.model.length > 0 ? { models: opts.model } : {}),
-      ...(Option.isSome(opts.from) && Option.isSome(opts.to) ? { partition: { from: opts.from.value, to: opts.to.value } } : {}),
+    const live = liveProgress(opts.output)
+    const out = yield* runModels({
+      models: opts.model,
+      from: Option.getOrUndefined(opts.from),
+      to: Option.getOrUndefined(opts.to),
       onProgress: progressLine(live)
     })
     if (live) yield* writeStderr("\r\x1b[2K")
-    const out = runOutput(record)
     yield* emit(opts.output, RunOutput, out, renderRunText)
-    yield* setExitCode(runExitCode(out.status))
-  }).pipe(
-    withProject(
-      opts,
-      Layer.mergeAll(Compiler.layer, Runner.layer).pipe(
-        Layer.provideMerge(RunStore.layer),
-        Layer.provideMerge(warehouseLayer(opts.target)),
-        Layer.provideMerge(stateLayer("write"))
-      )
-    )
-  )
+    if (out.status !== "success") {
+      const failed = out.models.filter((m) => m.status !== "success").length
+      return yield* new ReportedFailure({ code: "run-failed", detail: `${failed} of ${out.models.length} models did not build` })
+    }
+  }).pipe(Effect.provide(RunLayer(globalOptions(opts), Option.getOrUndefined(opts.target))))
 
 export const runPlayground = (opts: CommonOptions & { readonly dir: string }) =>
   Effect.gen(function* () {
-    const path = yield* Path.Path
-    const dir = path.resolve(opts.dir)
-    const files = yield* writePlayground(dir)
-    const config = path.join(opts.dir, "pcli.toml")
-    yield* writeStdout(
-      opts.output === "json"
-        ? `${JSON.stringify({ command: "playground", dir, files }, null, 2)}\n`
-        : `Wrote a sample project to ${dir} (${files.length} files). Next:\n  pcli compile --config ${config}\n  pcli run --config ${config}\n`
+    const out = yield* playground({ dir: opts.dir, cwd: process.cwd() })
+    const config = `${opts.dir.replace(/\/+$/, "")}/pcli.toml`
+    yield* emit(
+      opts.output,
+      PlaygroundOutput,
+      out,
+      (o) => `Wrote a sample project to ${o.dir} (${o.files.length} files). Next:\n  pcli compile --config ${config}\n  pcli run --config ${config}\n`
     )
-  })
+  }).pipe(Effect.provide(BareLayer(globalOptions(opts))))

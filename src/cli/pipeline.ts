@@ -1,12 +1,10 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Effect } from "effect"
-import { withPrincipal } from "./context"
 import { commonOptions } from "./options"
 
 const impl = Effect.promise(() => import("./pipeline.run"))
 
-const compileCommand = Command.make("compile", commonOptions, (opts) =>
-  withPrincipal(opts, Effect.flatMap(impl, (m) => m.runCompile(opts)))
+const compileCommand = Command.make("compile", commonOptions, (opts) => Effect.flatMap(impl, (m) => m.runCompile(opts))
 ).pipe(Command.withDescription("Parse every model, resolve dependencies with DuckDB's parser, order and layer them"))
 
 const runCommand = Command.make(
@@ -21,17 +19,17 @@ const runCommand = Command.make(
       Options.withDescription("Adapter to run on (default: the warehouse adapter, else embedded)")
     )
   },
-  (opts) => withPrincipal(opts, Effect.flatMap(impl, (m) => m.runRun(opts)))
+  (opts) => Effect.flatMap(impl, (m) => m.runRun(opts))
 ).pipe(
   Command.withDescription(
-    "Build every model in layer order on the target. Exit codes: 0 every model succeeded, 1 the run failed, 3 partial failure (some models failed or were skipped, others succeeded)"
+    "Build every model in layer order on the target. Exit codes: 0 every model succeeded, 1 any model failed or was skipped (partial failure included)"
   )
 )
 
 const playgroundCommand = Command.make(
   "playground",
   { ...commonOptions, dir: Args.text({ name: "dir" }).pipe(Args.withDescription("Directory to create (must be empty or absent)")) },
-  (opts) => withPrincipal(opts, Effect.flatMap(impl, (m) => m.runPlayground(opts)))
+  (opts) => Effect.flatMap(impl, (m) => m.runPlayground(opts))
 ).pipe(Command.withDescription("Write a small, realistic project (raw → staging → mart) that runs with no credentials"))
 
 export const pipelineCommands = [compileCommand, runCommand, playgroundCommand] as const

@@ -1,6 +1,5 @@
 import { Command, Options } from "@effect/cli"
 import { Effect } from "effect"
-import { withPrincipal } from "./context"
 import { type CommonOptions, commonOptions } from "./options"
 
 const impl = Effect.promise(() => import("./policy.run"))
@@ -14,17 +13,14 @@ const checkCommand = Command.make(
     capability: Options.text("capability").pipe(Options.withDescription("Capability attempted, e.g. apply")),
     model: Options.text("model").pipe(Options.withDescription("Target model"))
   },
-  (opts) => withPrincipal(opts, Effect.flatMap(impl, (m) => m.runCheck(opts)))
+  (opts) => Effect.flatMap(impl, (m) => m.runCheck(opts))
 ).pipe(Command.withDescription("Read-only: explain the effect a rule resolves to (verdict, matched rule, reason)"))
 
 const plain = <E, R>(
   name: string,
   description: string,
   run: (m: typeof import("./policy.run"), opts: CommonOptions) => Effect.Effect<void, E, R>
-) =>
-  Command.make(name, commonOptions, (opts) => withPrincipal(opts, Effect.flatMap(impl, (m) => run(m, opts)))).pipe(
-    Command.withDescription(description)
-  )
+) => Command.make(name, commonOptions, (opts) => Effect.flatMap(impl, (m) => run(m, opts))).pipe(Command.withDescription(description))
 
 const freezeOptions = {
   ...commonOptions,
@@ -37,9 +33,7 @@ const freezeOptions = {
 }
 
 const freezeLike = (name: "freeze" | "unfreeze", description: string) =>
-  Command.make(name, freezeOptions, (opts) => withPrincipal(opts, Effect.flatMap(impl, (m) => m.runFreeze(name, opts)))).pipe(
-    Command.withDescription(description)
-  )
+  Command.make(name, freezeOptions, (opts) => Effect.flatMap(impl, (m) => m.runFreeze(name, opts))).pipe(Command.withDescription(description))
 
 export const policyCommand = Command.make("policy").pipe(
   Command.withDescription("The policy plane: check, test, show, freeze, unfreeze"),

@@ -1,16 +1,17 @@
 import { Command } from "@effect/cli"
 import { Effect } from "effect"
+import { validate } from "../commands/validate"
+import { ConfigLayer } from "../layers/ProjectLayer"
+import { ReportedFailure } from "../render/errors"
 import { ValidateOutput } from "../schemas/validate"
-import { renderValidateText, validateProject } from "../services/Validate/Validate"
-import { configLayer, withPrincipal } from "./context"
-import { setExitCode } from "./exitCode"
-import { commonOptions } from "./options"
-import { emit } from "./render"
+import { renderValidateText } from "../services/Validate/Validate"
+import { commonOptions, globalOptions } from "./options"
+import { emit } from "./output"
 
 export const validateCommand = Command.make("validate", commonOptions, (opts) =>
   Effect.gen(function* () {
-    const out = yield* validateProject
+    const out = yield* validate
     yield* emit(opts.output, ValidateOutput, out, renderValidateText)
-    if (!out.ok) yield* setExitCode(1)
-  }).pipe((body) => withPrincipal(opts, body), Effect.provide(configLayer(opts)))
+    if (!out.ok) return yield* new ReportedFailure({ code: "validate-failed", detail: `${out.errors} error(s) in ${out.config_path}` })
+  }).pipe(Effect.provide(ConfigLayer(globalOptions(opts))))
 ).pipe(Command.withDescription("Check pcli.toml offline: warehouse authentication, products/"))

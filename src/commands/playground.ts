@@ -1,3 +1,4 @@
+import type { PlaygroundOutput } from "../schemas/playground"
 import { FileSystem, Path } from "@effect/platform"
 import { Effect } from "effect"
 import { PlaygroundNotEmpty, PlaygroundWriteFailed } from "../services/Project/errors"
@@ -180,4 +181,14 @@ export const writePlayground = (
       written.push(relative)
     }
     return written
+  })
+
+/** `pcli playground <dir>`: the sample project, written into an empty or new directory. */
+export const playground = (input: { readonly dir: string; readonly cwd: string }) =>
+  Effect.gen(function* () {
+    const path = yield* Path.Path
+    const dir = path.resolve(input.cwd, input.dir)
+    const files = yield* writePlayground(dir)
+    const out: PlaygroundOutput = { command: "playground", dir, files }
+    return out
   })

@@ -1,48 +1,12 @@
-import { Data, Effect, ParseResult, Schema } from "effect"
+import { Effect, ParseResult, Schema } from "effect"
 import * as Toml from "smol-toml"
+import { InvalidValue, TomlSyntax, type TomlDecodeError, UnknownKey } from "./tomlErrors"
+import { safeIssue } from "./tomlIssues"
+import { checkNesting } from "./tomlNesting"
 
 /** TOML reading shared by the project config, model sidecars and the policy block: parse, decode, locate keys. */
 
-const where = (file: string, line: number | undefined) => (line === undefined ? file : `${file}:${line}`)
-
-/** The file is not valid TOML. */
-export class TomlSyntax extends Data.TaggedError("TomlSyntax")<{
-  readonly file: string
-  readonly line: number | undefined
-  readonly detail: string
-}> {
-  readonly code = "toml-syntax"
-  override get message() {
-    return `${where(this.file, this.line)}: invalid TOML: ${this.detail}`
-  }
-}
-
-/** A key the schema does not know, named by its dotted path. */
-export class UnknownKey extends Data.TaggedError("UnknownKey")<{
-  readonly file: string
-  readonly line: number | undefined
-  readonly path: string
-}> {
-  readonly code = "config-unknown-key"
-  override get message() {
-    return `${where(this.file, this.line)}: unknown key ${this.path}`
-  }
-}
-
-/** A value of the wrong type or outside its allowed set. */
-export class InvalidValue extends Data.TaggedError("InvalidValue")<{
-  readonly file: string
-  readonly line: number | undefined
-  readonly path: string
-  readonly detail: string
-}> {
-  readonly code = "config-invalid"
-  override get message() {
-    return `${where(this.file, this.line)}: ${this.path === "" ? "" : `${this.path}: `}${this.detail}`
-  }
-}
-
-export type TomlDecodeError = TomlSyntax | UnknownKey | InvalidValue
+export { InvalidValue, type TomlDecodeError, TomlSyntax, UnknownKey } from "./tomlErrors"
 
 type PathSegment = PropertyKey
 
@@ -64,7 +28,8 @@ export const locateKey = (text: string, path: ReadonlyArray<PathSegment>): numbe
   let from = 0
   let found: number | undefined
   for (const seg of path) {
-    if (typeof seg !== "string") continue
+    // A key too long for a regular expression is not searched for (the line stays best effort).
+    if (typeof seg !== "string" || seg.length > 1024) continue
     const key = escapeRegex(seg)
     const pattern = new RegExp(`(^\\s*"?${key}"?\\s*[=.])|(^\\s*\\[\\[?[^\\]]*\\b${key}"?\\]\\]?)|([{,]\\s*"?${key}"?\\s*=)`)
     const index = lines.findIndex((line, i) => i >= from && pattern.test(line))
@@ -84,7 +49,7 @@ export const parseToml = (text: string, file: string): Effect.Effect<Record<stri
       const detail = (e.message ?? String(error)).split("\n")[0]!.replace(/^Invalid TOML document:\s*/, "")
       return new TomlSyntax({ file, line: e.line, detail })
     }
-  })
+  }).pipe(Effect.flatMap((data) => checkNesting(data, file, (path) => locateKey(text, path))))
 
 /** Maps the first schema issue to a one-line error with the dotted key path and its line. */
 export const schemaIssueToError = (
@@ -98,7 +63,7 @@ export const schemaIssueToError = (
   const path = [...prefix, ...(issue?.path ?? [])]
   const line = locateKey(text, path)
   if (issue?._tag === "Unexpected") return new UnknownKey({ file, line, path: formatPath(path) })
-  return new InvalidValue({ file, line, path: formatPath(path), detail: issue?.message ?? "invalid value" })
+  return new InvalidValue({ file, line, path: formatPath(path), detail: safeIssue(error, issue) })
 }
 
 /**

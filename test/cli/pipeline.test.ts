@@ -34,7 +34,7 @@ describe("pcli compile / run / playground (binary)", () => {
     expect(existsSync(join(dir, "demo", ".pcli", "warehouse.duckdb"))).toBe(true)
   })
 
-  it("a failed model skips its downstream, the rest runs, and the exit code is 3 (partial)", async () => {
+  it("a failed model skips its downstream, the rest runs, and the exit code is 1 (decisions item 23)", async () => {
     const cwd = makeProject({
       "pcli.toml": `[adapter.local]\ntype = "embedded"\n`,
       ...model("a_ok", "s", "SELECT 1 AS id"),
@@ -43,7 +43,7 @@ describe("pcli compile / run / playground (binary)", () => {
       ...model("d_after_ok", "s", "SELECT id FROM s.a_ok")
     })
     const r = await runCli(["run", "--output", "json"], { cwd })
-    expect(r.code).toBe(3)
+    expect(r.code).toBe(1)
     const out = JSON.parse(r.stdout)
     expect(out.status).toBe("partial_failure")
     const status = Object.fromEntries(out.models.map((m: { model_name: string; status: string }) => [m.model_name, m.status]))

@@ -5,7 +5,7 @@ import * as os from "node:os"
 import * as nodePath from "node:path"
 import { pathToFileURL } from "node:url"
 import { PolicyFreezeOutput, PolicyShowOutput } from "../../src/schemas/policy-output"
-import { encodeJson } from "../../src/cli/render"
+import { encodeJson } from "../../src/render/json"
 import { Ledger } from "../../src/services/Ledger/Ledger"
 import { ModelAttributesSource, ModelNotFound } from "../../src/services/PolicyEngine/attributes"
 import {

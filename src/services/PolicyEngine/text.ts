@@ -1,6 +1,6 @@
 import type { PolicyCheckOutput, PolicyFreezeOutput, PolicyShowOutput, PolicyTestOutput, ShownRule } from "../../schemas/policy-output"
 
-/** Text renderings of the policy outputs (the JSON is `encodeJson` in cli/render). Each ends with a newline. */
+/** Text renderings of the policy outputs (the JSON is `encodeJson` in render/json). Each ends with a newline. */
 export const checkText = (out: PolicyCheckOutput): string => {
   const a = out.model_attributes
   const attrs = [

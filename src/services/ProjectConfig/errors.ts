@@ -1,6 +1,5 @@
 import { Data } from "effect"
-
-const where = (file: string, line: number | undefined) => (line === undefined ? file : `${file}:${line}`)
+import { keyPath, where } from "../../platform/tomlErrors"
 
 /** A `${VAR}` reference whose variable is not set in the environment. */
 export class MissingEnvVar extends Data.TaggedError("MissingEnvVar")<{
@@ -10,9 +9,9 @@ export class MissingEnvVar extends Data.TaggedError("MissingEnvVar")<{
 }> {
   readonly code = "config-missing-env"
   override get message() {
-    return `${where(this.file, this.line)}: environment variable ${this.variable} is not set (referenced as \${${this.variable}})`
+    return `${where(this.file, this.line)}: environment variable ${keyPath(this.variable)} is not set (referenced as \${${keyPath(this.variable)}})`
   }
 }
 
 // The TOML decoding errors live with the TOML helpers; re-exported for the config's importers.
-export { InvalidValue, type TomlDecodeError, TomlSyntax, UnknownKey } from "../../platform/toml"
+export { InvalidValue, type TomlDecodeError, TomlSyntax, UnknownKey } from "../../platform/tomlErrors"

@@ -71,14 +71,26 @@ const migrate = (sql: SqlClient.SqlClient, from: number, path: string) =>
     )
     .pipe(Effect.mapError((e) => new StateStoreIo({ path, detail: `migration failed: ${String((e.cause as Error | undefined)?.message ?? e.message)}` })))
 
+/** Where the store is and whether its directory may be created (only pcli's own default layout). */
+export interface StateLocation {
+  readonly path: string
+  /** False for an explicit `--state-path`: a missing directory there is a typo, not a request. */
+  readonly createParent: boolean
+}
+
 const open = (
-  path: string,
+  location: StateLocation,
   mode: StateStoreMode
 ): Effect.Effect<readonly [SqlClient.SqlClient, StateStoreInfo], StateStoreError, FileSystem.FileSystem | Path.Path | Scope.Scope> =>
   Effect.gen(function* () {
     const fs = yield* FileSystem.FileSystem
     const pathApi = yield* Path.Path
-    const exists = yield* fs.exists(path).pipe(Effect.orElseSucceed(() => false))
+    const path = location.path
+    const stat = yield* fs.stat(path).pipe(Effect.option)
+    if (stat._tag === "Some" && stat.value.type === "Directory") {
+      return yield* new StateStoreIo({ path, detail: "is a directory; --state-path names the store file (e.g. state.sqlite)" })
+    }
+    const exists = stat._tag === "Some"
     const info = (persisted: boolean): StateStoreInfo => ({ path, mode, persisted, schemaVersion: CURRENT_SCHEMA_VERSION })
     if (!exists) {
       if (mode !== "write") {
@@ -86,9 +98,11 @@ const open = (
         yield* migrate(sql, 0, path)
         return [sql, info(false)] as const
       }
-      yield* fs
-        .makeDirectory(pathApi.dirname(path), { recursive: true })
-        .pipe(Effect.mapError((e) => new StateStoreIo({ path, detail: e.message })))
+      const parent = pathApi.dirname(path)
+      if (!location.createParent && !(yield* fs.exists(parent).pipe(Effect.orElseSucceed(() => false)))) {
+        return yield* new StateStoreIo({ path, detail: `directory ${parent} does not exist; create it first` })
+      }
+      yield* fs.makeDirectory(parent, { recursive: true }).pipe(Effect.mapError((e) => new StateStoreIo({ path, detail: e.message })))
       const sql = yield* openClient(path, false)
       yield* migrate(sql, 0, path)
       return [sql, info(true)] as const
@@ -109,7 +123,7 @@ const open = (
   })
 
 /** Opens the store at `path` for `mode`, providing both the SqlClient and the store's info. */
-export const layer = (path: string, mode: StateStoreMode) =>
+export const layer = (location: string | StateLocation, mode: StateStoreMode) =>
   Layer.scopedContext(
-    Effect.map(open(path, mode), ([sql, info]) => Context.make(SqlClient.SqlClient, sql).pipe(Context.add(StateStore, info)))
+    Effect.map(open(typeof location === "string" ? { path: location, createParent: true } : location, mode), ([sql, info]) => Context.make(SqlClient.SqlClient, sql).pipe(Context.add(StateStore, info)))
   )

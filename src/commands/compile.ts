@@ -1,0 +1,23 @@
+import { Effect } from "effect"
+import type { CompileOutput } from "../schemas/pipeline"
+import { Environment } from "../services/Environment/Environment"
+import * as Compiler from "../services/Project/compile"
+import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
+import { compileOutput } from "../services/Runner/output"
+
+/** The project's models compiled: parsed, references resolved, ordered and layered. */
+export const compiledProject = Effect.gen(function* () {
+  const { modelsDir } = yield* ProjectContext
+  const compiler = yield* Compiler.PipelineCompiler
+  return yield* compiler.compile({ modelsDir, env: yield* Environment })
+})
+
+/** `pcli compile`. */
+export const compile: Effect.Effect<
+  CompileOutput,
+  Effect.Effect.Error<typeof compiledProject>,
+  Effect.Effect.Context<typeof compiledProject>
+> = Effect.gen(function* () {
+  const { modelsDir } = yield* ProjectContext
+  return compileOutput(yield* compiledProject, modelsDir)
+})

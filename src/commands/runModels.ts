@@ -1,0 +1,35 @@
+import { Effect } from "effect"
+import type { RunOutput } from "../schemas/pipeline"
+import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
+import * as Runner from "../services/Runner/run"
+import type { ProgressEvent } from "../services/Runner/run"
+import { runOutput } from "../services/Runner/output"
+import { compiledProject } from "./compile"
+import { UsageError } from "./errors"
+
+export interface RunModelsInput {
+  /** Only these models (all when empty). */
+  readonly models: ReadonlyArray<string>
+  readonly from?: string | undefined
+  readonly to?: string | undefined
+  readonly onProgress?: (event: ProgressEvent) => Effect.Effect<void>
+}
+
+/** `pcli run`: build the selected models in layer order on the chosen target. */
+export const runModels = (input: RunModelsInput) =>
+  Effect.gen(function* () {
+    if ((input.from === undefined) !== (input.to === undefined)) {
+      return yield* new UsageError({ detail: "--from and --to go together: give both or neither" })
+    }
+    const project = yield* compiledProject
+    const { root } = yield* ProjectContext
+    const runner = yield* Runner.PipelineRunner
+    const record = yield* runner.run(project, {
+      projectRoot: root,
+      ...(input.models.length > 0 ? { models: input.models } : {}),
+      ...(input.from !== undefined && input.to !== undefined ? { partition: { from: input.from, to: input.to } } : {}),
+      ...(input.onProgress === undefined ? {} : { onProgress: input.onProgress })
+    })
+    const out: RunOutput = runOutput(record)
+    return out
+  })

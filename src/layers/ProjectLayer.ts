@@ -1,0 +1,64 @@
+import { Effect, Layer, Option } from "effect"
+import * as Ledger from "../services/Ledger/sqlite"
+import * as PolicyEngine from "../services/PolicyEngine/PolicyEngine"
+import { Principal, resolvePrincipal } from "../services/Principal/Principal"
+import { ProjectConfig } from "../services/ProjectConfig/ProjectConfig"
+import { ProjectContext, type ProjectOptions, requireConfig, resolveProject } from "../services/ProjectConfig/ProjectContext"
+import * as StateStore from "../services/StateStore/StateStore"
+import { modelAttributesLayer } from "./ModelAttributes"
+
+/** The global flags every surface resolves a project from. */
+export interface GlobalOptions extends ProjectOptions {
+  readonly principalId?: string | undefined
+}
+
+/** The acting principal, resolved before anything else so a bad PCLI_PRINCIPAL fails every command alike. */
+const principalLayer = (options: GlobalOptions) => Layer.effect(Principal, resolvePrincipal(Option.fromNullable(options.principalId)))
+
+/**
+ * Where the project is (config, root, models, state path), read once. `needsProject`: commands
+ * that build or write refuse a directory with neither pcli.toml nor models/.
+ */
+export const ProjectLayer = (options: GlobalOptions, needsProject = false) =>
+  Layer.effect(ProjectContext, resolveProject(options, needsProject)).pipe(Layer.provideMerge(principalLayer(options)))
+
+/** SqlClient + StateStore + Ledger over the resolved project's store. */
+export const stateLayer = (mode: StateStore.StateStoreMode) =>
+  Layer.unwrapEffect(Effect.map(ProjectContext, (p) => Ledger.layer.pipe(Layer.provideMerge(StateStore.layer(p.state, mode)))))
+
+/** The policy engine over the project's `[policy]` block. */
+export const policyLayer = Layer.unwrapEffect(
+  Effect.map(ProjectContext, (p) => {
+    const config = Option.map(p.config, (l) => l.settings)
+    return PolicyEngine.layer({
+      configPresent: Option.isSome(p.config),
+      policy: Option.flatMapNullable(config, (c) => c.policy).pipe(Option.getOrUndefined),
+      mask: Option.flatMapNullable(config, (c) => c.mask).pipe(Option.getOrUndefined),
+      classifications: Option.flatMapNullable(config, (c) => c.classifications).pipe(Option.getOrUndefined),
+      ledger: { kind: "local", path: p.state.path },
+      objectStoreUrl: Option.flatMapNullable(config, (c) => c.state?.object_store_url).pipe(Option.getOrUndefined)
+    })
+  })
+)
+
+const governed = (mode: StateStore.StateStoreMode) =>
+  Layer.mergeAll(policyLayer, modelAttributesLayer).pipe(Layer.provideMerge(stateLayer(mode)))
+
+/** Read commands over the state store (state info): never create or write it. */
+export const StateReadLayer = (options: GlobalOptions) => stateLayer("read").pipe(Layer.provideMerge(ProjectLayer(options)))
+
+/** Policy reads (show, check, test): policy, model attributes, the store opened for reading. */
+export const PolicyReadLayer = (options: GlobalOptions) => governed("read").pipe(Layer.provideMerge(ProjectLayer(options)))
+
+/** Policy writes (freeze, unfreeze): the same services over a store opened for writing. */
+export const PolicyWriteLayer = (options: GlobalOptions) => governed("write").pipe(Layer.provideMerge(ProjectLayer(options)))
+
+/** Commands that need a pcli.toml (discover, validate): `config-not-found` without one. */
+export const ConfigLayer = (options: GlobalOptions) =>
+  Layer.effect(ProjectConfig, requireConfig(options)).pipe(Layer.provideMerge(principalLayer(options)))
+
+/** Nothing project-bound (playground): only the principal, so a bad PCLI_PRINCIPAL still fails. */
+export const BareLayer = (options: GlobalOptions) => principalLayer(options)
+
+/** `pcli serve`: the read services over a store opened read-only (never migrated, never written). */
+export const ReadOnlyLayer = (options: GlobalOptions) => governed("server").pipe(Layer.provideMerge(ProjectLayer(options)))

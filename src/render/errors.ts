@@ -1,0 +1,178 @@
+import { Cause, Data, Option } from "effect"
+import type { ErrorBody } from "./json"
+
+/** How one error tag reaches a user: exit code (decisions.md item 2), HTTP status, remediation hint. */
+export interface ErrorRow {
+  readonly exit: 0 | 1 | 2
+  readonly status: number
+  readonly hint?: string
+}
+
+const row = (status: number, hint?: string, exit: 0 | 1 | 2 = 1): ErrorRow => (hint === undefined ? { exit, status } : { exit, status, hint })
+const usage = (hint?: string) => row(400, hint, 2)
+const invalid = (hint?: string) => row(400, hint)
+const notFound = (hint?: string) => row(404, hint)
+const conflict = (hint?: string) => row(409, hint)
+const unavailable = (hint?: string) => row(503, hint)
+const failed = (hint?: string) => row(500, hint)
+
+/**
+ * Every error tag pcli can surface. The stable code lives on the error class (services record it:
+ * run store, ledger reasons); this table decides everything else. A test checks that every
+ * tagged error declared under src/ has a row here.
+ */
+export const errorTable: Readonly<Record<string, ErrorRow>> = {
+  // command line and flag values
+  UsageError: usage("run the command with --help for its flags"),
+  InvalidPartitionWindow: usage("give --from and --to as partition keys with from <= to"),
+  InvalidPrincipal: invalid("use human or agent"),
+  InvalidPrincipalClass: invalid("set PCLI_PRINCIPAL to human or agent, or unset it"),
+  InvalidPrincipalId: invalid("ids match [a-z0-9._-]{1,63}"),
+  InvalidCapability: invalid(),
+  InvalidSelector: invalid("scopes: any | layer=<n> | model=<glob> | classification=<v> | tag=<k>[=<v>]"),
+  SelectorTooLong: invalid("a scope selector is at most 1,024 characters"),
+  InvalidNamespace: invalid(),
+  // project files
+  ConfigNotFound: notFound("run in a directory with pcli.toml, or pass --config <file>"),
+  ConfigUnreadable: invalid(),
+  MissingEnvVar: invalid("export the variable, or remove the reference"),
+  TomlSyntax: invalid(),
+  UnknownKey: invalid(),
+  InvalidValue: invalid(),
+  ModelsUnreadable: invalid(),
+  ModelFileMismatch: invalid(),
+  DuplicateModel: invalid(),
+  ModelSqlInvalid: invalid(),
+  UnknownReference: invalid(),
+  AmbiguousReference: invalid(),
+  DependencyCycle: invalid(),
+  InvalidStrategy: invalid(),
+  ModelNotFound: notFound("pcli compile lists the models"),
+  ModelAttributesUnavailable: failed(),
+  PlaygroundNotEmpty: conflict("choose an empty or new directory"),
+  PlaygroundWriteFailed: failed(),
+  // state store and ledger
+  StateStoreNewer: conflict("upgrade pcli to read this store"),
+  StateStoreOlder: conflict(),
+  StateStoreCorrupt: failed(),
+  StateStoreIo: failed(),
+  LedgerUnavailable: unavailable(),
+  RunStoreFailed: failed(),
+  // policy
+  PolicyConfigMissing: notFound("add a pcli.toml with a [policy] block"),
+  PolicyNotConfigured: notFound("add a [policy] block to pcli.toml"),
+  PolicyNoScenarios: notFound("add [[policy.tests]] entries"),
+  PolicyScenariosFailed: failed(),
+  ScenarioLayerInconsistent: invalid(),
+  NoMatchingFreeze: notFound("pcli policy show lists the freezes in force"),
+  FreezeSourceUnreadable: unavailable(),
+  MarkerStoreUnreadable: unavailable(),
+  MarkerWriteFailed: unavailable(),
+  UnfreezeNeedsHuman: row(403, "only a human may unfreeze: run it with PCLI_PRINCIPAL=human (the refusal is in the ledger)"),
+  // warehouse
+  AmbiguousWarehouse: invalid(),
+  UnknownTarget: invalid(),
+  NoWarehouseCredentials: invalid("set token, or client_id and client_secret (WAREHOUSE_TOKEN / WAREHOUSE_CLIENT_ID + WAREHOUSE_CLIENT_SECRET)"),
+  TokenExchangeFailed: unavailable(),
+  Unauthorized: row(401),
+  WarehouseApiError: failed(),
+  WarehouseUnreachable: unavailable(),
+  WarehouseResponseInvalid: failed(),
+  StatementExecutionFailed: failed(),
+  StatementFailed: failed(),
+  StatementTimedOut: unavailable(),
+  ContentAddressedNeedsEmbedded: invalid(),
+  ArtifactWriteFailed: failed(),
+  DataTestFailed: failed(),
+  ContractViolation: failed(),
+  // discover and its cache
+  NoEltAdapter: invalid(),
+  AmbiguousAdapter: invalid(),
+  NoHealthyConnectors: failed(),
+  EmitStateFailed: failed(),
+  EltApiRefused: failed(),
+  EltBadResponse: failed(),
+  EltHttpStatus: failed(),
+  EltRateLimited: unavailable(),
+  EltTimeout: unavailable(),
+  EltUnreachable: unavailable(),
+  Throttled: unavailable(),
+  CacheConfigInvalid: invalid(),
+  CacheEntryCorrupt: failed(),
+  CacheEntryTooLarge: failed(),
+  CacheIoError: failed(),
+  CacheKvError: failed(),
+  CacheObjectStoreError: failed(),
+  // the object tier (platform/ObjectStore)
+  ObjectStoreError: unavailable(),
+  ObjectStoreUrlInvalid: invalid("use s3://bucket/prefix/, gs://bucket/prefix/, az://container/prefix/ or file:///absolute/dir/"),
+  // a command that printed its report and still fails (run, validate, policy test)
+  ReportedFailure: failed()
+}
+
+/**
+ * A command printed its report and the report says it failed (a run with failed models, a
+ * validate with errors, policy tests that differ): exit 1 with a one-line note, no second document.
+ */
+export class ReportedFailure extends Data.TaggedError("ReportedFailure")<{ readonly code: string; readonly detail: string }> {
+  readonly outputPrinted = true
+  override get message() {
+    return this.detail
+  }
+}
+
+/** What every surface shows for a failure: body fields, exit code and HTTP status. */
+export interface DescribedError extends ErrorBody {
+  readonly exit: number
+  readonly status: number
+  /** The command already printed its output (a report with failures): print no second document. */
+  readonly outputPrinted: boolean
+}
+
+const MAX_MESSAGE = 1_000
+
+/** One line, no terminal control codes, bounded: error text may echo user input. */
+export const oneLine = (text: string): string => {
+  // eslint-disable-next-line no-control-regex
+  const first = (text.split("\n")[0] ?? "").replace(/[\u0000-\u001f\u007f-\u009f]/g, "")
+  return first.length > MAX_MESSAGE ? `${first.slice(0, MAX_MESSAGE - 1)}…` : first
+}
+
+interface TaggedWithCode {
+  readonly _tag: string
+  readonly code: string
+  readonly message: string
+  readonly outputPrinted?: boolean
+}
+
+const isTaggedWithCode = (e: unknown): e is TaggedWithCode =>
+  typeof e === "object" && e !== null && typeof (e as { _tag?: unknown })._tag === "string" && typeof (e as { code?: unknown }).code === "string"
+
+const internal = (detail: string): DescribedError => ({
+  code: "internal",
+  message: oneLine(`internal error: ${detail}`),
+  exit: 1,
+  status: 500,
+  outputPrinted: false
+})
+
+/** A typed failure as its row says; an untabled tag is still shown with its own code. */
+export const describeError = (e: unknown): DescribedError => {
+  if (!isTaggedWithCode(e)) return internal(e instanceof Error ? e.message : String(e))
+  const r = errorTable[e._tag] ?? failed()
+  const base = { code: e.code, message: oneLine(e.message), exit: r.exit, status: r.status, outputPrinted: e.outputPrinted === true }
+  return r.hint === undefined ? base : { ...base, remediation_hint: r.hint }
+}
+
+/** A whole failed run: the typed failure if there is one, else interruption or a defect. */
+export const describeCause = (cause: Cause.Cause<unknown>): DescribedError => {
+  const failure = Cause.failureOption(cause)
+  if (Option.isSome(failure)) return describeError(failure.value)
+  if (Cause.isInterruptedOnly(cause)) return { code: "interrupted", message: "interrupted", exit: 130, status: 500, outputPrinted: false }
+  const defect = Cause.squash(cause)
+  return internal(defect instanceof Error ? defect.message : String(defect))
+}
+
+/** The wire body of an error (HTTP, MCP, the CLI's JSON error document). */
+export const errorBody = (d: DescribedError): ErrorBody =>
+  d.remediation_hint === undefined ? { code: d.code, message: d.message } : { code: d.code, message: d.message, remediation_hint: d.remediation_hint }
