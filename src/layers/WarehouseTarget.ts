@@ -26,7 +26,7 @@ export class UnknownTarget extends Data.TaggedError("UnknownTarget")<{
 }
 
 /** Only `Warehouse` is promised; the embedded layer also carries `DuckDb` for content-addressed models. */
-type TargetLayer = Layer.Layer<Warehouse, StatementFailed | NoWarehouseCredentials, FileSystem.FileSystem | Path.Path>
+type TargetLayer = Layer.Layer<Warehouse, StatementFailed | Embedded.WarehouseLocked | NoWarehouseCredentials, FileSystem.FileSystem | Path.Path>
 
 /** The remote client is loaded only when a project targets a remote warehouse. */
 const remoteLayer = (name: string, adapter: WarehouseAdapter): TargetLayer =>

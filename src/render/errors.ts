@@ -25,6 +25,7 @@ export const errorTable: Readonly<Record<string, ErrorRow>> = {
   // command line and flag values
   UsageError: usage("run the command with --help for its flags"),
   InvalidPartitionWindow: usage("give --from and --to as partition keys with from <= to"),
+  WindowNeedsPartitionedModel: usage("select a time_interval model with --model, or drop --from/--to"),
   InvalidPrincipal: invalid("use human or agent"),
   InvalidPrincipalClass: invalid("set PCLI_PRINCIPAL to human or agent, or unset it"),
   InvalidPrincipalId: invalid("ids match [a-z0-9._-]{1,63}"),
@@ -48,6 +49,7 @@ export const errorTable: Readonly<Record<string, ErrorRow>> = {
   DependencyCycle: invalid(),
   InvalidStrategy: invalid(),
   ModelNotFound: notFound("pcli compile lists the models"),
+  ModelsNotFound: notFound("pcli compile lists the models"),
   ModelAttributesUnavailable: failed(),
   PlaygroundNotEmpty: conflict("choose an empty or new directory"),
   PlaygroundWriteFailed: failed(),
@@ -81,6 +83,7 @@ export const errorTable: Readonly<Record<string, ErrorRow>> = {
   StatementExecutionFailed: failed(),
   StatementFailed: failed(),
   StatementTimedOut: unavailable(),
+  WarehouseLocked: unavailable("another process has the warehouse file open (another pcli run?): wait for it, then retry"),
   ContentAddressedNeedsEmbedded: invalid(),
   ArtifactWriteFailed: failed(),
   DataTestFailed: failed(),

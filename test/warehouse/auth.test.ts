@@ -9,7 +9,7 @@ import { layerFromAdapter } from "../../src/services/WarehouseClient/layer"
 import { WarehouseStatements } from "../../src/services/WarehouseClient/statements"
 import { generateLoopbackCertificate, type LoopbackCertificate } from "../support/tls"
 import { startWarehouseEmulator, type WarehouseEmulator } from "../support/warehouseEmulator"
-import { adapterFor, CLIENT_ID, CLIENT_SECRET, envLayer, fastRetry, httpClientTrusting, PAT } from "./fixtures"
+import { adapterFor, CLIENT_ID, CLIENT_SECRET, envLayer, httpClientTrusting, PAT } from "./fixtures"
 
 let certificate: LoopbackCertificate
 let emulator: WarehouseEmulator
@@ -29,7 +29,7 @@ beforeAll(async () => {
 afterAll(() => Promise.all([emulator.close(), shortLived.close()]))
 
 const services = (adapter: WarehouseAdapter, env: Record<string, string> = {}) =>
-  layerFromAdapter("wh", adapter, { retry: fastRetry }).pipe(
+  layerFromAdapter("wh", adapter).pipe(
     Layer.provide(httpClientTrusting(certificate.caPem)),
     Layer.provide(envLayer(env))
   )
