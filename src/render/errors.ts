@@ -31,6 +31,7 @@ export const errorTable: Readonly<Record<string, ErrorRow>> = {
   InvalidPrincipalId: invalid("ids match [a-z0-9._-]{1,63}"),
   InvalidCapability: invalid(),
   InvalidSelector: invalid("scopes: any | layer=<n> | model=<glob> | classification=<v> | tag=<k>[=<v>]"),
+  SelectorTooLong: invalid("a scope selector is at most 1,024 characters"),
   InvalidNamespace: invalid(),
   // project files
   ConfigNotFound: notFound("run in a directory with pcli.toml, or pass --config <file>"),
@@ -69,6 +70,7 @@ export const errorTable: Readonly<Record<string, ErrorRow>> = {
   FreezeSourceUnreadable: unavailable(),
   MarkerStoreUnreadable: unavailable(),
   MarkerWriteFailed: unavailable(),
+  UnfreezeNeedsHuman: row(403, "only a human may unfreeze: run it with PCLI_PRINCIPAL=human (the refusal is in the ledger)"),
   // warehouse
   AmbiguousWarehouse: invalid(),
   UnknownTarget: invalid(),
@@ -104,6 +106,9 @@ export const errorTable: Readonly<Record<string, ErrorRow>> = {
   CacheIoError: failed(),
   CacheKvError: failed(),
   CacheObjectStoreError: failed(),
+  // the object tier (platform/ObjectStore)
+  ObjectStoreError: unavailable(),
+  ObjectStoreUrlInvalid: invalid("use s3://bucket/prefix/, gs://bucket/prefix/, az://container/prefix/ or file:///absolute/dir/"),
   // a command that printed its report and still fails (run, validate, policy test)
   ReportedFailure: failed()
 }

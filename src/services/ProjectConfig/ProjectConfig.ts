@@ -5,10 +5,10 @@ import { ProjectConfigFile, type ProjectConfigData } from "../../schemas/config"
 import { Environment } from "../Environment/Environment"
 import { checkFreezeMarkerWrites } from "../PolicyEngine/validate"
 import { ADAPTER_SECRET_NAMES, type AdapterRef, decodeAdapters, unsetByAdapter } from "./adapters"
-import { elide, sanitize } from "./echo"
+import { elide, sanitize } from "../../platform/echo"
 import { MissingEnvVar, type TomlDecodeError } from "./errors"
 import { substituteDeferred } from "./interpolate"
-import { decodeTomlValue, parseToml } from "./toml"
+import { decodeTomlValue, parseToml } from "../../platform/toml"
 
 export type { AdapterRef, AdapterType } from "./adapters"
 

@@ -1,11 +1,11 @@
 import type { Path } from "@effect/platform"
 import { Effect, type Schema } from "effect"
 import { type Adapter, EltAdapter, EmbeddedAdapter, ManualAdapter, WarehouseAdapter } from "../../schemas/adapters"
-import { echo } from "./echo"
-import { secretNames } from "./issues"
+import { echo } from "../../platform/echo"
+import { secretNames } from "../../platform/tomlIssues"
 import { InvalidValue, MissingEnvVar, type UnknownKey } from "./errors"
 import { type UnsetReference, UNSET_CLOSE, UNSET_OPEN } from "./interpolate"
-import { decodeTomlValue, locateKey } from "./toml"
+import { decodeTomlValue, locateKey } from "../../platform/toml"
 
 export type AdapterType = Adapter["type"]
 

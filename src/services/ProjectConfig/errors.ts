@@ -1,13 +1,5 @@
 import { Data } from "effect"
-import { ECHO_LIMIT, elide, sanitize, truncate } from "./echo"
-
-/** File names, key paths and details come from the user: each is cut and made inert before printing. */
-const where = (file: string, line: number | undefined) => {
-  const shown = sanitize(elide(file, 2 * ECHO_LIMIT))
-  return line === undefined ? shown : `${shown}:${line}`
-}
-const keyPath = (path: string) => sanitize(elide(path, ECHO_LIMIT))
-const detailText = (detail: string) => sanitize(truncate(detail, 3 * ECHO_LIMIT))
+import { keyPath, where } from "../../platform/tomlErrors"
 
 /** A `${VAR}` reference whose variable is not set in the environment. */
 export class MissingEnvVar extends Data.TaggedError("MissingEnvVar")<{
@@ -21,41 +13,5 @@ export class MissingEnvVar extends Data.TaggedError("MissingEnvVar")<{
   }
 }
 
-/** The file is not valid TOML. */
-export class TomlSyntax extends Data.TaggedError("TomlSyntax")<{
-  readonly file: string
-  readonly line: number | undefined
-  readonly detail: string
-}> {
-  readonly code = "toml-syntax"
-  override get message() {
-    return `${where(this.file, this.line)}: invalid TOML: ${detailText(this.detail)}`
-  }
-}
-
-/** A key the schema does not know, named by its dotted path. */
-export class UnknownKey extends Data.TaggedError("UnknownKey")<{
-  readonly file: string
-  readonly line: number | undefined
-  readonly path: string
-}> {
-  readonly code = "config-unknown-key"
-  override get message() {
-    return `${where(this.file, this.line)}: unknown key ${keyPath(this.path)}`
-  }
-}
-
-/** A value of the wrong type or outside its allowed set. */
-export class InvalidValue extends Data.TaggedError("InvalidValue")<{
-  readonly file: string
-  readonly line: number | undefined
-  readonly path: string
-  readonly detail: string
-}> {
-  readonly code = "config-invalid"
-  override get message() {
-    return `${where(this.file, this.line)}: ${this.path === "" ? "" : `${keyPath(this.path)}: `}${detailText(this.detail)}`
-  }
-}
-
-export type TomlDecodeError = TomlSyntax | UnknownKey | InvalidValue
+// The TOML decoding errors live with the TOML helpers; re-exported for the config's importers.
+export { InvalidValue, type TomlDecodeError, TomlSyntax, UnknownKey } from "../../platform/tomlErrors"

@@ -1,5 +1,5 @@
 import { Effect, Option } from "effect"
-import { TomlSyntax } from "./errors"
+import { TomlSyntax } from "./tomlErrors"
 import { elide } from "./echo"
 
 /** Deepest table/array nesting a pcli TOML file may have; real files stay under ten. */

@@ -1,8 +1,12 @@
 import { Effect, ParseResult, Schema } from "effect"
 import * as Toml from "smol-toml"
-import { InvalidValue, TomlSyntax, type TomlDecodeError, UnknownKey } from "./errors"
-import { safeIssue } from "./issues"
-import { checkNesting } from "./nesting"
+import { InvalidValue, TomlSyntax, type TomlDecodeError, UnknownKey } from "./tomlErrors"
+import { safeIssue } from "./tomlIssues"
+import { checkNesting } from "./tomlNesting"
+
+/** TOML reading shared by the project config, model sidecars and the policy block: parse, decode, locate keys. */
+
+export { InvalidValue, type TomlDecodeError, TomlSyntax, UnknownKey } from "./tomlErrors"
 
 type PathSegment = PropertyKey
 
