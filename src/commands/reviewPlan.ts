@@ -128,8 +128,9 @@ export const approvePlan = (
       breaking_change_count: breakingCount(plan),
       approver: { email: identity.email, ...(identity.name === undefined ? {} : { name: identity.name }), host: os.hostname(), source: "local" }
     }
-    const path = yield* store.writeMarker(marker)
+    // The row first: a marker without its approval row would be an unrecorded decision.
     const row = yield* ledger.append(approvalRow({ actor, planId: plan.plan_id, approver: identity.email, reviewedAt }))
+    const path = yield* store.writeMarker(marker)
     const changes = isGatedPlan(plan) ? [] : plan.payload.changes
     const breaking = breakingFindings(changes)
     return {

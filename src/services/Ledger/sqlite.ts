@@ -1,5 +1,5 @@
 import { SqlClient, type Statement } from "@effect/sql"
-import { Chunk, Clock, Effect, Layer, Option, Stream } from "effect"
+import { Chunk, Clock, Effect, Layer, Option, Schedule, Stream } from "effect"
 import {
   Ledger,
   type LedgerFilter,
@@ -49,6 +49,13 @@ const PAGE = 1000
 const unavailable = (e: { readonly message: string; readonly cause?: unknown }) =>
   new LedgerUnavailable({ detail: String((e.cause as Error | undefined)?.message ?? e.message) })
 
+/**
+ * Another process committed while this append's deferred transaction read: SQLite answers
+ * SQLITE_BUSY at once (waiting cannot help a stale snapshot), so the whole append is retried.
+ */
+const isBusy = (e: { readonly cause?: unknown }) => /SQLITE_BUSY|database is locked/.test(String((e.cause as { code?: string; message?: string } | undefined)?.code ?? "") + String((e.cause as Error | undefined)?.message ?? ""))
+const busyRetry = Schedule.exponential("5 millis").pipe(Schedule.jittered, Schedule.intersect(Schedule.recurs(20)))
+
 export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
@@ -80,7 +87,7 @@ export const make = Effect.gen(function* () {
           return stored
         })
       )
-    }).pipe(Effect.mapError(unavailable))
+    }).pipe(Effect.retry({ while: isBusy, schedule: busyRetry }), Effect.mapError(unavailable))
 
   const page = (filter: LedgerFilter, after: number) => {
     const conditions: Array<Statement.Fragment> = [sql`seq > ${after}`]
