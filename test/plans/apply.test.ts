@@ -17,6 +17,7 @@ import {
   makeProject,
   projectLayer,
   query,
+  removeModel,
   rowsWrittenBy,
   tableExists,
   type TestProject,
@@ -249,6 +250,54 @@ describe("pcli apply: the governance loop end to end", () => {
       expect(stale.rows).toHaveLength(1)
       expect(stale.rows[0]!.reason).toContain("[plan-stale]")
       expect(path.basename(next.path)).toBe(`${next.plan_id}.json`)
+    }).pipe(Effect.provide(projectLayer(p, POLICY)))
+  })
+
+  it.live("a removed model keeps its base attributes for policy; --model narrows the diff; an unknown --model is refused", () => {
+    const p = makeProject({ gold_customers: gold, other: { sql: "SELECT 1 AS id" } })
+    return Effect.gen(function* () {
+      removeModel(p, "gold_customers")
+      writeModel(p, "other", { sql: "SELECT 2 AS id" })
+      const narrowed = yield* as(human)(plan(p, "HEAD", ["other"]))
+      expect(narrowed.changes.map((c) => c.model)).toEqual(["other"])
+      const removal = yield* as(agent)(plan(p, "HEAD", ["gold_customers"]))
+      expect(removal.changes).toMatchObject([
+        { model: "gold_customers", change_class: "schema_change.breaking", findings: [{ kind: "model_removed" }], after: null, base_attributes: { contracted: true, classifications: ["pii"] } }
+      ])
+      expect(removal.models).toEqual([])
+      const denied = yield* rowsWrittenBy(as(agent)(apply(p, removal.plan_id)))
+      expect(left(denied.result)).toMatchObject({ code: "policy-denied", rule: 0 })
+      expect(denied.rows).toMatchObject([{ model: "gold_customers", effect: "deny" }])
+      const unknown = yield* Effect.either(as(human)(plan(p, "HEAD", ["nope"])))
+      expect(left(unknown)).toMatchObject({ code: "model-not-found" })
+    }).pipe(Effect.provide(projectLayer(p, POLICY)))
+  })
+
+  it.live("without a [policy] block nothing is evaluated or recorded, but gated kinds still need a marker", () => {
+    const p = makeProject({ a: { sql: "SELECT 1 AS id" } })
+    return Effect.gen(function* () {
+      writeModel(p, "a", { sql: "SELECT 2 AS id" })
+      const planned = yield* rowsWrittenBy(as(agent)(plan(p, "HEAD")))
+      const out = planned.result._tag === "Right" ? planned.result.right : undefined
+      expect(out).toMatchObject({ kind: "run", policy: "not_configured", evaluations: [] })
+      expect(planned.rows).toEqual([])
+      const applied = yield* rowsWrittenBy(as(agent)(apply(p, out!.plan_id)))
+      expect(applied.result._tag).toBe("Right")
+      expect(applied.rows).toEqual([])
+      const store = yield* PlanStore
+      const gc = yield* store.write({ kind: "backfill", payload: { models: ["a"] }, principal: { class: "human", id: "alice", source: "flag" } })
+      const refused = yield* rowsWrittenBy(as(human)(apply(p, gc.plan.plan_id)))
+      expect(left(refused.result)).toMatchObject({ code: "marker-missing" })
+      expect(refused.rows).toMatchObject([{ principal: "agent", model: null, effect: null }])
+    }).pipe(Effect.provide(projectLayer(p, undefined)))
+  })
+
+  it.live("--base outside a git work tree is git-failed", () => {
+    const p = makeProject({ a: { sql: "SELECT 1 AS id" } })
+    fs.rmSync(path.join(p.root, ".git"), { recursive: true, force: true })
+    return Effect.gen(function* () {
+      const out = yield* Effect.either(as(human)(plan(p, "HEAD")))
+      expect(left(out)).toMatchObject({ code: "git-failed" })
     }).pipe(Effect.provide(projectLayer(p, POLICY)))
   })
 })

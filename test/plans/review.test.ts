@@ -58,6 +58,12 @@ describe("pcli review", () => {
       // Editing the model makes the plan stale; review says so before apply refuses it.
       writeModel(p, "t", { sql: "SELECT 2 AS id" })
       expect((yield* reviewPlan({ planId: planned.plan_id, modelsDir: p.modelsDir })).stale).toBe(true)
+      // --base recomputes the plan's models against another ref.
+      writeModel(p, "t", { sql: "SELECT 1 AS id, 'x' AS name, 2 AS extra" })
+      const rebased = yield* reviewPlan({ planId: planned.plan_id, modelsDir: p.modelsDir, base: "HEAD" })
+      expect(rebased).toMatchObject({ base_ref: "HEAD", breaking_changes: [], changes: [{ model: "t", change_class: "schema_change.additive" }] })
+      const badRef = yield* Effect.either(reviewPlan({ planId: planned.plan_id, modelsDir: p.modelsDir, base: "v9.9" }))
+      expect(left(badRef)).toMatchObject({ code: "base-ref-not-found" })
     }).pipe(Effect.provide(projectLayer(p, POLICY)))
   })
 
