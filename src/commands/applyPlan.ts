@@ -88,26 +88,23 @@ const admit = (input: ApplyInput, actor: ActingPrincipal) =>
   Effect.gen(function* () {
     const store = yield* PlanStore
     const ledger = yield* Ledger
-    let principal: PrincipalClass = actor.class
-    let planId: string = input.planId
+    const refused = (principal: PrincipalClass, planId: string) => (error: { readonly code: string; readonly message: string }) =>
+      ledger.append(refusalRow({ actor, principal, capability: "apply", planId, error }))
 
     // (1) Integrity and staleness. The project is compiled before the fingerprint check, so
     // what runs is what was checked.
-    const early = yield* Effect.gen(function* () {
-      const plan = yield* store.read(input.planId)
-      planId = plan.plan_id
-      principal = enforcedPrincipal(plan.kind, actor.class)
+    const plan = yield* store.read(input.planId).pipe(Effect.tapError(refused(actor.class, input.planId)))
+    const planId = plan.plan_id
+    const principal = enforcedPrincipal(plan.kind, actor.class)
+    const { project, current } = yield* Effect.gen(function* () {
       const compiler = yield* PipelineCompiler
       const project = yield* compiler.compile({ modelsDir: input.modelsDir, env: yield* Environment })
       const fingerprints = plan.payload.fingerprints ?? {}
       const current = yield* readWorkingTree(input.modelsDir, new Set(Object.keys(fingerprints)))
       const stale = staleModels(fingerprints, current)
       if (stale.length > 0) return yield* new PlanStale({ planId, models: stale })
-      return { plan, project, current }
-    }).pipe(
-      Effect.tapError((error) => ledger.append(refusalRow({ actor, principal, capability: "apply", planId, error })))
-    )
-    const { plan, project, current } = early
+      return { project, current }
+    }).pipe(Effect.tapError(refused(principal, planId)))
 
     // (2) The policy gate, for the enforced principal; freezes and budgets only tighten.
     const evaluated = yield* evaluateItems(principal, gateItems(plan, project))
@@ -126,7 +123,7 @@ const admit = (input: ApplyInput, actor: ActingPrincipal) =>
     if (evaluated === undefined) {
       // No [policy] block: nothing is evaluated or recorded, but a refusal still leaves its row.
       if (refusal !== undefined) {
-        yield* ledger.append(refusalRow({ actor, principal, capability: "apply", planId, error: refusal }))
+        yield* refused(principal, planId)(refusal)
         return yield* refusal
       }
       return { plan, principal, project, current, evaluated, marker, evaluations: [] } satisfies Admitted
@@ -208,6 +205,7 @@ export const applyPlan = (input: ApplyInput): Effect.Effect<ApplyOutput, ApplyEr
     const actor = yield* Principal
     const admitted = yield* admit(input, actor)
     const { plan } = admitted
+    // admit already refused (and recorded) gc/restore/backfill; this only narrows the type.
     if (isGatedPlan(plan)) return yield* new PlanKindNotExecutable({ planId: plan.plan_id, kind: plan.kind })
 
     // (4) Execution through the standard run path.

@@ -1,12 +1,12 @@
 import type { CommandExecutor, FileSystem, Path } from "@effect/platform"
 import { Effect } from "effect"
-import type { ModelChange, PlanBase, PlanOutput, RunPayload } from "../schemas/plans"
+import type { Evaluation, PlanBase, PlanOutput, RunPayload } from "../schemas/plans"
 import { Environment } from "../services/Environment/Environment"
 import { Ledger, type LedgerUnavailable } from "../services/Ledger/Ledger"
 import { AppliedState, appliedRevision } from "../services/Plans/AppliedState"
 import { diffRevisions } from "../services/Plans/diff"
 import type { AppliedStateIo, BaseRefNotFound, GitFailed, PlanStoreIo } from "../services/Plans/errors"
-import { attributesOf, evaluateItems, type GateItem } from "../services/Plans/gate"
+import { evaluateItems, gateItems } from "../services/Plans/gate"
 import { readTreeAt, resolveCommit } from "../services/Plans/git"
 import { evaluationRow, refusalRow } from "../services/Plans/ledgerRows"
 import { PlanStore } from "../services/Plans/PlanStore"
@@ -67,6 +67,15 @@ const checkNamed = (names: ReadonlyArray<string>, base: Revision, working: Revis
     base.has(model) || working.has(model) ? Effect.void : Effect.fail(new ModelNotFound({ model, modelsDir }))
   )
 
+/** What the user runs next; a deny recorded while planning is said up front. */
+const nextStep = (planId: string, kind: string, evaluations: ReadonlyArray<Evaluation>): string => {
+  const denied = evaluations.find((e) => e.effect === "deny")
+  if (denied !== undefined) {
+    return `policy denies ${denied.model} (${denied.rule_id === null ? "default agent effect" : `rule ${denied.rule_id}`}) for this principal: pcli apply ${planId} will be refused`
+  }
+  return kind === "escalation" ? `pcli review ${planId} --approve, then pcli apply ${planId}` : `pcli apply ${planId}`
+}
+
 /**
  * Diffs the working tree against the base, classifies each changed model, evaluates policy
  * for the planning principal (one ledger row per evaluation) and writes a `run` plan, or an
@@ -107,21 +116,8 @@ export const planCreate = (input: PlanCreateInput): Effect.Effect<PlanOutput, Pl
     }
     const payload: RunPayload = { base, changes, models, fingerprints }
 
-    const direct = new Map<string, ModelChange>(changes.map((c) => [c.model, c]))
-    const items: Array<GateItem> = models.map((model) => ({
-      model,
-      capability: direct.get(model)?.change_class ?? "value_change",
-      attributes: attributesOf(project.models.get(model)!)
-    }))
-    for (const c of changes) {
-      if (c.after !== null) continue
-      const recorded = c.base_attributes
-      items.push({
-        model: c.model,
-        capability: c.change_class,
-        attributes: { name: c.model, tags: recorded?.tags ?? {}, classifications: recorded?.classifications ?? [], contracted: recorded?.contracted ?? false, reachableDownstreams: undefined }
-      })
-    }
+    // Evaluated exactly as apply will evaluate it (the kind does not change what is asked).
+    const items = gateItems({ kind: "run", payload }, project)
     const evaluated = yield* evaluateItems(actor.class, items)
     const kind = evaluated?.some((e) => e.verdict.effect === "require_review") === true ? "escalation" : "run"
     const written = yield* store.write({ kind, payload, principal: { class: actor.class, id: actor.id, source: actor.source } })
@@ -162,6 +158,6 @@ export const planCreate = (input: PlanCreateInput): Effect.Effect<PlanOutput, Pl
       models: [...models],
       policy: evaluated === undefined ? ("not_configured" as const) : ("evaluated" as const),
       evaluations,
-      next: kind === "escalation" ? `pcli review ${planId} --approve` : `pcli apply ${planId}`
+      next: nextStep(planId, kind, evaluations)
     }
   })

@@ -120,7 +120,11 @@ export interface GatedPlan extends PlanHeader {
 /** A plan as read back: integrity checked, payload decoded for its kind. */
 export type Plan = RunLikePlan | GatedPlan
 
-export const isGatedPlan = (plan: Plan): plan is GatedPlan => plan.kind === "gc" || plan.kind === "restore" || plan.kind === "backfill"
+/** What a plan is about, without its header (what the id hashes). */
+export type PlanBody = Pick<RunLikePlan, "kind" | "payload"> | Pick<GatedPlan, "kind" | "payload">
+
+export const isGatedPlan = <P extends PlanBody>(plan: P): plan is Extract<P, { readonly kind: GatedPlan["kind"] }> =>
+  plan.kind === "gc" || plan.kind === "restore" || plan.kind === "backfill"
 
 export const Approver = Schema.Struct({
   email: Schema.String,

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import type { Capability, PolicyEffect, Principal } from "../../schemas/policy"
-import { isGatedPlan, type Plan, type PlanKind, type ReviewMarker } from "../../schemas/plans"
+import { isGatedPlan, type Plan, type PlanBody, type PlanKind, type ReviewMarker } from "../../schemas/plans"
 import type { ModelAttributes } from "../PolicyEngine/attributes"
 import { effectRank } from "../PolicyEngine/evaluate"
 import { type ModelVerdict, PolicyEngine } from "../PolicyEngine/PolicyEngine"
@@ -51,7 +51,7 @@ const absentAttributes = (name: string, recorded?: { readonly tags: Readonly<Rec
  * change class and each downstream model it rebuilds at `value_change`; gc, restore and
  * backfill plans evaluate their kind's capability for every model they name.
  */
-export const gateItems = (plan: Plan, project: CompiledProject): ReadonlyArray<GateItem> => {
+export const gateItems = (plan: PlanBody, project: CompiledProject): ReadonlyArray<GateItem> => {
   const attrs = (name: string) => {
     const m = project.models.get(name)
     return m === undefined ? absentAttributes(name) : attributesOf(m)
