@@ -1,5 +1,5 @@
 import type { FileSystem, Path } from "@effect/platform"
-import { Clock, Effect } from "effect"
+import { Effect } from "effect"
 import type { Principal as PrincipalClass } from "../schemas/policy"
 import { type ApplyOutput, type Evaluation, isGatedPlan, type Plan, type ReviewMarker, type VerificationOutput } from "../schemas/plans"
 import { Environment } from "../services/Environment/Environment"
@@ -24,7 +24,7 @@ import {
   gateItems,
   markerRequirement
 } from "../services/Plans/gate"
-import { evaluationRow, refusalReason, refusalRow, verificationRow } from "../services/Plans/ledgerRows"
+import { appendRows, evaluationRow, refusalReason, refusalRow, verificationRow } from "../services/Plans/ledgerRows"
 import { PlanStore, type PlanReadError } from "../services/Plans/PlanStore"
 import { fingerprintOf, readWorkingTree, type Revision, staleModels } from "../services/Plans/revisions"
 import { runCheck, verificationReason } from "../services/Plans/verify"
@@ -134,30 +134,29 @@ const admit = (input: ApplyInput, actor: ActingPrincipal) =>
         : marker !== undefined
           ? `approved by ${marker.approver.email} at ${marker.reviewed_at}; applied`
           : "applied"
-    const evaluations = yield* Effect.forEach(evaluated, ({ item, verdict }) =>
-      Effect.map(
-        ledger.append(
-          evaluationRow({
-            actor,
-            principal,
-            model: item.model,
-            capability: item.capability,
-            effect: verdict.effect,
-            ruleId: verdict.static.matched_rule,
-            planId,
-            reason: `${verdict.reason}; ${outcome}`
-          })
-        ),
-        (row): Evaluation => ({
+    const rows = yield* appendRows(
+      ledger,
+      evaluated.map(({ item, verdict }) =>
+        evaluationRow({
+          actor,
+          principal,
           model: item.model,
           capability: item.capability,
           effect: verdict.effect,
-          rule_id: verdict.static.matched_rule,
-          reason: verdict.reason,
-          decision_ref: row.decision_ref
+          ruleId: verdict.static.matched_rule,
+          planId,
+          reason: `${verdict.reason}; ${outcome}`
         })
       )
     )
+    const evaluations = evaluated.map(({ item, verdict }, i): Evaluation => ({
+      model: item.model,
+      capability: item.capability,
+      effect: verdict.effect,
+      rule_id: verdict.static.matched_rule,
+      reason: verdict.reason,
+      decision_ref: rows[i]!.decision_ref
+    }))
     if (refusal !== undefined) return yield* refusal
     return { plan, principal, project, current, evaluated, marker, evaluations } satisfies Admitted
   })
@@ -213,15 +212,11 @@ export const applyPlan = (input: ApplyInput): Effect.Effect<ApplyOutput, ApplyEr
     const record = yield* runner.run(admitted.project, { projectRoot: input.projectRoot, models: plan.payload.models, trigger: `apply:${plan.plan_id}` })
 
     const applied = yield* AppliedState
-    const appliedAt = new Date(yield* Clock.currentTimeMillis).toISOString()
-    const succeeded = record.models.filter((m) => m.status === "success").map((m) => m.model_name)
-    yield* applied.record(
-      succeeded.flatMap((model) => {
-        const files = admitted.current.get(model)
-        return files === undefined ? [] : [{ model, fingerprint: fingerprintOf(files), plan_id: plan.plan_id, applied_at: appliedAt, files }]
-      })
-    )
-    yield* applied.forget(plan.payload.changes.filter((c) => c.after === null).map((c) => c.model))
+    const built = record.models.filter((m) => m.status === "success").flatMap((m) => {
+      const files = admitted.current.get(m.model_name)
+      return files === undefined ? [] : [{ model: m.model_name, fingerprint: fingerprintOf(files), files }]
+    })
+    yield* applied.record(plan.plan_id, built, plan.payload.changes.filter((c) => c.after === null).map((c) => c.model))
 
     // (5) Post-apply verification feeds the autonomy budget of the rules that allowed it.
     const verifications = yield* verify(admitted, record, actor)

@@ -8,7 +8,7 @@ import { diffRevisions } from "../services/Plans/diff"
 import type { AppliedStateIo, BaseRefNotFound, GitFailed, PlanStoreIo } from "../services/Plans/errors"
 import { evaluateItems, gateItems } from "../services/Plans/gate"
 import { readTreeAt, resolveCommit } from "../services/Plans/git"
-import { evaluationRow, refusalRow } from "../services/Plans/ledgerRows"
+import { appendRows, evaluationRow, refusalRow } from "../services/Plans/ledgerRows"
 import { PlanStore } from "../services/Plans/PlanStore"
 import { fingerprintOf, readWorkingTree, type Revision } from "../services/Plans/revisions"
 import { ModelNotFound } from "../services/PolicyEngine/attributes"
@@ -123,30 +123,29 @@ export const planCreate = (input: PlanCreateInput): Effect.Effect<PlanOutput, Pl
     const written = yield* store.write({ kind, payload, principal: { class: actor.class, id: actor.id, source: actor.source } })
     const planId = written.plan.plan_id
 
-    const evaluations = yield* Effect.forEach(evaluated ?? [], ({ item, verdict }) =>
-      Effect.map(
-        ledger.append(
-          evaluationRow({
-            actor,
-            principal: actor.class,
-            model: item.model,
-            capability: item.capability,
-            effect: verdict.effect,
-            ruleId: verdict.static.matched_rule,
-            planId,
-            reason: `${verdict.reason}; planned as ${kind}`
-          })
-        ),
-        (row) => ({
+    const rows = yield* appendRows(
+      ledger,
+      (evaluated ?? []).map(({ item, verdict }) =>
+        evaluationRow({
+          actor,
+          principal: actor.class,
           model: item.model,
           capability: item.capability,
           effect: verdict.effect,
-          rule_id: verdict.static.matched_rule,
-          reason: verdict.reason,
-          decision_ref: row.decision_ref
+          ruleId: verdict.static.matched_rule,
+          planId,
+          reason: `${verdict.reason}; planned as ${kind}`
         })
       )
     )
+    const evaluations = (evaluated ?? []).map(({ item, verdict }, i): Evaluation => ({
+      model: item.model,
+      capability: item.capability,
+      effect: verdict.effect,
+      rule_id: verdict.static.matched_rule,
+      reason: verdict.reason,
+      decision_ref: rows[i]!.decision_ref
+    }))
     return {
       command: "plan" as const,
       plan_id: planId,

@@ -283,7 +283,7 @@ export type ApplyOutput = typeof ApplyOutput.Type
 export const ModelFiles = Schema.Struct({ sql: Schema.String, sidecar: Schema.String, contract: Schema.NullOr(Schema.String) })
 export type ModelFiles = typeof ModelFiles.Type
 
-/** `.pcli/applied/<model>.json`: what the last successful apply built, the base of the next `pcli plan`. */
+/** What the last successful apply built of one model: the base of the next `pcli plan`. */
 export const AppliedModel = Schema.Struct({
   model: Schema.String,
   fingerprint: Schema.String,
@@ -292,3 +292,13 @@ export const AppliedModel = Schema.Struct({
   files: ModelFiles
 })
 export type AppliedModel = typeof AppliedModel.Type
+
+/** `.pcli/applied/<millis>-<pid>-<rand>.json`: what one apply built and removed (later files win). */
+export const AppliedBatch = Schema.Struct({
+  format_version: Schema.Literal(1),
+  plan_id: Schema.String,
+  applied_at: Schema.String,
+  models: Schema.Array(Schema.Struct({ model: Schema.String, fingerprint: Schema.String, files: ModelFiles })),
+  removed: Schema.Array(Schema.String)
+})
+export type AppliedBatch = typeof AppliedBatch.Type

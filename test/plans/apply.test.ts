@@ -300,4 +300,25 @@ describe("pcli apply: the governance loop end to end", () => {
       expect(left(out)).toMatchObject({ code: "git-failed" })
     }).pipe(Effect.provide(projectLayer(p, POLICY)))
   })
+
+  it.live("applied state: one file per apply, superseded files pruned, a removal drops the model from the next diff's base", () => {
+    const p = makeProject({ a: { sql: "SELECT 1 AS id" }, b: { sql: "SELECT 1 AS id" } })
+    const files = () => fs.readdirSync(path.join(p.root, ".pcli", "applied")).sort()
+    return Effect.gen(function* () {
+      yield* as(human)(apply(p, (yield* as(human)(plan(p))).plan_id))
+      const [first] = files()
+      writeModel(p, "a", { sql: "SELECT 2 AS id" })
+      yield* as(human)(apply(p, (yield* as(human)(plan(p))).plan_id))
+      expect(files()).toHaveLength(2) // the first still holds b's latest record
+      writeModel(p, "b", { sql: "SELECT 2 AS id" })
+      yield* as(human)(apply(p, (yield* as(human)(plan(p))).plan_id))
+      expect(files()).toHaveLength(2)
+      expect(files()).not.toContain(first)
+      removeModel(p, "b")
+      const removal = yield* as(human)(plan(p))
+      expect(removal.changes).toMatchObject([{ model: "b", findings: [{ kind: "model_removed" }] }])
+      yield* as(human)(apply(p, removal.plan_id))
+      expect((yield* as(human)(plan(p))).changes).toEqual([])
+    }).pipe(Effect.provide(projectLayer(p, POLICY)))
+  })
 })
