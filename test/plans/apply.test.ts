@@ -1,10 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either } from "effect"
+import { Effect, Either, Schema } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { applyPlan } from "../../src/commands/applyPlan"
 import { planCreate } from "../../src/commands/planCreate"
 import { approvePlan } from "../../src/commands/reviewPlan"
+import { ApplyOutput, PlanOutput } from "../../src/schemas/plans"
 import { PlanStore } from "../../src/services/Plans/PlanStore"
 import { planIdOf } from "../../src/services/Plans/ids"
 import { loadPolicy } from "../policy/support/config"
@@ -59,7 +60,10 @@ describe("pcli apply: the governance loop end to end", () => {
     return Effect.gen(function* () {
       const first = yield* as(human)(plan(p))
       expect(first.kind).toBe("run")
-      expect((yield* as(human)(apply(p, first.plan_id))).run.status).toBe("success")
+      Schema.decodeUnknownSync(PlanOutput)(first)
+      const built = yield* as(human)(apply(p, first.plan_id))
+      Schema.decodeUnknownSync(ApplyOutput)(built)
+      expect(built.run.status).toBe("success")
 
       // The agent drops the pii column from the SQL and the contract.
       writeModel(p, "gold_customers", { ...gold, sql: "SELECT 1 AS id", contract: GOLD_CONTRACT.split("\n\n")[0]! })
