@@ -3,7 +3,6 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { classifyChange } from "../../src/services/Project/changes"
 import {
   type CompiledProject,
   downstreamClosure,
@@ -188,24 +187,4 @@ describe("compile", () => {
       expect(project.models.get("a")!.contracted).toBe(true)
     })
   )
-})
-
-describe("change classes", () => {
-  const cols = (...names: Array<string>) => names.map((name) => ({ name, type: "INTEGER" }))
-  it("added columns are additive, a body edit alone is a value change, else breaking", () => {
-    expect(classifyChange({ sql: "a", columns: cols("x") }, { sql: "b", columns: cols("x", "y") })).toBe(
-      "schema_change.additive"
-    )
-    expect(classifyChange(undefined, { sql: "b", columns: cols("x") })).toBe("schema_change.additive")
-    expect(classifyChange({ sql: "a", columns: cols("x") }, { sql: "b", columns: cols("x") })).toBe("value_change")
-    expect(classifyChange({ sql: "a", columns: cols("x", "y") }, { sql: "b", columns: cols("x") })).toBe(
-      "schema_change.breaking"
-    )
-    expect(
-      classifyChange({ sql: "a", columns: cols("x") }, { sql: "a", columns: [{ name: "x", type: "VARCHAR" }] })
-    ).toBe("schema_change.breaking")
-    expect(classifyChange({ sql: "a", columns: cols("x") }, { sql: "a", columns: cols("x") })).toBe(
-      "schema_change.breaking"
-    )
-  })
 })

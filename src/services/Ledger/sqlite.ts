@@ -1,5 +1,5 @@
 import { SqlClient, type Statement } from "@effect/sql"
-import { Chunk, Clock, Effect, Layer, Option, Schema, Stream } from "effect"
+import { Chunk, Clock, Effect, Layer, Option, Schedule, Schema, Stream } from "effect"
 import { LedgerRow } from "../../schemas/ledger"
 import { Ledger, type LedgerFilter, LedgerUnavailable, type NewLedgerRow } from "./Ledger"
 
@@ -11,6 +11,16 @@ const PAGE = 1000
 
 const unavailable = (e: { readonly message: string; readonly cause?: unknown }) =>
   new LedgerUnavailable({ detail: String((e.cause as Error | undefined)?.message ?? e.message) })
+
+/**
+ * Another process committed while this append's deferred transaction read: SQLite answers
+ * SQLITE_BUSY at once (waiting cannot help a stale snapshot), so the whole append is retried.
+ */
+const isBusy = (e: { readonly cause?: unknown }) =>
+  /SQLITE_BUSY|database is locked/.test(
+    String((e.cause as { code?: string } | undefined)?.code ?? "") + String((e.cause as Error | undefined)?.message ?? "")
+  )
+const busyRetry = Schedule.exponential("5 millis").pipe(Schedule.jittered, Schedule.intersect(Schedule.recurs(20)))
 
 export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -48,7 +58,7 @@ export const make = Effect.gen(function* () {
     Effect.gen(function* () {
       const timestamp = new Date(yield* Clock.currentTimeMillis).toISOString()
       return yield* sql.withTransaction(Effect.forEach(rows, (row) => insert(row, timestamp)))
-    }).pipe(Effect.mapError(unavailable))
+    }).pipe(Effect.retry({ while: isBusy, schedule: busyRetry }), Effect.mapError(unavailable))
 
   const append = (row: NewLedgerRow) => Effect.map(appendAll([row]), (stored) => stored[0]!)
 
