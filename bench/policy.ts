@@ -1,7 +1,10 @@
 /**
- * Policy evaluation throughput: 1,000 rules × 10,000 models, against a trivial baseline
- * loop measured in the same run. Bundle and run:
- *   npx esbuild bench/policy.ts --bundle --platform=node --format=esm --packages=external --outfile=dist/bench/policy.mjs && node dist/bench/policy.mjs
+ * Policy evaluation throughput. `npm run bench -- policy` prints:
+ *  1. the plain evaluator (file-order scan) and the bitset index side by side, one bucket of
+ *     20 / 100 / 1,000 / 3,000 rules, per rule shape: evaluations/s and index ÷ plain;
+ *  2. the same ratio over small buckets, where INDEX_THRESHOLD (evaluate.ts) is chosen;
+ *  3. the production evaluator at 1,000 rules × 10,000 models against a trivial baseline loop;
+ *  4. `pcli policy test` wall time with 1,000 rules and 1,000 scenarios.
  */
 import { spawnSync } from "node:child_process"
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
@@ -10,8 +13,8 @@ import { join, resolve } from "node:path"
 import { performance } from "node:perf_hooks"
 import type { Capability, PolicyBlock, PolicyRule, Principal } from "../src/schemas/policy"
 import { toSubject, type EvaluationSubject } from "../src/services/PolicyEngine/attributes"
-import { compilePolicy, evaluate } from "../src/services/PolicyEngine/evaluate"
-import { median, timeProcess } from "./support"
+import { type CompiledPolicy, compilePolicy, evaluate, INDEX_THRESHOLD } from "../src/services/PolicyEngine/evaluate"
+import { median, printTable, timeProcess } from "./support"
 
 const RULES = 1_000
 const MODELS = 10_000
@@ -35,9 +38,9 @@ const CLASSES = ["pii", "phi", "internal", "public"]
 const MUTATING: ReadonlyArray<Capability> = ["apply", "promote", "schema_change.additive", "schema_change.breaking", "value_change", "propose", "backfill", "gc"]
 const EFFECTS = ["allow", "require_review", "deny"] as const
 
-const makeRules = (seed: number, oneBucket: boolean): Array<PolicyRule> => {
+const makeRules = (seed: number, oneBucket: boolean, n = RULES): Array<PolicyRule> => {
   const r = rng(seed)
-  return Array.from({ length: RULES }, (_, i): PolicyRule => {
+  return Array.from({ length: n }, (_, i): PolicyRule => {
     const scope: Record<string, unknown> = {}
     if (r() < 0.4) scope["models"] = [`${pick(r, ["stg", "fct", "dim", "int"])}_${i % 97}*`]
     if (r() < 0.3) scope["tags"] = { team: pick(r, TEAMS) }
@@ -59,9 +62,9 @@ const makeRules = (seed: number, oneBucket: boolean): Array<PolicyRule> => {
 }
 
 /** Rules that all share one glob prefix family (many `stg_*`-like globs with shared prefixes). */
-const makePrefixRules = (seed: number): Array<PolicyRule> => {
+const makePrefixRules = (seed: number, n = RULES): Array<PolicyRule> => {
   const r = rng(seed)
-  return Array.from({ length: RULES }, (_, i): PolicyRule => {
+  return Array.from({ length: n }, (_, i): PolicyRule => {
     const scope: Record<string, unknown> = { models: [`${pick(r, ["stg", "fct", "dim", "int"])}_${i % 97}${r() < 0.5 ? "*" : "_*"}`] }
     if (r() < 0.3) scope["max_downstreams"] = Math.floor(r() * 50)
     return { principal: "agent", capability: "apply", effect: pick(r, EFFECTS.slice(0, 2)), scope, verify_after: [] } as PolicyRule
@@ -69,9 +72,9 @@ const makePrefixRules = (seed: number): Array<PolicyRule> => {
 }
 
 /** Globs anchored only at the end (`*_12_34`), some infix (`*_1*`): one bucket. */
-const makeSuffixRules = (seed: number): Array<PolicyRule> => {
+const makeSuffixRules = (seed: number, n = RULES): Array<PolicyRule> => {
   const r = rng(seed)
-  return Array.from({ length: RULES }, (_, i): PolicyRule => {
+  return Array.from({ length: n }, (_, i): PolicyRule => {
     const glob = r() < 0.9 ? `*_${i % 97}_${Math.floor(r() * 10_000)}` : `*_${i % 97}*`
     const scope: Record<string, unknown> = { models: [glob] }
     if (r() < 0.3) scope["max_downstreams"] = Math.floor(r() * 50)
@@ -80,18 +83,18 @@ const makeSuffixRules = (seed: number): Array<PolicyRule> => {
 }
 
 /** Rules that all match every model: `any` / ceilings only, the candidate set is the whole bucket. */
-const makeAnyRules = (seed: number): Array<PolicyRule> => {
+const makeAnyRules = (seed: number, n = RULES): Array<PolicyRule> => {
   const r = rng(seed)
-  return Array.from({ length: RULES }, (): PolicyRule => {
+  return Array.from({ length: n }, (): PolicyRule => {
     const scope: Record<string, unknown> = r() < 0.3 ? { max_downstreams: Math.floor(r() * 50) } : { any: true }
     return { principal: "agent", capability: "apply", effect: pick(r, EFFECTS.slice(0, 2)), scope, verify_after: [] } as PolicyRule
   })
 }
 
 /** One bucket, tag/classification/contracted predicates only (no glob, no layer index). */
-const makeAttributeRules = (seed: number): Array<PolicyRule> => {
+const makeAttributeRules = (seed: number, n = RULES): Array<PolicyRule> => {
   const r = rng(seed)
-  return Array.from({ length: RULES }, (): PolicyRule => {
+  return Array.from({ length: n }, (): PolicyRule => {
     const scope: Record<string, unknown> = {}
     if (r() < 0.5) scope["tags"] = r() < 0.5 ? { team: pick(r, TEAMS) } : { team: pick(r, TEAMS), layer: pick(r, LAYERS) }
     if (r() < 0.4) scope["classifications"] = [pick(r, CLASSES), pick(r, CLASSES)]
@@ -141,6 +144,82 @@ const requests: ReadonlyArray<readonly [Principal, Capability]> = [
   ["human", "promote"],
   ["agent", "gc"]
 ]
+
+// ---- 1 and 2: plain scan vs bitset index, one agent/apply bucket of n rules ----
+
+const SHAPES: ReadonlyArray<readonly [string, (seed: number, n: number) => Array<PolicyRule>]> = [
+  ["mixed keys", (seed, n) => makeRules(seed, true, n)],
+  ["prefix globs", makePrefixRules],
+  ["suffix/infix globs", makeSuffixRules],
+  ["tags/classes", makeAttributeRules],
+  ["all match", makeAnyRules]
+]
+const ROUNDS = 5
+const ROUND_MS = 40
+
+/** Evaluations per second of one round: cycles through the models until ROUND_MS have passed. */
+const round = (compiled: CompiledPolicy): number => {
+  let n = 0
+  let sink = 0
+  const start = performance.now()
+  let elapsed = 0
+  while (elapsed < ROUND_MS) {
+    for (let k = 0; k < 64; k++, n++) sink += evaluate(compiled, "agent", "apply", models[n % models.length]!).effect.length
+    elapsed = performance.now() - start
+  }
+  if (sink === -1) console.log("unreachable")
+  return (n / elapsed) * 1000
+}
+
+/** Best-of-ROUNDS rates of the plain evaluator and the index on the same rules, rounds interleaved (a shared machine drifts). */
+const sideBySide = (rules: Array<PolicyRule>): { readonly plain: number; readonly index: number } => {
+  const plain = compilePolicy(block(rules), { indexThreshold: Infinity })
+  const index = compilePolicy(block(rules), { indexThreshold: 1 })
+  // The bench only means something if both answer the same (the property tests prove it; this checks the workload).
+  for (const m of models.slice(0, 500)) {
+    const a = evaluate(plain, "agent", "apply", m)
+    const b = evaluate(index, "agent", "apply", m)
+    if (a.effect !== b.effect || a.matched_rule !== b.matched_rule || a.reason !== b.reason) throw new Error(`plain and index disagree on ${m.name}`)
+  }
+  round(plain)
+  round(index)
+  let best = { plain: 0, index: 0 }
+  for (let k = 0; k < ROUNDS; k++) best = { plain: Math.max(best.plain, round(plain)), index: Math.max(best.index, round(index)) }
+  return best
+}
+
+const geomean = (xs: ReadonlyArray<number>) => Math.exp(xs.reduce((a, x) => a + Math.log(x), 0) / xs.length)
+const fmtRate = (n: number) => Math.round(n).toLocaleString("en-US")
+
+console.log(`plain evaluator vs bitset index: one agent/apply bucket × ${MODELS.toLocaleString("en-US")} models (best of ${ROUNDS} interleaved ${ROUND_MS} ms rounds)`)
+console.log("")
+const sideRows: Array<Array<string>> = []
+for (const n of [20, 100, 1_000, 3_000]) {
+  const ratios: Array<number> = []
+  SHAPES.forEach(([shape, make], s) => {
+    const { plain, index } = sideBySide(make(101 + s, n))
+    ratios.push(index / plain)
+    sideRows.push([n.toLocaleString("en-US"), shape, fmtRate(plain), fmtRate(index), `${(index / plain).toFixed(2)}×`, n >= INDEX_THRESHOLD ? "index" : "plain"])
+  })
+  sideRows.push([n.toLocaleString("en-US"), "(geometric mean)", "", "", `${geomean(ratios).toFixed(2)}×`, ""])
+}
+printTable(["rules", "shape", "plain evals/s", "index evals/s", "index ÷ plain", "default uses"], sideRows)
+
+console.log("")
+console.log(`index ÷ plain on small buckets (INDEX_THRESHOLD = ${INDEX_THRESHOLD}: buckets with at least that many rules use the index)`)
+console.log("")
+const sweepRows: Array<Array<string>> = []
+for (const n of [4, 8, 12, 16, 24, 32, 48, 64]) {
+  const ratios = SHAPES.map(([, make], s) => {
+    const { plain, index } = sideBySide(make(201 + s, n))
+    return index / plain
+  })
+  sweepRows.push([String(n), ...ratios.map((x) => `${x.toFixed(2)}×`), `${geomean(ratios).toFixed(2)}×`])
+}
+printTable(["rules", ...SHAPES.map(([shape]) => shape), "geometric mean"], sweepRows)
+console.log("")
+
+// ---- 3: the production evaluator (default threshold) at 1,000 rules ----
 
 // Baseline: the same loop shape with a trivial decision per model (no rules).
 const baseline = measure("baseline loop (trivial decision)", 40, () => {
@@ -194,7 +273,7 @@ for (const row of rows) {
   )
 }
 
-// `pcli policy test` wall time: 1,000 rules and 1,000 scenarios in a temp project, against `node -e 0`.
+// ---- 4: `pcli policy test` wall time: 1,000 rules and 1,000 scenarios in a temp project, against `node -e 0`.
 const tomlString = (s: string) => JSON.stringify(s)
 const tomlValue = (v: unknown): string =>
   typeof v === "string"

@@ -1,20 +1,20 @@
-import { Effect } from "effect"
-import type { EltAdapter } from "../schemas/adapters"
+import { Effect, Option } from "effect"
 import { AmbiguousAdapter, NoEltAdapter } from "../services/Discover/adapterErrors"
 import { discover as discoverSources } from "../services/Discover/Discover"
-import { ProjectConfig } from "../services/ProjectConfig/ProjectConfig"
+import { type AdapterRef, ConfigNotFound } from "../services/ProjectConfig/ProjectConfig"
+import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 
 /** The connector-sync adapter to discover: `--adapter`, else the only `type = "elt"` block. */
-const chooseAdapter = (adapters: Readonly<Record<string, { readonly type: string }>>, wanted: string | undefined) => {
-  const elt = Object.entries(adapters).filter(([, a]) => a.type === "elt") as Array<[string, EltAdapter]>
+const chooseAdapter = (adapters: ReadonlyArray<AdapterRef>, wanted: string | undefined) => {
+  const elt = adapters.filter((a) => a.type === "elt")
   if (wanted !== undefined) {
-    const hit = elt.find(([name]) => name === wanted)
-    return hit === undefined ? Effect.fail(new NoEltAdapter({ wanted, known: elt.map(([n]) => n) })) : Effect.succeed(hit)
+    const hit = elt.find((a) => a.name === wanted)
+    return hit === undefined ? Effect.fail(new NoEltAdapter({ wanted, known: elt.map((a) => a.name) })) : Effect.succeed(hit)
   }
   if (elt.length === 1) return Effect.succeed(elt[0]!)
   return elt.length === 0
     ? Effect.fail(new NoEltAdapter({ wanted: undefined, known: [] }))
-    : Effect.fail(new AmbiguousAdapter({ adapters: elt.map(([n]) => n) }))
+    : Effect.fail(new AmbiguousAdapter({ adapters: elt.map((a) => a.name) }))
 }
 
 export interface DiscoverInput {
@@ -27,8 +27,13 @@ export interface DiscoverInput {
 /** `pcli discover`: connector-sync discovery read through the adapter's cache. */
 export const discover = (input: DiscoverInput) =>
   Effect.gen(function* () {
-    const { config } = yield* ProjectConfig
-    const [adapterName, adapter] = yield* chooseAdapter(config.adapter, input.adapter)
+    const project = yield* ProjectContext
+    if (Option.isNone(project.config)) return yield* new ConfigNotFound({ searched: project.root })
+    const ref = yield* chooseAdapter(project.config.value.adapters, input.adapter)
+    // Only this adapter's `${VAR}`s are resolved.
+    const adapter = yield* ref.resolve
+    if (adapter.type !== "elt") return yield* new NoEltAdapter({ wanted: ref.name, known: [] })
+    const adapterName = ref.name
     return yield* discoverSources({
       adapterName,
       adapter,

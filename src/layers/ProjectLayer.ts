@@ -29,7 +29,7 @@ export const stateLayer = (mode: StateStore.StateStoreMode) =>
 /** The policy engine over the project's `[policy]` block. */
 export const policyLayer = Layer.unwrapEffect(
   Effect.map(ProjectContext, (p) => {
-    const config = Option.map(p.config, (l) => l.config)
+    const config = Option.map(p.config, (l) => l.settings)
     return PolicyEngine.layer({
       configPresent: Option.isSome(p.config),
       policy: Option.flatMapNullable(config, (c) => c.policy).pipe(Option.getOrUndefined),

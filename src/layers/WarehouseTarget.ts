@@ -5,6 +5,7 @@ import type { StatementFailed, Warehouse } from "../services/Warehouse/Warehouse
 import { Data, Effect, Layer, Option } from "effect"
 import type { WarehouseAdapter } from "../schemas/adapters"
 import * as Embedded from "../services/Warehouse/embedded"
+import type { AdapterRef } from "../services/ProjectConfig/ProjectConfig"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 
 export class AmbiguousWarehouse extends Data.TaggedError("AmbiguousWarehouse")<{ readonly adapters: ReadonlyArray<string> }> {
@@ -25,7 +26,7 @@ export class UnknownTarget extends Data.TaggedError("UnknownTarget")<{
 }
 
 /** Only `Warehouse` is promised; the embedded layer also carries `DuckDb` for content-addressed models. */
-type TargetLayer = Layer.Layer<Warehouse, StatementFailed | NoWarehouseCredentials, FileSystem.FileSystem | Path.Path>
+type TargetLayer = Layer.Layer<Warehouse, StatementFailed | Embedded.WarehouseLocked | NoWarehouseCredentials, FileSystem.FileSystem | Path.Path>
 
 /** The remote client is loaded only when a project targets a remote warehouse. */
 const remoteLayer = (name: string, adapter: WarehouseAdapter): TargetLayer =>
@@ -40,20 +41,20 @@ export const warehouseLayer = (target: Option.Option<string>) =>
     Effect.gen(function* () {
       const project = yield* ProjectContext
       const path = yield* Path.Path
-      const adapters = Option.match(project.config, { onNone: () => ({}), onSome: (c) => c.config.adapter })
-      const targets = Object.entries(adapters).filter(([, a]) => a.type === "warehouse" || a.type === "embedded")
+      const adapters = Option.match(project.config, { onNone: () => [], onSome: (c) => c.adapters })
+      const targets = adapters.filter((a) => a.type === "warehouse" || a.type === "embedded")
       const embeddedAt = (file: string | undefined): TargetLayer => Embedded.layer(path.resolve(project.root, file ?? Embedded.defaultEmbeddedPath))
+      // Only the chosen adapter's `${VAR}`s are resolved.
+      const use = (ref: AdapterRef) =>
+        Effect.map(ref.resolve, (a) => (a.type === "warehouse" ? remoteLayer(ref.name, a) : embeddedAt(a.type === "embedded" ? a.path : undefined)))
       if (Option.isSome(target)) {
-        const chosen = targets.find(([name]) => name === target.value)
-        if (chosen === undefined) return yield* new UnknownTarget({ target: target.value, known: targets.map(([n]) => n) })
-        const [name, adapter] = chosen
-        return adapter.type === "warehouse" ? remoteLayer(name, adapter) : embeddedAt(adapter.type === "embedded" ? adapter.path : undefined)
+        const chosen = targets.find((a) => a.name === target.value)
+        if (chosen === undefined) return yield* new UnknownTarget({ target: target.value, known: targets.map((a) => a.name) })
+        return yield* use(chosen)
       }
-      const remotes = targets.filter(([, a]) => a.type === "warehouse")
-      if (remotes.length > 1) return yield* new AmbiguousWarehouse({ adapters: remotes.map(([n]) => n) })
-      const remote = remotes[0]
-      if (remote !== undefined && remote[1].type === "warehouse") return remoteLayer(remote[0], remote[1])
-      const embedded = targets.find(([, a]) => a.type === "embedded")?.[1]
-      return embeddedAt(embedded?.type === "embedded" ? embedded.path : undefined)
+      const remotes = targets.filter((a) => a.type === "warehouse")
+      if (remotes.length > 1) return yield* new AmbiguousWarehouse({ adapters: remotes.map((a) => a.name) })
+      const chosen = remotes[0] ?? targets.find((a) => a.type === "embedded")
+      return chosen === undefined ? embeddedAt(undefined) : yield* use(chosen)
     })
   )

@@ -25,12 +25,14 @@ export const errorTable: Readonly<Record<string, ErrorRow>> = {
   // command line and flag values
   UsageError: usage("run the command with --help for its flags"),
   InvalidPartitionWindow: usage("give --from and --to as partition keys with from <= to"),
+  WindowNeedsPartitionedModel: usage("select a time_interval model with --model, or drop --from/--to"),
   InvalidPrincipal: invalid("use human or agent"),
   InvalidPrincipalClass: invalid("set PCLI_PRINCIPAL to human or agent, or unset it"),
   InvalidPrincipalId: invalid("ids match [a-z0-9._-]{1,63}"),
   PrincipalIdReserved: invalid("choose another id: unnamed, unrecorded and mcp-* are set by pcli itself"),
   InvalidCapability: invalid(),
   InvalidSelector: invalid("scopes: any | layer=<n> | model=<glob> | classification=<v> | tag=<k>[=<v>]"),
+  SelectorTooLong: invalid("a scope selector is at most 1,024 characters"),
   InvalidNamespace: invalid(),
   // project files
   ConfigNotFound: notFound("run in a directory with pcli.toml, or pass --config <file>"),
@@ -48,6 +50,7 @@ export const errorTable: Readonly<Record<string, ErrorRow>> = {
   DependencyCycle: invalid(),
   InvalidStrategy: invalid(),
   ModelNotFound: notFound("pcli compile lists the models"),
+  ModelsNotFound: notFound("pcli compile lists the models"),
   ModelAttributesUnavailable: failed(),
   PlaygroundNotEmpty: conflict("choose an empty or new directory"),
   PlaygroundWriteFailed: failed(),
@@ -68,6 +71,7 @@ export const errorTable: Readonly<Record<string, ErrorRow>> = {
   FreezeSourceUnreadable: unavailable(),
   MarkerStoreUnreadable: unavailable(),
   MarkerWriteFailed: unavailable(),
+  UnfreezeNeedsHuman: row(403, "only a human may unfreeze: run it with PCLI_PRINCIPAL=human (the refusal is in the ledger)"),
   // warehouse
   AmbiguousWarehouse: invalid(),
   UnknownTarget: invalid(),
@@ -80,6 +84,7 @@ export const errorTable: Readonly<Record<string, ErrorRow>> = {
   StatementExecutionFailed: failed(),
   StatementFailed: failed(),
   StatementTimedOut: unavailable(),
+  WarehouseLocked: unavailable("another process has the warehouse file open (another pcli run?): wait for it, then retry"),
   ContentAddressedNeedsEmbedded: invalid(),
   ArtifactWriteFailed: failed(),
   DataTestFailed: failed(),
@@ -102,6 +107,9 @@ export const errorTable: Readonly<Record<string, ErrorRow>> = {
   CacheIoError: failed(),
   CacheKvError: failed(),
   CacheObjectStoreError: failed(),
+  // the object tier (platform/ObjectStore)
+  ObjectStoreError: unavailable(),
+  ObjectStoreUrlInvalid: invalid("use s3://bucket/prefix/, gs://bucket/prefix/, az://container/prefix/ or file:///absolute/dir/"),
   // a command that printed its report and still fails (run, validate, policy test)
   ReportedFailure: failed()
 }

@@ -9,7 +9,10 @@ export type CacheBackend = typeof CacheBackend.Type
 
 export const CacheBlock = Schema.Struct({
   backend: Schema.optionalWith(CacheBackend, { default: () => "none" as const }),
-  file_root: Schema.optional(Schema.String),
+  /** Project-relative; the file backend defaults it to `.pcli/elt-state/` (spec decisions.md 5). */
+  file_root: Schema.optional(
+    Schema.String.pipe(Schema.nonEmptyString({ message: () => "must not be empty (leave it out for the default .pcli/elt-state/)" }))
+  ),
   object_store_url: Schema.optional(Schema.String),
   /** May carry a password (`redis://:pw@host`), so it is a secret. */
   kv_url: Schema.optional(Secret),

@@ -25,15 +25,62 @@ export const CompileOutput = Schema.Struct({
 })
 export type CompileOutput = typeof CompileOutput.Type
 
+export const RunStatus = Schema.Literal("success", "partial_failure", "failure")
+export type RunStatus = typeof RunStatus.Type
+
+/** Per-model outcome of a run (decisions.md item 23: succeeded / failed / skipped). */
+export const ModelRunStatus = Schema.Literal("success", "failed", "skipped")
+export type ModelRunStatus = typeof ModelRunStatus.Type
+
+export const ErrorClass = Schema.Literal("transient", "permanent")
+export type ErrorClass = typeof ErrorClass.Type
+
+/** One model's execution inside a recorded run (state store `run_models` row). */
+export const ModelExecution = Schema.Struct({
+  model_name: Schema.String,
+  position: Schema.Int,
+  status: ModelRunStatus,
+  strategy: Schema.String,
+  started_at: Schema.NullOr(Schema.String),
+  finished_at: Schema.NullOr(Schema.String),
+  duration_ms: Schema.NullOr(Schema.Number),
+  rows_affected: Schema.NullOr(Schema.Number),
+  attempts: Schema.Int,
+  sql_hash: Schema.String,
+  recipe_hash: Schema.String,
+  output_hash: Schema.NullOr(Schema.String),
+  error_code: Schema.NullOr(Schema.String),
+  error_class: Schema.NullOr(ErrorClass),
+  error_message: Schema.NullOr(Schema.String),
+  /** For a skipped model: the failed model upstream of it that caused the skip (null when unknown). */
+  failed_upstream: Schema.NullOr(Schema.String),
+  /** Failed `warning` tests and contract warnings (W010), one line each. */
+  warnings: Schema.Array(Schema.String)
+})
+export type ModelExecution = typeof ModelExecution.Type
+
+/** A recorded pipeline run (state store `runs` row with its model executions). */
+export const RunRecord = Schema.Struct({
+  run_id: Schema.String,
+  started_at: Schema.String,
+  finished_at: Schema.String,
+  status: RunStatus,
+  trigger: Schema.String,
+  partition_from: Schema.NullOr(Schema.String),
+  partition_to: Schema.NullOr(Schema.String),
+  models: Schema.Array(ModelExecution)
+})
+export type RunRecord = typeof RunRecord.Type
+
 export const ModelRunError = Schema.Struct({
   code: Schema.String,
-  class: Schema.Literal("transient", "permanent"),
+  class: ErrorClass,
   message: Schema.String
 })
 
 export const ModelRunOutput = Schema.Struct({
   model_name: Schema.String,
-  status: Schema.Literal("success", "failed", "skipped"),
+  status: ModelRunStatus,
   strategy: Schema.String,
   duration_ms: Schema.optional(Schema.Number),
   rows_affected: Schema.optional(Schema.Number),
@@ -42,15 +89,20 @@ export const ModelRunOutput = Schema.Struct({
   recipe_hash: Schema.String,
   output_hash: Schema.optional(Schema.String),
   skipped_because: Schema.optional(Schema.String),
+  /** A skipped model's failed upstream (the root failure, not an intermediate skipped model). */
+  failed_upstream: Schema.optional(Schema.String),
   error: Schema.optional(ModelRunError),
   warnings: Schema.Array(Schema.String)
 })
 
-/** `pcli run --output json` (and backfill apply). Exit 0 success, 1 failure, 3 partial_failure. */
+/**
+ * `pcli run --output json` (and backfill apply). Exit 0 when every model succeeded, 1 when any
+ * failed or was skipped, partial runs included (decisions.md item 23).
+ */
 export const RunOutput = Schema.Struct({
   command: Schema.Literal("run"),
   run_id: Schema.String,
-  status: Schema.Literal("success", "partial_failure", "failure"),
+  status: RunStatus,
   started_at: Schema.String,
   finished_at: Schema.String,
   partition_from: Schema.optional(Schema.String),

@@ -103,13 +103,17 @@ export const FreezeEntry = Schema.Struct({
 })
 export type FreezeEntry = typeof FreezeEntry.Type
 
-/** `policy freeze` / `policy unfreeze`: one entry per principal recorded, agent first. */
+/**
+ * `policy freeze` / `policy unfreeze`: one entry per principal recorded, agent first.
+ * `already_frozen`: freezes of the same (principal, scope) already in force, kept with their first reason.
+ */
 export const PolicyFreezeOutput = Schema.Struct({
   command: Schema.Literal("policy_freeze", "policy_unfreeze"),
   lifted: Schema.Boolean,
   scope: Schema.String,
   recorded_at: Schema.String,
   entries: Schema.Array(FreezeEntry),
+  already_frozen: Schema.optional(Schema.Array(ShownFreeze)),
   notes: Schema.optional(Schema.Array(Schema.String))
 })
 export type PolicyFreezeOutput = typeof PolicyFreezeOutput.Type

@@ -1,15 +1,11 @@
 import { Either, ParseResult, Schema } from "effect"
+import { PolicyEffect, PrincipalClass } from "./ledger"
 
-/** Principal classes a policy rule can name. */
-export const Principal = Schema.Literal("human", "agent").annotations({
-  message: (issue) => ({ message: `unknown principal ${JSON.stringify(issue.actual)} (expected human or agent)`, override: true })
-})
-export type Principal = typeof Principal.Type
+/** Principal classes a policy rule can name (defined once, with the ledger's literals). */
+export const Principal = PrincipalClass
+export type Principal = PrincipalClass
 
-export const PolicyEffect = Schema.Literal("allow", "require_review", "deny").annotations({
-  message: (issue) => ({ message: `unknown effect ${JSON.stringify(issue.actual)} (expected allow, require_review or deny)`, override: true })
-})
-export type PolicyEffect = typeof PolicyEffect.Type
+export { PolicyEffect }
 
 export const CAPABILITIES = [
   "read",

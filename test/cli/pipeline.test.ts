@@ -1,7 +1,23 @@
 import { describe, expect, it } from "vitest"
-import { existsSync, readdirSync } from "node:fs"
+import { existsSync, mkdirSync, readdirSync } from "node:fs"
 import { join } from "node:path"
 import { makeProject, runCli } from "../support/cli"
+import { holdDuckDbFile, release } from "../warehouse/lockHolder"
+
+/** Tables in an embedded warehouse file (none when the file does not exist). */
+const tables = async (file: string): Promise<ReadonlyArray<string>> => {
+  if (!existsSync(file)) return []
+  const { DuckDBInstance } = await import("@duckdb/node-api")
+  const instance = await DuckDBInstance.create(file)
+  try {
+    const connection = await instance.connect()
+    const reader = await connection.runAndReadAll("SELECT table_schema || '.' || table_name FROM information_schema.tables ORDER BY 1")
+    connection.closeSync()
+    return reader.getRowsJS().map((r) => String(r[0]))
+  } finally {
+    instance.closeSync()
+  }
+}
 
 const model = (name: string, schema: string, sql: string, extra = "") => ({
   [`models/${name}.sql`]: sql,
@@ -34,7 +50,7 @@ describe("pcli compile / run / playground (binary)", () => {
     expect(existsSync(join(dir, "demo", ".pcli", "warehouse.duckdb"))).toBe(true)
   })
 
-  it("a failed model skips its downstream, the rest runs, and the exit code is 1 (decisions item 23)", async () => {
+  it("a failed model skips its downstream, the rest runs, and a partial run exits 1 listing each model's status", async () => {
     const cwd = makeProject({
       "pcli.toml": `[adapter.local]\ntype = "embedded"\n`,
       ...model("a_ok", "s", "SELECT 1 AS id"),
@@ -48,6 +64,61 @@ describe("pcli compile / run / playground (binary)", () => {
     expect(out.status).toBe("partial_failure")
     const status = Object.fromEntries(out.models.map((m: { model_name: string; status: string }) => [m.model_name, m.status]))
     expect(status).toEqual({ a_ok: "success", b_bad: "failed", c_after_bad: "skipped", d_after_ok: "success" })
+    const skipped = out.models.find((m: { model_name: string }) => m.model_name === "c_after_bad")
+    expect(skipped.failed_upstream).toBe("b_bad")
+    expect(skipped.skipped_because).toBe("upstream b_bad failed")
+  })
+
+  it("--model naming an unknown model fails with model-not-found before any work (exit 1)", async () => {
+    const cwd = makeProject({ ...model("m", "s", "SELECT 1 AS id") })
+    const r = await runCli(["run", "--model", "m", "--model", "nosuch", "--output", "json"], { cwd })
+    expect(r.code).toBe(1)
+    expect(r.stderr).toBe('error[model-not-found]: model "nosuch" not found in the project\n')
+    expect(JSON.parse(r.stdout).error.code).toBe("model-not-found")
+    expect(await tables(join(cwd, ".pcli", "warehouse.duckdb"))).toEqual([])
+  })
+
+  it("a bad, reversed or pointless --from/--to window is refused before any model is built", async () => {
+    const cwd = makeProject({
+      ...model("plain", "s", "SELECT 1 AS id"),
+      ...model(
+        "daily",
+        "s",
+        "SELECT d::TIMESTAMP AS day FROM range(TIMESTAMP '2024-01-01', TIMESTAMP '2024-01-06', INTERVAL 1 DAY) r(d) WHERE d >= @start_date AND d < @end_date",
+        '[strategy]\ntype = "time_interval"\ntime_column = "day"\ngranularity = "day"\n'
+      )
+    })
+    // Usage errors (decisions.md item 2): exit 2.
+    const garbage = await runCli(["run", "--from", "garbage", "--to", "x"], { cwd })
+    expect(garbage.code).toBe(2)
+    expect(garbage.stderr).toBe(
+      'error[invalid-partition-window]: invalid partition window --from "garbage" --to "x": --from "garbage" is not a day partition key (YYYY-MM-DD) of model daily\n'
+    )
+    const reversed = await runCli(["run", "--from", "2024-01-05", "--to", "2024-01-01"], { cwd })
+    expect(reversed.code).toBe(2)
+    expect(reversed.stderr).toMatch(/^error\[invalid-partition-window\]: .*--to is before --from\n$/)
+    const pointless = await runCli(["run", "--model", "plain", "--from", "2024-01-01", "--to", "2024-01-02"], { cwd })
+    expect(pointless.code).toBe(2)
+    expect(pointless.stderr).toMatch(/^error\[window-needs-partitioned-model\]: .*none of the selected models is partitioned \(time_interval\): plain\n$/)
+    expect(await tables(join(cwd, ".pcli", "warehouse.duckdb"))).toEqual([])
+  })
+
+  it("a warehouse file locked by another process is retried, each retry on stderr, then warehouse-locked", async () => {
+    const cwd = makeProject({ ...model("m", "s", "SELECT 1 AS id") })
+    const file = join(cwd, ".pcli", "warehouse.duckdb")
+    mkdirSync(join(cwd, ".pcli"))
+    const holder = await holdDuckDbFile(file)
+    try {
+      const r = await runCli(["run"], { cwd })
+      expect(r.code).toBe(1)
+      const lines = r.stderr.trim().split("\n")
+      expect(lines.at(-1)).toBe(
+        `error[warehouse-locked]: the embedded warehouse ${file} is locked by another process (PID ${holder.pid}); gave up after 5 attempts`
+      )
+      expect(lines.filter((l) => /retrying \(\d\/5\) in [\d.]+s: embedded warehouse /.test(l))).toHaveLength(4)
+    } finally {
+      await release(holder)
+    }
   })
 
   it("every model failing exits 1; text output names the failure", async () => {
@@ -68,6 +139,25 @@ describe("pcli compile / run / playground (binary)", () => {
     const body = JSON.parse(s.stdout)
     expect(body.error.code).toBe("model-sql-invalid")
     expect(body.error.message).toContain("broken")
+  })
+
+  it("compile lists every broken model with its file and line; a DROP model is explained, not DuckDB's serializer error", async () => {
+    const cwd = makeProject({
+      ...model("a_drop", "s", "DROP TABLE s.old"),
+      ...model("b_ok", "s", "SELECT 1 AS id"),
+      ...model("c_syntax", "s", "SELECT 1\nFROM s.b_ok\nWHERE id = = 1")
+    })
+    const r = await runCli(["compile"], { cwd })
+    expect(r.code).toBe(1)
+    expect(r.stderr).toBe("error[model-sql-invalid]: 2 models failed to compile: a_drop, c_syntax\n")
+    const drop = makeProject({ ...model("cleanup", "s", "-- tidy up\nDROP TABLE s.old") })
+    const d = await runCli(["compile"], { cwd: drop })
+    expect(d.stderr).toBe(
+      `error[model-sql-invalid]: 1 model failed to compile: ${join(drop, "models", "cleanup.sql")}: a model must be a single SELECT query (found DROP …)\n`
+    )
+    const one = makeProject({ ...model("c_syntax", "s", "SELECT 1\nFROM t\nWHERE id = = 1") })
+    const o = await runCli(["compile"], { cwd: one })
+    expect(o.stderr).toMatch(/^error\[model-sql-invalid\]: 1 model failed to compile: .*c_syntax\.sql:3: syntax error at or near "="\n$/)
   })
 
   it("--from without --to is a usage error (exit 2); playground refuses a non-empty directory", async () => {

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest"
-import { readFileSync } from "node:fs"
+import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { pathToFileURL } from "node:url"
 import { makeProject, runCli } from "../support/cli"
+import { freePort } from "../support/ports"
 
 const policyToml = `
 [policy]
@@ -100,7 +102,8 @@ describe("pcli policy (binary)", () => {
     const cwd = makeProject({ "pcli.toml": `[adapter.x]\ntype = "embedded"\n` })
     const r = await runCli(["policy", "freeze"], { cwd })
     expect(r.code).toBe(0)
-    expect(r.stderr).toMatch(/^warning: /m)
+    expect(r.stderr).toMatch(/^warning: freeze of agent and human on scope 'any' recorded but NOT enforced: pcli\.toml has no \[policy\] block$/m)
+    expect(r.stderr).not.toContain("warning: warning:")
     const info = JSON.parse((await runCli(["state", "info", "--output", "json"], { cwd })).stdout)
     expect(info.ledger_rows).toBe(2) // omitted principal → both, one row each
   })
@@ -114,5 +117,59 @@ describe("pcli policy (binary)", () => {
     const r = await runCli(["policy", "freeze", "--scope", "any"], { cwd })
     expect(r.code).toBe(1)
     expect(r.stderr).toMatch(/^error\[state-store-newer\]/)
+  })
+
+  const ledgerRows = async (cwd: string) => JSON.parse((await runCli(["state", "info", "--output", "json"], { cwd })).stdout).ledger_rows as number
+
+  it("freezing an already frozen scope says so and keeps the first reason; a 50,000-character scope is refused whole", async () => {
+    const cwd = makeProject({ "pcli.toml": policyToml })
+    const freeze = ["policy", "freeze", "--principal", "agent", "--scope", "layer=staging"]
+    expect((await runCli([...freeze, "--reason", "one"], { cwd })).code).toBe(0)
+    const again = await runCli([...freeze, "--reason", "two", "--output", "json"], { cwd })
+    expect(again.code).toBe(0)
+    expect(again.stderr).toMatch(/^warning: agent is already frozen on scope 'layer=staging' since \S+ \(freeze:agent:\S+\); the first reason stands: one$/m)
+    const out = JSON.parse(again.stdout)
+    expect([out.entries, out.already_frozen.map((f: { reason: string }) => f.reason)]).toEqual([[], ["one"]])
+    expect(await ledgerRows(cwd)).toBe(1)
+    const huge = await runCli(["policy", "freeze", "--scope", `model=${"x".repeat(50_000)}`, "--output", "json"], { cwd })
+    expect(huge.code).toBe(1)
+    expect(huge.stderr).toBe("error[selector-too-long]: scope selector is 50006 characters; the limit is 1024\n")
+    expect(JSON.parse(huge.stdout).error.code).toBe("selector-too-long")
+    expect(await ledgerRows(cwd)).toBe(1)
+  })
+
+  it("only a human unfreezes: an agent is refused with unfreeze-needs-human, the refusal is a ledger row, the freeze stays", async () => {
+    const cwd = makeProject({ "pcli.toml": policyToml })
+    expect((await runCli(["policy", "freeze", "--principal", "agent", "--scope", "any"], { cwd, env: { PCLI_PRINCIPAL: "agent" } })).code).toBe(0)
+    const refused = await runCli(["policy", "unfreeze", "--principal", "agent", "--scope", "any", "--principal-id", "bot-1"], { cwd, env: { PCLI_PRINCIPAL: "agent" } })
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toMatch(/^error\[unfreeze-needs-human\]: agent\(bot-1\) may not unfreeze agent on scope 'any': only a human may lift a freeze/)
+    expect(await ledgerRows(cwd)).toBe(2)
+    expect(JSON.parse((await runCli(["policy", "show", "--output", "json"], { cwd })).stdout).freezes).toHaveLength(1)
+    expect((await runCli(["policy", "unfreeze", "--principal", "agent", "--scope", "any"], { cwd })).code).toBe(0)
+    expect(JSON.parse((await runCli(["policy", "show", "--output", "json"], { cwd })).stdout).freezes).toHaveLength(0)
+  })
+
+  it("with freeze_marker_writes, a marker write that fails leaves no ledger row (file tier blocked, s3 unreachable)", async () => {
+    const withMarkers = (url: string) => policyToml.replace("version = 1", "version = 1\nfreeze_marker_writes = true") + `\n[state]\nobject_store_url = "${url}"\n`
+    const blocked = makeProject({})
+    writeFileSync(join(blocked, "freeze"), "a file where the freeze/ directory should be")
+    const fileCwd = makeProject({ "pcli.toml": withMarkers(pathToFileURL(`${blocked}/`).href) })
+    const fileFreeze = await runCli(["policy", "freeze", "--scope", "any"], { cwd: fileCwd })
+    expect([fileFreeze.code, fileFreeze.stderr.split("]")[0]]).toEqual([1, "error[freeze-marker-write-failed"])
+    expect(await ledgerRows(fileCwd)).toBe(0)
+    const s3Cwd = makeProject({ "pcli.toml": withMarkers("s3://pcli-markers/team/") })
+    const env = {
+      AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${await freePort()}`,
+      AWS_S3_FORCE_PATH_STYLE: "true",
+      AWS_REGION: "us-east-1",
+      AWS_ACCESS_KEY_ID: "test",
+      AWS_SECRET_ACCESS_KEY: "test"
+    }
+    const s3Freeze = await runCli(["policy", "freeze", "--scope", "any"], { cwd: s3Cwd, env })
+    expect(s3Freeze.code).toBe(1)
+    expect(s3Freeze.stderr.trimEnd().split("\n")).toHaveLength(1)
+    expect(s3Freeze.stderr).toMatch(/^error\[freeze-marker-write-failed\]: cannot write freeze marker to s3:\/\/pcli-markers\/team\/: (head|put) team\/freeze\/[0-9a-f-]+\.json: /)
+    expect(await ledgerRows(s3Cwd)).toBe(0)
   })
 })

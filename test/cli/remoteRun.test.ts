@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeProject, runCli } from "../support/cli"
+import { freePort } from "../support/ports"
 import { startWarehouseEmulator, type WarehouseEmulator } from "../support/warehouseEmulator"
 
 const CLIENT_SECRET = "m2m-SECRET-424242"
+const PAT = "dapi-remote-run-test-0000"
 
 let emulator: WarehouseEmulator
 beforeAll(async () => {
-  emulator = await startWarehouseEmulator({ clients: { "svc-pcli": CLIENT_SECRET } })
+  emulator = await startWarehouseEmulator({ clients: { "svc-pcli": CLIENT_SECRET }, personalTokens: [PAT] })
 })
 afterAll(() => emulator.close())
 
@@ -48,5 +50,49 @@ describe("pcli run on a remote warehouse (binary, HTTPS emulator)", () => {
     expect(r.code).toBe(1)
     expect(r.stderr.trim()).toMatch(/^error\[warehouse-no-credentials\]: no warehouse credentials for adapter\.wh/)
     expect(emulator.count("token") + emulator.count("submit")).toBe(0)
+  })
+
+  it("a transient failure is retried once per model attempt, each retry shown on stderr as retrying (n/4)", async () => {
+    const cwd = makeProject({
+      "pcli.toml": `[adapter.wh]\ntype = "warehouse"\nhost = "${emulator.host}"\nhttp_path = "${emulator.httpPath}"\ntoken = "\${WAREHOUSE_TOKEN}"\n`,
+      ...model("orders", "SELECT 1 AS order_id")
+    })
+    emulator.resetCounts()
+    // The first 503 hits the schema pre-creation (ignored), the second the model's first attempt.
+    emulator.faults.serverErrors(2, 503)
+    const env = { WAREHOUSE_TOKEN: PAT, NODE_EXTRA_CA_CERTS: emulator.certificate.caFile }
+    const r = await runCli(["run", "--output", "json"], { cwd, env })
+    emulator.faults.serverErrors(0)
+    expect(r.code).toBe(0)
+    const out = JSON.parse(r.stdout)
+    expect(out.models[0].attempts).toBe(2)
+    const retries = r.stderr.split("\n").filter((l) => l.includes("retrying ("))
+    expect(retries).toHaveLength(1)
+    expect(retries[0]).toMatch(/retrying \(2\/4\) in [\d.]+s: model orders: warehouse 127\.0\.0\.1:\d+: POST \/api\/2\.0\/sql\/statements answered HTTP 503/)
+    expect(r.stdout + r.stderr).not.toContain(PAT)
+  })
+
+  it("an unreachable warehouse (connection refused) fails at once: no retries, a clear message, exit 1", async () => {
+    const closed = `127.0.0.1:${await freePort()}`
+    const cwd = makeProject({
+      "pcli.toml": `[adapter.wh]\ntype = "warehouse"\nhost = "${closed}"\nhttp_path = "/sql/1.0/warehouses/x"\nclient_id = "svc-pcli"\nclient_secret = "\${WAREHOUSE_CLIENT_SECRET}"\n`,
+      ...model("orders", "SELECT 1 AS order_id"),
+      ...model("big_orders", "SELECT order_id FROM analytics.orders")
+    })
+    const r = await runCli(["run", "--output", "json"], { cwd, env: { WAREHOUSE_CLIENT_SECRET: CLIENT_SECRET } })
+    expect(r.code).toBe(1)
+    expect(r.stderr).not.toContain("retrying")
+    const out = JSON.parse(r.stdout)
+    expect(out.status).toBe("failure")
+    expect(out.models.map((m: { model_name: string; status: string; attempts: number }) => [m.model_name, m.status, m.attempts])).toEqual([
+      ["orders", "failed", 1],
+      ["big_orders", "skipped", 0]
+    ])
+    expect(out.models[0].error.class).toBe("permanent")
+    expect(out.models[0].error.message).toBe(
+      `warehouse token request to https://${closed}/oidc/v1/token failed: connection refused (ECONNREFUSED): nothing accepts connections at that host and port`
+    )
+    expect(out.models[1].failed_upstream).toBe("orders")
+    expect(r.stdout + r.stderr).not.toContain(CLIENT_SECRET)
   })
 })

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import * as fc from "fast-check"
-import { azureCredentialSource } from "../../src/services/DiscoverCache/azureClient"
+import { azureCredentialSource } from "../../src/platform/ObjectStore/azure"
 
 describe("Azure credential source", () => {
   it("connection string, then account + key, then the account with the default chain", () => {

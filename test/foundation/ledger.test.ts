@@ -1,11 +1,16 @@
 import { NodeContext } from "@effect/platform-node"
+import { SqlClient } from "@effect/sql"
+import { SqliteClient } from "@effect/sql-sqlite-node"
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, Layer, Stream, TestClock } from "effect"
+import { Chunk, Effect, Layer, Schema, Stream, TestClock } from "effect"
 import { join } from "node:path"
+import { LedgerRow as LedgerRowSchema } from "../../src/schemas/ledger"
 import { Ledger, type LedgerFilter, type NewLedgerRow } from "../../src/services/Ledger/Ledger"
 import * as LedgerSqlite from "../../src/services/Ledger/sqlite"
+import { CURRENT_SCHEMA_VERSION } from "../../src/services/StateStore/migrations"
 import * as StateStore from "../../src/services/StateStore/StateStore"
 import { makeProject } from "../support/cli"
+import { readSchemaVersion, writeStoreAtVersion } from "../support/stateStore"
 
 const ledgerAt = (path: string) =>
   LedgerSqlite.layer.pipe(Layer.provideMerge(StateStore.layer(path, "write")), Layer.provide(NodeContext.layer))
@@ -95,5 +100,81 @@ describe("Ledger", () => {
       expect(new Set(rows.map((r) => r.decision_ref)).size).toBe(2345)
       expect((yield* all({ principalId: "carol" })).length).toBe(782)
     }).pipe(Effect.provide(ledgerAt(join(makeProject(), "s.sqlite"))))
+  )
+})
+
+const rawRows = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  sql<{ target_principal: string | null; principal_id_verified: number; principal: string; model: string }>`SELECT principal, target_principal, principal_id_verified, model FROM ledger ORDER BY seq`
+)
+
+describe("Ledger rows: actor, target, verified flag, appendAll", () => {
+  it.effect("stores principal_id_verified as 0 and target_principal in their own columns; rows decode as the LedgerRow schema", () =>
+    Effect.gen(function* () {
+      const ledger = yield* Ledger
+      yield* ledger.append(row({ kind: "freeze", principal: "human", principal_id: "alice", target_principal: "agent", model: "any", plan_id: "freeze:agent:t" }))
+      yield* ledger.append(row({}))
+      expect(yield* rawRows).toEqual([
+        { principal: "human", target_principal: "agent", principal_id_verified: 0, model: "any" },
+        { principal: "agent", target_principal: null, principal_id_verified: 0, model: "orders" }
+      ])
+      const rows = yield* all({})
+      expect(rows.map((r) => [r.principal, r.target_principal, r.principal_id_verified])).toEqual([
+        ["human", "agent", false],
+        ["agent", null, false]
+      ])
+      for (const r of rows) expect(Schema.is(LedgerRowSchema)(r)).toBe(true)
+    }).pipe(Effect.provide(ledgerAt(join(makeProject(), "s.sqlite"))))
+  )
+
+  it.effect("appendAll writes every row with one timestamp, or none when one insert fails", () =>
+    Effect.gen(function* () {
+      const ledger = yield* Ledger
+      const sql = yield* SqlClient.SqlClient
+      yield* TestClock.setTime(Date.parse("2026-04-01T00:00:00Z"))
+      const both = yield* ledger.appendAll([row({ model: "a" }), row({ model: "b" })])
+      expect(both.map((r) => r.timestamp)).toEqual(["2026-04-01T00:00:00.000Z", "2026-04-01T00:00:00.000Z"])
+      // A real SQLite failure on the second insert of a batch.
+      yield* sql.unsafe(`CREATE TRIGGER refuse_boom BEFORE INSERT ON ledger WHEN NEW.model = 'boom' BEGIN SELECT RAISE(ABORT, 'boom refused'); END`)
+      const failure = yield* Effect.flip(ledger.appendAll([row({ model: "c" }), row({ model: "boom" })]))
+      expect([failure.code, failure.message]).toEqual(["ledger-unavailable", "decision ledger: boom refused"])
+      expect((yield* all({})).map((r) => r.model)).toEqual(["a", "b"])
+    }).pipe(Effect.provide(ledgerAt(join(makeProject(), "s.sqlite"))))
+  )
+
+  it.effect("same-millisecond references never treat % or _ in a scope as a pattern, and a 50,000-character model is fine", () =>
+    Effect.gen(function* () {
+      const ledger = yield* Ledger
+      yield* TestClock.setTime(Date.parse("2026-05-01T00:00:00Z"))
+      const refs = yield* ledger.appendAll([row({ model: "abc" }), row({ model: "abc" }), row({ model: "a_c" }), row({ model: "a%" })])
+      expect(refs.map((r) => r.decision_ref)).toEqual([
+        "2026-05-01T00:00:00.000Z|plan-1|abc",
+        "2026-05-01T00:00:00.000Z|plan-1|abc|#2",
+        "2026-05-01T00:00:00.000Z|plan-1|a_c",
+        "2026-05-01T00:00:00.000Z|plan-1|a%"
+      ])
+      const huge = "m".repeat(50_000)
+      const twice = yield* ledger.appendAll([row({ model: huge }), row({ model: huge })])
+      expect(twice[1]!.decision_ref.endsWith("|#2")).toBe(true)
+      expect((yield* all({ models: [huge] })).length).toBe(2)
+    }).pipe(Effect.provide(ledgerAt(join(makeProject(), "s.sqlite"))))
+  )
+
+  it.effect("migration 003: an older store's freeze rows get their frozen principal as target; every row reads verified=false", () =>
+    Effect.gen(function* () {
+      const path = join(makeProject(), "old.sqlite")
+      yield* writeStoreAtVersion(path, 2)
+      yield* Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        sql`INSERT INTO ledger ${sql.insert([
+          { decision_ref: "t1|freeze:human:t1|any", kind: "freeze", timestamp: "t1", principal: "human", principal_id: "alice", principal_id_source: "flag", capability: "apply", model: "any", effect: "deny", rule_id: null, plan_id: "freeze:human:t1", reason: "old" },
+          { decision_ref: "t2|plan|m", kind: "evaluation", timestamp: "t2", principal: "agent", principal_id: null, principal_id_source: null, capability: "apply", model: "m", effect: "allow", rule_id: 0, plan_id: "plan", reason: "r" }
+        ])}`
+      ).pipe(Effect.provide(SqliteClient.layer({ filename: path })), Effect.orDie)
+      const rows = yield* all({}).pipe(Effect.provide(ledgerAt(path)))
+      expect(rows.map((r) => [r.kind, r.principal, r.target_principal, r.principal_id_verified])).toEqual([
+        ["freeze", "human", "human", false],
+        ["evaluation", "agent", null, false]
+      ])
+      expect(yield* readSchemaVersion(path)).toBe(CURRENT_SCHEMA_VERSION)
+    })
   )
 })

@@ -3,7 +3,6 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { classifyChange } from "../../src/services/Project/changes"
 import {
   type CompiledProject,
   downstreamClosure,
@@ -112,12 +111,39 @@ describe("compile", () => {
     })
   )
 
-  it.effect("a syntax error names the model and carries DuckDB's message", () =>
+  it.effect("a syntax error names the model's file and line and carries DuckDB's message", () =>
     Effect.gen(function* () {
-      const error = yield* fail({ good: { sql: "SELECT 1" }, bad: { sql: "SELEC 1 FROM" } })
+      const error = yield* fail({ good: { sql: "SELECT 1" }, bad: { sql: "SELECT 1\nFROM t\nWHERE x = = 2" } })
       expect(error._tag).toBe("ModelSqlInvalid")
-      expect(error.message).toContain("model bad")
-      expect(error.message).toContain("syntax error")
+      expect(error.message).toMatch(/^1 model failed to compile: \/.*\/models\/bad\.sql:3: syntax error at or near "="$/)
+    })
+  )
+
+  it.effect("every broken model is listed, in name order, with its file and line; the first line summarises", () =>
+    Effect.gen(function* () {
+      const error = yield* fail({
+        a_ok: { sql: "SELECT 1 AS id" },
+        b_syntax: { sql: "-- header\nSELECT id\nFROM raw.t\nWHERE id = = 1" },
+        c_drop: { sql: "/* cleanup */\nDROP TABLE main.old" },
+        d_two: { sql: "SELECT 1; SELECT 2" },
+        e_empty: { sql: "  -- nothing here\n" }
+      })
+      expect(error._tag).toBe("ModelSqlInvalid")
+      if (error._tag !== "ModelSqlInvalid") return
+      const [first, ...rest] = error.message.split("\n")
+      expect(first).toBe("4 models failed to compile: b_syntax, c_drop, d_two, e_empty")
+      expect(error.problems.map((p) => [p.model, path.basename(p.file), p.line])).toEqual([
+        ["b_syntax", "b_syntax.sql", 4],
+        ["c_drop", "c_drop.sql", undefined],
+        ["d_two", "d_two.sql", undefined],
+        ["e_empty", "e_empty.sql", undefined]
+      ])
+      expect(rest).toHaveLength(4)
+      expect(rest[0]).toMatch(/b_syntax\.sql:4: syntax error at or near "="$/)
+      expect(rest[1]).toMatch(/c_drop\.sql: a model must be a single SELECT query \(found DROP …\)$/)
+      expect(rest[2]).toMatch(/d_two\.sql: a model must be a single SELECT query \(found 2 statements\)$/)
+      expect(rest[3]).toMatch(/e_empty\.sql: a model must be a single SELECT query \(found no statement\)$/)
+      expect(error.message).not.toContain("serialized to json")
     })
   )
 
@@ -161,24 +187,4 @@ describe("compile", () => {
       expect(project.models.get("a")!.contracted).toBe(true)
     })
   )
-})
-
-describe("change classes", () => {
-  const cols = (...names: Array<string>) => names.map((name) => ({ name, type: "INTEGER" }))
-  it("added columns are additive, a body edit alone is a value change, else breaking", () => {
-    expect(classifyChange({ sql: "a", columns: cols("x") }, { sql: "b", columns: cols("x", "y") })).toBe(
-      "schema_change.additive"
-    )
-    expect(classifyChange(undefined, { sql: "b", columns: cols("x") })).toBe("schema_change.additive")
-    expect(classifyChange({ sql: "a", columns: cols("x") }, { sql: "b", columns: cols("x") })).toBe("value_change")
-    expect(classifyChange({ sql: "a", columns: cols("x", "y") }, { sql: "b", columns: cols("x") })).toBe(
-      "schema_change.breaking"
-    )
-    expect(
-      classifyChange({ sql: "a", columns: cols("x") }, { sql: "a", columns: [{ name: "x", type: "VARCHAR" }] })
-    ).toBe("schema_change.breaking")
-    expect(classifyChange({ sql: "a", columns: cols("x") }, { sql: "a", columns: cols("x") })).toBe(
-      "schema_change.breaking"
-    )
-  })
 })

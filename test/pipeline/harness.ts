@@ -1,7 +1,7 @@
 import { NodeContext } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { SqliteClient } from "@effect/sql-sqlite-node"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Logger, LogLevel } from "effect"
 import * as path from "node:path"
 import { compileModels, type CompiledProject } from "../../src/services/Project/compile"
 import { loadModels } from "../../src/services/Project/models"
@@ -59,3 +59,25 @@ export const flakyWarehouse = (failures: number, when: (sql: string) => boolean)
       }
     })
   )
+
+/** Log messages at WARN and above, as the CLI's stderr logger would receive them. */
+export const captureWarnings = () => {
+  const lines: Array<string> = []
+  const logger = Logger.make(({ logLevel, message }) => {
+    if (LogLevel.greaterThanEqual(logLevel, LogLevel.Warning)) lines.push(Array.isArray(message) ? message.join(" ") : String(message))
+  })
+  return { lines, layer: Logger.replace(Logger.defaultLogger, logger) }
+}
+
+/** Counts the statements that reach the warehouse (to show a check ran before any work). */
+export const countingWarehouse = () => {
+  const seen: Array<string> = []
+  const layer = Layer.effect(
+    Warehouse,
+    Effect.map(Warehouse, (inner) => ({
+      kind: inner.kind,
+      execute: (sql: string) => Effect.suspend(() => (seen.push(sql), inner.execute(sql)))
+    }))
+  )
+  return { seen, layer }
+}

@@ -1,13 +1,15 @@
 import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { RunRecord } from "../../src/schemas/pipeline"
+import { runExitCode, runOutput } from "../../src/services/Runner/output"
 import { type ProgressEvent, runProject } from "../../src/services/Runner/run"
 import { RunStore } from "../../src/services/Runner/RunStore"
 import { Warehouse } from "../../src/services/Warehouse/Warehouse"
 import { target, writeProject } from "./fixtures"
-import { compileRoot, flakyWarehouse, query, runtimeLayer } from "./harness"
+import { captureWarnings, compileRoot, countingWarehouse, flakyWarehouse, query, runtimeLayer } from "./harness"
 
 const fast = { maxRetries: 3, baseDelayMillis: 1 }
 
@@ -18,7 +20,8 @@ describe("run", () => {
       bad: { sql: "SELECT id, 1 / 0 AS x, error('boom') AS y FROM raw.src", toml: target("staging", "bad") },
       good: { sql: "SELECT id * 2 AS id FROM raw.src", toml: target("staging", "good") },
       after_bad: { sql: "SELECT * FROM staging.bad", toml: target("mart", "after_bad") },
-      after_good: { sql: "SELECT count(*) AS n FROM staging.good", toml: target("mart", "after_good") }
+      after_good: { sql: "SELECT count(*) AS n FROM staging.good", toml: target("mart", "after_good") },
+      after_after_bad: { sql: "SELECT * FROM mart.after_bad", toml: target("mart", "after_after_bad") }
     })
     return Effect.gen(function* () {
       const project = yield* compileRoot(root)
@@ -37,14 +40,32 @@ describe("run", () => {
       expect(byName["bad"]!.error_class).toBe("permanent")
       expect(byName["bad"]!.attempts).toBe(1)
       expect(byName["after_bad"]!.status).toBe("skipped")
+      // A skipped model names the failed model at the root, even through a skipped intermediate.
+      expect(byName["after_bad"]!.failed_upstream).toBe("bad")
+      expect(byName["after_after_bad"]!.status).toBe("skipped")
+      expect(byName["after_after_bad"]!.failed_upstream).toBe("bad")
+      expect(byName["after_after_bad"]!.error_message).toBe("upstream bad failed")
+      expect(byName["good"]!.failed_upstream).toBeNull()
       expect(yield* query("SELECT n FROM mart.after_good")).toEqual([[5n]])
-      expect(events.filter((e) => e.kind === "skipped").map((e) => e.model)).toEqual(["after_bad"])
-      expect(events.at(-1)!.done).toBe(5)
-      expect(events.every((e) => e.total === 5)).toBe(true)
-      // The run is recorded with per-model statuses.
+      expect(events.filter((e) => e.kind === "skipped").map((e) => e.model)).toEqual(["after_bad", "after_after_bad"])
+      expect(events.at(-1)!.done).toBe(6)
+      expect(events.every((e) => e.total === 6)).toBe(true)
+      // The output lists each model's status, skipped ones with their failed upstream; a partial run exits 1.
+      const out = runOutput(run)
+      expect(out.models.map((m) => [m.model_name, m.status, m.failed_upstream])).toEqual([
+        ["src", "success", undefined],
+        ["bad", "failed", undefined],
+        ["good", "success", undefined],
+        ["after_bad", "skipped", "bad"],
+        ["after_good", "success", undefined],
+        ["after_after_bad", "skipped", "bad"]
+      ])
+      expect(runExitCode(out.status)).toBe(1)
+      expect(Schema.is(RunRecord)(run)).toBe(true)
+      // The run is recorded whole: reading it back gives the same record.
       const stored = yield* Effect.flatMap(RunStore, (s) => s.getRun(run.run_id))
       expect(stored!.status).toBe("partial_failure")
-      expect(stored!.models.map((m) => [m.model_name, m.status])).toEqual(run.models.map((m) => [m.model_name, m.status]))
+      expect(stored).toEqual(run)
       expect(run.run_id).toMatch(/^run-\d{8}-\d{6}-\d{3}$/)
     }).pipe(Effect.provide(runtimeLayer(root)))
   })
@@ -106,20 +127,26 @@ describe("run", () => {
         ["2024-01-04", 1],
         ["2024-01-05", 1]
       ])
-      const bad = yield* runProject(project, { projectRoot: root, retry: fast, partition: { from: "2024-1-2", to: "2024-01-03" } })
-      expect(bad.models[0]!.error_code).toBe("invalid-partition-window")
+      const bad = yield* Effect.flip(
+        runProject(project, { projectRoot: root, retry: fast, partition: { from: "2024-1-2", to: "2024-01-03" } })
+      )
+      expect(bad.code).toBe("invalid-partition-window")
     }).pipe(Effect.provide(runtimeLayer(root)))
   })
 
-  it.live("transient failures are retried; the model succeeds after the injected faults", () => {
+  it.live("transient failures are retried, each retry announced as a WARN log; the model succeeds after the faults", () => {
     const root = writeProject({ t: { sql: "SELECT 42 AS answer", toml: target("main", "t") } })
     const faulty = flakyWarehouse(2, (sql) => sql.startsWith("CREATE OR REPLACE TABLE"))
+    const logs = captureWarnings()
     return Effect.gen(function* () {
       const run = yield* runProject(yield* compileRoot(root), { projectRoot: root, retry: fast })
       expect(run.status).toBe("success")
       expect(run.models[0]!.attempts).toBe(3)
       expect(yield* query("SELECT answer FROM main.t")).toEqual([[42]])
-    }).pipe(Effect.provide(Layer.provideMerge(faulty, runtimeLayer(root))))
+      expect(logs.lines).toHaveLength(2)
+      expect(logs.lines[0]).toMatch(/^retrying \(2\/4\) in \d+(\.\d+)?s: model t: IO Error: Could not set lock on file$/)
+      expect(logs.lines[1]).toMatch(/^retrying \(3\/4\) in \d+(\.\d+)?s: model t: /)
+    }).pipe(Effect.provide(Layer.provideMerge(faulty, runtimeLayer(root))), Effect.provide(logs.layer))
   })
 
   it.live("transient failures beyond the retry budget fail the model as transient", () => {

@@ -144,7 +144,7 @@ describe("fast reference extraction", () => {
     expect(skipValue('{"open":', 0)).toBe(-1)
   })
 
-  it.effect("parseReferences keeps input order for the first failing model across batches and lanes", () =>
+  it.effect("parseReferences lists every failing model, in input order, across batches and lanes", () =>
     Effect.gen(function* () {
       const items = Array.from({ length: 1600 }, (_, i) => ({
         model: `m${i}`,
@@ -152,8 +152,13 @@ describe("fast reference extraction", () => {
       }))
       const error = yield* Effect.flip(parseReferences(items))
       expect(error._tag).toBe("ModelSqlInvalid")
-      expect(error.message).toContain("model m1200")
-      expect(error.message).toContain("found 2 statements")
+      if (error._tag !== "ModelSqlInvalid") return
+      expect(error.problems.map((p) => p.model)).toEqual(["m1200", "m1300"])
+      expect(error.message.split("\n")).toEqual([
+        "2 models failed to compile: m1200, m1300",
+        "  m1200: a model must be a single SELECT query (found 2 statements)",
+        '  m1300:1: syntax error at or near "SELEC"'
+      ])
       const ok = yield* parseReferences(items.filter((_, i) => i !== 1200 && i !== 1300))
       expect(ok.size).toBe(1598)
       expect(ok.get("m1599")).toEqual([

@@ -99,6 +99,35 @@ describe("dynamic layer: ledger freezes", () => {
     }).pipe(Effect.provide(engineLayer(settings(), brokenLedgerLayer))))
 })
 
+describe("dynamic layer: actor and target", () => {
+  it.effect("a freeze row's actor is not the frozen principal: the projection freezes the target", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(T0 + DAY)
+      expect((yield* gateFor("agent")).map((v) => v.effect)).toEqual(["deny", "deny"])
+      expect((yield* gateFor("human")).map((v) => v.effect)).toEqual(["allow", "allow"])
+    }).pipe(
+      Effect.provide(
+        engineLayer(settings(), seededLedgerLayer([{ ...freezeRow("agent", "any", T0), principal: "human", principal_id: "alice", target_principal: "agent" }]))
+      )
+    ))
+
+  it.effect("a refusal row (an agent's unfreeze) lifts nothing", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(T0 + DAY)
+      expect((yield* gateFor("agent")).map((v) => v.effect)).toEqual(["deny", "deny"])
+    }).pipe(
+      Effect.provide(
+        engineLayer(
+          settings(),
+          seededLedgerLayer([
+            { ...freezeRow("agent", "any", T0), principal: "human", target_principal: "agent" },
+            row({ kind: "refusal", principal: "agent", target_principal: "agent", model: "any", effect: "deny", timestamp: iso(T0 + 1000), plan_id: `unfreeze-refused:agent:${iso(T0 + 1000)}` })
+          ])
+        )
+      )
+    ))
+})
+
 describe("dynamic layer: NotConfigured", () => {
   it.effect("with no [policy] block the gate answers NotConfigured before reading any source", () => {
     let queries = 0
@@ -106,6 +135,7 @@ describe("dynamic layer: NotConfigured", () => {
       Ledger,
       Ledger.of({
         append: () => Effect.die("no write expected"),
+        appendAll: () => Effect.die("no write expected"),
         query: () => {
           queries++
           return Stream.empty
@@ -161,11 +191,16 @@ describe("dynamic layer: durable markers", () => {
     }).pipe(Effect.provide(engineLayer(settings({ objectStoreUrl: url }), seededLedgerLayer([freezeRow("agent", "any", T0 + 5, "unfreeze")]))))
   })
 
-  it.effect("an object tier whose markers cannot be read forces agents to deny", () =>
-    Effect.gen(function* () {
-      expect((yield* gateFor("agent")).map((v) => v.effect)).toEqual(["deny", "deny"])
+  it.effect("an object tier whose markers cannot be read forces agents to deny", () => {
+    const { dir, url } = markerDir()
+    fs.writeFileSync(nodePath.join(dir, "freeze"), "a file where the freeze/ directory should be")
+    return Effect.gen(function* () {
+      const agent = yield* gateFor("agent")
+      expect(agent.map((v) => v.effect)).toEqual(["deny", "deny"])
+      expect(agent[0]!.reason).toMatch(/the freeze markers are unreadable — agent mutation forced to deny/)
       expect((yield* gateFor("human")).map((v) => v.effect)).toEqual(["allow", "allow"])
-    }).pipe(Effect.provide(engineLayer(settings({ objectStoreUrl: "s3://bucket/prefix/" })))))
+    }).pipe(Effect.provide(engineLayer(settings({ objectStoreUrl: url }))))
+  })
 })
 
 describe("dynamic layer: autonomy budget", () => {

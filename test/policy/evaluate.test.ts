@@ -61,15 +61,23 @@ const cases: ReadonlyArray<Case> = [
   { name: "no sticky cap when the dominated ceiling holds", rules: r("agent", "apply", "allow", "{ max_downstreams = 50 }") + r("agent", "apply", "allow", '{ layer = "bronze" }'), capability: "apply", model: big, effect: "allow", matched: 1, reason: /^allow by rule 1 \(most-specific match\)$/ }
 ]
 
+// Every case runs through the plain scan and through the bitset index (small buckets normally skip it).
+const EVALUATORS = [
+  ["plain", Infinity],
+  ["index", 1]
+] as const
+
 describe("static evaluator", () => {
   for (const c of cases) {
-    it(c.name, () => {
-      const policy = loadPolicy(`[policy]\nversion = 1\n${c.defaultAgent === undefined ? "" : `default_agent_effect = "${c.defaultAgent}"\n`}${c.rules}`)
-      const verdict = evaluate(compilePolicy(policy), c.principal ?? "agent", c.capability, toSubject(c.model))
-      expect(verdict.effect).toBe(c.effect)
-      expect(verdict.matched_rule).toBe(c.matched)
-      expect(verdict.reason).toMatch(c.reason)
-    })
+    for (const [evaluator, indexThreshold] of EVALUATORS) {
+      it(`${c.name} (${evaluator})`, () => {
+        const policy = loadPolicy(`[policy]\nversion = 1\n${c.defaultAgent === undefined ? "" : `default_agent_effect = "${c.defaultAgent}"\n`}${c.rules}`)
+        const verdict = evaluate(compilePolicy(policy, { indexThreshold }), c.principal ?? "agent", c.capability, toSubject(c.model))
+        expect(verdict.effect).toBe(c.effect)
+        expect(verdict.matched_rule).toBe(c.matched)
+        expect(verdict.reason).toMatch(c.reason)
+      })
+    }
   }
 
   it("with no [policy] block it evaluates the default posture", () => {

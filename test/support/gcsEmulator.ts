@@ -3,9 +3,11 @@
  *   - objects.insert via `POST /upload/storage/v1/b/{bucket}/o?uploadType=media|multipart&name=…`
  *     (multipart/related: JSON resource part + media part; a given `md5Hash` is verified → 400),
  *   - objects.get metadata `GET [/storage/v1]/b/{bucket}/o/{object}` (md5Hash, etag, metadata, size…),
- *   - objects.get media `GET …?alt=media`.
+ *   - objects.get media `GET …?alt=media`,
+ *   - objects.list `GET [/storage/v1]/b/{bucket}/o?prefix=…` (one page),
+ *   - the `ifGenerationMatch` precondition on insert (0 = "no live object"; mismatch → 412).
  * Buckets exist when named at start; unknown bucket/object → 404 JSON error. No auth, no ACLs,
- * no resumable uploads, no generations/preconditions, no listing, no deletes. Counts inserts.
+ * no resumable uploads, no deletes. Counts inserts.
  * (Paths accept both `/storage/v1/b/…` and `/b/…`: the client uses STORAGE_EMULATOR_HOST as its
  * base URL verbatim.)
  */
@@ -26,6 +28,8 @@ export interface GcsEmulator {
   readonly inserts: Array<string>
   readonly objects: Map<string, StoredObject>
   readonly unhandled: Array<string>
+  /** While true, every insert answers 503 (reads and listings still work). */
+  failInserts: boolean
   readonly close: () => Promise<void>
 }
 
@@ -63,6 +67,18 @@ export const startGcsEmulator = async (buckets: ReadonlyArray<string>): Promise<
   const inserts: Array<string> = []
   const unhandled: Array<string> = []
   let generation = 1
+  const handle: { -readonly [K in keyof GcsEmulator]: GcsEmulator[K] } = {
+    host: "",
+    inserts,
+    objects,
+    unhandled,
+    failInserts: false,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      })
+  }
 
   const json = (res: http.ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { "content-type": "application/json" })
@@ -88,6 +104,7 @@ export const startGcsEmulator = async (buckets: ReadonlyArray<string>): Promise<
     const body = await readBody(req)
     const upload = /^\/upload\/storage\/v1\/b\/([^/]+)\/o$/.exec(url.pathname)
     if (req.method === "POST" && upload !== null) {
+      if (handle.failInserts) return json(res, 503, { error: { code: 503, message: "Service Unavailable (emulated outage)" } })
       const bucket = decodeURIComponent(upload[1] ?? "")
       if (!buckets.includes(bucket)) return notFound(res, `bucket ${bucket}`)
       const uploadType = url.searchParams.get("uploadType")
@@ -103,6 +120,10 @@ export const startGcsEmulator = async (buckets: ReadonlyArray<string>): Promise<
       }
       const name = url.searchParams.get("name") ?? (typeof meta.name === "string" ? meta.name : "")
       const md5Hash = createHash("md5").update(media).digest("base64")
+      const ifGeneration = url.searchParams.get("ifGenerationMatch")
+      if (ifGeneration !== null && String(objects.get(`${bucket}/${name}`)?.generation ?? 0) !== ifGeneration) {
+        return json(res, 412, { error: { code: 412, message: "At least one of the pre-conditions you specified did not hold.", errors: [{ reason: "conditionNotMet" }] } })
+      }
       if (typeof meta.md5Hash === "string" && meta.md5Hash !== md5Hash) {
         return json(res, 400, { error: { code: 400, message: "Provided MD5 hash does not match calculated MD5 hash" } })
       }
@@ -116,6 +137,17 @@ export const startGcsEmulator = async (buckets: ReadonlyArray<string>): Promise<
       objects.set(`${bucket}/${name}`, stored)
       inserts.push(name)
       return json(res, 200, resource(bucket, name, stored))
+    }
+    const list = /^(?:\/storage\/v1)?\/b\/([^/]+)\/o$/.exec(url.pathname)
+    if (req.method === "GET" && list !== null) {
+      const bucket = decodeURIComponent(list[1] ?? "")
+      if (!buckets.includes(bucket)) return notFound(res, `bucket ${bucket}`)
+      const prefix = url.searchParams.get("prefix") ?? ""
+      const items = [...objects.entries()]
+        .filter(([k]) => k.startsWith(`${bucket}/${prefix}`))
+        .map(([k, o]) => resource(bucket, k.slice(bucket.length + 1), o))
+        .sort((a, b) => (a.name < b.name ? -1 : 1))
+      return json(res, 200, { kind: "storage#objects", items })
     }
     const get = /^(?:\/storage\/v1)?\/b\/([^/]+)\/o\/(.+)$/.exec(url.pathname)
     if (req.method === "GET" && get !== null) {
@@ -135,15 +167,6 @@ export const startGcsEmulator = async (buckets: ReadonlyArray<string>): Promise<
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   const port = (server.address() as AddressInfo).port
-  return {
-    host: `http://127.0.0.1:${port}`,
-    inserts,
-    objects,
-    unhandled,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections()
-        server.close(() => resolve())
-      })
-  }
+  handle.host = `http://127.0.0.1:${port}`
+  return handle
 }

@@ -3,13 +3,13 @@ import { Effect, Exit, Layer, TestClock } from "effect"
 import { afterAll, beforeAll } from "vitest"
 import { WarehouseAdapter } from "../../src/schemas/adapters"
 import { substituteEnvVars } from "../../src/services/ProjectConfig/interpolate"
-import { decodeToml } from "../../src/services/ProjectConfig/toml"
+import { decodeToml } from "../../src/platform/toml"
 import { WarehouseAuth } from "../../src/services/WarehouseAuth/WarehouseAuth"
 import { layerFromAdapter } from "../../src/services/WarehouseClient/layer"
 import { WarehouseStatements } from "../../src/services/WarehouseClient/statements"
 import { generateLoopbackCertificate, type LoopbackCertificate } from "../support/tls"
 import { startWarehouseEmulator, type WarehouseEmulator } from "../support/warehouseEmulator"
-import { adapterFor, CLIENT_ID, CLIENT_SECRET, envLayer, fastRetry, httpClientTrusting, PAT } from "./fixtures"
+import { adapterFor, CLIENT_ID, CLIENT_SECRET, envLayer, httpClientTrusting, PAT } from "./fixtures"
 
 let certificate: LoopbackCertificate
 let emulator: WarehouseEmulator
@@ -29,7 +29,7 @@ beforeAll(async () => {
 afterAll(() => Promise.all([emulator.close(), shortLived.close()]))
 
 const services = (adapter: WarehouseAdapter, env: Record<string, string> = {}) =>
-  layerFromAdapter("wh", adapter, { retry: fastRetry }).pipe(
+  layerFromAdapter("wh", adapter).pipe(
     Layer.provide(httpClientTrusting(certificate.caPem)),
     Layer.provide(envLayer(env))
   )

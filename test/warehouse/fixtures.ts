@@ -3,7 +3,7 @@ import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-tr
 import { ConfigProvider, Layer, Logger, LogLevel, Redacted } from "effect"
 import type { WarehouseAdapter } from "../../src/schemas/adapters"
 import { warehouseHttpClient } from "../../src/services/Warehouse/remote"
-import type { RetryPolicy } from "../../src/services/WarehouseClient/retry"
+import type { RetryPolicy } from "../../src/services/Warehouse/retry"
 import type { WarehouseEmulator } from "../support/warehouseEmulator"
 
 /**
@@ -16,11 +16,12 @@ export const PAT = "dapi-personal-0123456789abcdef"
 export const CLIENT_ID = "sp-pcli-tests"
 export const CLIENT_SECRET = "dose-very-secret-client-credential-42"
 
+/** The one retry layer's policy, fast: what tests wrap warehouse calls in (`retryTransient`). */
 export const fastRetry: RetryPolicy = {
   maxRetries: 4,
-  baseDelay: "10 millis",
-  maxDelay: "50 millis",
-  maxRetryAfter: "5 seconds"
+  baseDelayMillis: 10,
+  maxDelayMillis: 50,
+  maxRetryAfterMillis: 5_000
 }
 
 export const adapterFor = (

@@ -8,7 +8,7 @@ import { WarehouseBindings } from "../../src/services/WarehouseClient/bindings"
 import { WarehouseCatalog } from "../../src/services/WarehouseClient/catalog"
 import { generateLoopbackCertificate, type LoopbackCertificate } from "../support/tls"
 import { startWarehouseEmulator, type WarehouseEmulator } from "../support/warehouseEmulator"
-import { adapterFor, CLIENT_ID, CLIENT_SECRET, envLayer, fastRetry, httpClientTrusting } from "./fixtures"
+import { adapterFor, CLIENT_ID, CLIENT_SECRET, envLayer, httpClientTrusting } from "./fixtures"
 
 let certificate: LoopbackCertificate
 let emulator: WarehouseEmulator
@@ -22,7 +22,7 @@ afterAll(() => emulator.close())
 const adapter = () => adapterFor(emulator, { client_id: CLIENT_ID, client_secret: CLIENT_SECRET })
 
 const remote = () =>
-  layerFromAdapterWith("wh", adapter(), { retry: fastRetry }).pipe(
+  layerFromAdapterWith("wh", adapter()).pipe(
     Layer.provide(httpClientTrusting(certificate.caPem)),
     Layer.provide(envLayer())
   )

@@ -1,11 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, Layer } from "effect"
 import { afterAll, beforeAll } from "vitest"
+import { retryTransient } from "../../src/services/Warehouse/retry"
 import { layerFromAdapter } from "../../src/services/WarehouseClient/layer"
 import { WarehouseStatements } from "../../src/services/WarehouseClient/statements"
 import type { WarehouseClientOptions } from "../../src/services/WarehouseClient/WarehouseClient"
 import { generateLoopbackCertificate, type LoopbackCertificate } from "../support/tls"
 import { startWarehouseEmulator, type WarehouseEmulator } from "../support/warehouseEmulator"
+import { freePort } from "../support/ports"
 import { adapterFor, captureLogs, envLayer, fastRetry, httpClientTrusting, PAT } from "./fixtures"
 
 let certificate: LoopbackCertificate
@@ -17,13 +19,16 @@ beforeAll(async () => {
 })
 afterAll(() => emulator.close())
 
-const services = (fields: Parameters<typeof adapterFor>[1] = { token: PAT }, options: WarehouseClientOptions = { retry: fastRetry }) =>
+const services = (fields: Parameters<typeof adapterFor>[1] = { token: PAT }, options: WarehouseClientOptions = {}) =>
   layerFromAdapter("wh", adapterFor(emulator, fields), options).pipe(
     Layer.provide(httpClientTrusting(certificate.caPem)),
     Layer.provide(envLayer())
   )
 
 const execute = (sql: string) => Effect.flatMap(WarehouseStatements, (s) => s.execute(sql))
+
+/** Through the one retry layer, as the runner wraps a model's build. */
+const retried = (sql: string) => retryTransient(execute(sql), { policy: fastRetry, subject: "model m" })
 
 describe("warehouse statements", () => {
   it.live("reads a multi-chunk result whole", () =>
@@ -74,15 +79,17 @@ describe("warehouse statement failures and retries", () => {
     return Effect.gen(function* () {
       emulator.resetCounts()
       emulator.faults.throttle(3, 1)
-      const result = yield* execute("SELECT 42 AS answer")
+      const result = yield* retried("SELECT 42 AS answer")
       expect(result.rows).toEqual([[42]])
       expect(emulator.count("submit")).toBe(4)
-      const retries = logs.lines.filter((line) => line.includes("warehouse call retried"))
+      const retries = logs.lines.filter((line) => line.includes("retrying ("))
       expect(retries).toHaveLength(3)
-      for (const line of retries) {
-        expect(line).toContain('"status":429')
+      retries.forEach((line, i) => {
+        expect(line).toMatch(/^WARN /)
+        expect(line).toContain(`retrying (${i + 2}/5) in 1s: model m: `)
+        expect(line).toContain("HTTP 429")
         expect(line).toContain('"delay_ms":1000')
-      }
+      })
     }).pipe(Effect.provide(Layer.merge(services(), logs.layer)))
   })
 
@@ -90,11 +97,11 @@ describe("warehouse statement failures and retries", () => {
     Effect.gen(function* () {
       emulator.resetCounts()
       emulator.faults.serverErrors(2, 503)
-      expect((yield* execute("SELECT 1 AS one")).rows).toEqual([[1]])
+      expect((yield* retried("SELECT 1 AS one")).rows).toEqual([[1]])
       expect(emulator.count("submit")).toBe(3)
       emulator.resetCounts()
       emulator.faults.resetConnections(2)
-      expect((yield* execute("SELECT 2 AS two")).rows).toEqual([[2]])
+      expect((yield* retried("SELECT 2 AS two")).rows).toEqual([[2]])
       expect(emulator.count("submit")).toBe(3)
     }).pipe(Effect.provide(services()))
   )
@@ -103,12 +110,51 @@ describe("warehouse statement failures and retries", () => {
     Effect.gen(function* () {
       emulator.resetCounts()
       emulator.faults.serverErrors(100, 502)
-      const error = yield* execute("SELECT 1").pipe(Effect.flip, Effect.ensuring(Effect.sync(() => emulator.faults.serverErrors(0))))
+      const error = yield* retried("SELECT 1").pipe(Effect.flip, Effect.ensuring(Effect.sync(() => emulator.faults.serverErrors(0))))
       expect(error._tag).toBe("WarehouseApiError")
       expect(error._tag === "WarehouseApiError" && error.transient).toBe(true)
       expect(emulator.count("submit")).toBe(fastRetry.maxRetries + 1)
     }).pipe(Effect.provide(services()))
   )
+
+  it.live("the client itself calls once: a 503 comes back at once, marked transient (no second retry layer)", () =>
+    Effect.gen(function* () {
+      emulator.resetCounts()
+      emulator.faults.serverErrors(1, 503)
+      const error = yield* execute("SELECT 1").pipe(Effect.flip)
+      expect(error._tag === "WarehouseApiError" && error.status).toBe(503)
+      expect(error._tag === "WarehouseApiError" && error.transient).toBe(true)
+      expect(emulator.count("submit")).toBe(1)
+    }).pipe(Effect.provide(services()))
+  )
+
+  it.live("a refused connection or an unknown host fails at once, not transient, with a clear message", () => {
+    const logs = captureLogs()
+    const at = (host: string, fields: Parameters<typeof adapterFor>[1]) =>
+      layerFromAdapter("wh", { ...adapterFor(emulator, fields), host }).pipe(
+        Layer.provide(httpClientTrusting(certificate.caPem)),
+        Layer.provide(envLayer())
+      )
+    return Effect.gen(function* () {
+      const closed = `127.0.0.1:${yield* Effect.promise(() => freePort())}`
+      const refused = yield* retried("SELECT 1").pipe(Effect.flip, Effect.provide(at(closed, { token: PAT })))
+      expect(refused._tag).toBe("WarehouseUnreachable")
+      expect(refused._tag === "WarehouseUnreachable" && refused.transient).toBe(false)
+      expect(refused.message).toBe(
+        `warehouse ${closed}: POST /api/2.0/sql/statements failed: connection refused (ECONNREFUSED): nothing accepts connections at that host and port`
+      )
+      const tokenRefused = yield* retried("SELECT 1").pipe(
+        Effect.flip,
+        Effect.provide(at(closed, { client_id: "svc", client_secret: "s3cret-value" }))
+      )
+      expect(tokenRefused._tag).toBe("TokenExchangeFailed")
+      expect(tokenRefused.message).toContain("connection refused (ECONNREFUSED)")
+      const unknown = yield* retried("SELECT 1").pipe(Effect.flip, Effect.provide(at("no-such-warehouse.invalid", { token: PAT })))
+      expect(unknown._tag === "WarehouseUnreachable" && unknown.transient).toBe(false)
+      expect(unknown.message).toMatch(/no-such-warehouse\.invalid: .*(ENOTFOUND|EAI_AGAIN)/)
+      expect(logs.lines.filter((l) => l.includes("retrying ("))).toEqual([])
+    }).pipe(Effect.provide(logs.layer))
+  })
 
   it.live("a failed statement carries the warehouse's message and state and is not retried", () =>
     Effect.gen(function* () {

@@ -3,6 +3,7 @@ import { blake3 } from "@noble/hashes/blake3.js"
 import { bytesToHex } from "@noble/hashes/utils.js"
 import { Data, Effect } from "effect"
 import { fileURLToPath } from "node:url"
+import { commitStaged } from "../../platform/atomicWrite"
 import type { DuckDbService } from "../Warehouse/embedded"
 
 /** Writing or placing a Parquet artifact failed; no file appeared under its hash name. */
@@ -48,8 +49,9 @@ export interface WrittenArtifact {
 
 /**
  * Encodes a relation as deterministic Parquet (single thread, ORDER BY ALL), hashes the
- * bytes, and renames the temp file to `<dir>/<hash>.parquet` so the file appears only when
- * complete. Same bytes land at the same name; an existing file of that name is left alone.
+ * bytes, and publishes the temp file as `<dir>/<hash>.parquet` through the shared atomic
+ * writer (fsync, create-only link, directory fsync), so the file appears only when complete
+ * and durable. Same bytes land at the same name; an existing file of that name is left alone.
  */
 export const writeParquetArtifact = (input: {
   readonly duck: DuckDbService
@@ -81,9 +83,8 @@ export const writeParquetArtifact = (input: {
     const bytes = yield* fs.readFile(temp).pipe(Effect.mapError(fail(temp)))
     const hash = blake3Hex(bytes)
     const absolutePath = path.join(input.dir, `${hash}.parquet`)
-    const exists = yield* fs.exists(absolutePath).pipe(Effect.mapError(fail(absolutePath)))
-    if (exists) yield* fs.remove(temp).pipe(Effect.mapError(fail(temp)))
-    else yield* fs.rename(temp, absolutePath).pipe(Effect.mapError(fail(absolutePath)))
+    // Create-only: same bytes land at the same name, so an existing file is kept and the temp dropped.
+    yield* commitStaged(temp, absolutePath, "create").pipe(Effect.mapError(fail(absolutePath)))
     return { hash, absolutePath, size: bytes.length }
   }).pipe(
     Effect.tapError(() =>

@@ -1,18 +1,13 @@
 import { FileSystem, Path } from "@effect/platform"
-import { type ConfigError, Context, Effect, Layer, Option, Redacted, Scope } from "effect"
+import { Context, Effect, Layer, Option, Redacted, type Scope } from "effect"
+import * as ObjectStore from "../../platform/ObjectStore/ObjectStore"
 import type { CacheBlock } from "../../schemas/adapters"
 import { isSet } from "../../schemas/adapters"
-import { makeAzureClient } from "./azureClient"
 import type { CacheStore } from "./CacheStore"
-import { CacheConfigInvalid, CacheObjectStoreError } from "./errors"
+import { CacheConfigInvalid } from "./errors"
 import { makeFileStore } from "./fileStore"
-import { makeGcsClient } from "./gcsClient"
 import { DEFAULT_KV_TTL_SECONDS, makeKvStore } from "./kvStore"
-import { makeLocalObjectClient } from "./localObjectClient"
-import type { ObjectClient } from "./ObjectClient"
-import { describe } from "./ObjectClient"
-import { makeObjectStore, parseObjectStoreUrl } from "./objectStore"
-import { makeS3Client } from "./s3Client"
+import { makeObjectCache } from "./objectCache"
 import { makeTieredStore } from "./tieredStore"
 
 export interface KvTuning {
@@ -50,28 +45,13 @@ export const make = (tuning: KvTuning = defaultKvTuning) =>
         if (url === undefined || url.trim() === "") {
           return yield* new CacheConfigInvalid({ adapter, backend, detail: "object_store_url is required" })
         }
-        const location = parseObjectStoreUrl(url)
+        const location = ObjectStore.parseObjectStoreUrl(url, "object_store_url")
         if (typeof location === "string") return yield* new CacheConfigInvalid({ adapter, backend, detail: location })
-        const scope = yield* Effect.scope
-        const client: Effect.Effect<ObjectClient, CacheObjectStoreError | ConfigError.ConfigError, Scope.Scope> =
-          location.scheme === "s3"
-            ? makeS3Client(location.bucket)
-            : location.scheme === "gs"
-              ? makeGcsClient(location.bucket)
-              : location.scheme === "az"
-                ? makeAzureClient(location.bucket)
-                : withPlatform(makeLocalObjectClient(location.prefix))
-        // The SDK loads on the first operation; a credential/config problem there fails open.
-        const connect = yield* Effect.cached(
-          client.pipe(
-            Effect.catchAllDefect((d) => Effect.fail(new CacheObjectStoreError({ backend, operation: "connect", detail: describe(d) }))),
-            Effect.mapError((e) =>
-              e._tag === "CacheObjectStoreError" ? e : new CacheObjectStoreError({ backend, operation: "connect", detail: String(e) })
-            ),
-            Scope.extend(scope)
-          )
+        // The store connects on its first operation; a credential or network problem there fails open.
+        const store = yield* withPlatform(ObjectStore.fromUrl(url)).pipe(
+          Effect.mapError((e) => new CacheConfigInvalid({ adapter, backend, detail: e.detail }))
         )
-        return makeObjectStore(location, connect, backend)
+        return makeObjectCache(store, backend)
       })
 
     const kvStoreFor = (adapter: string, block: CacheBlock, backend: "kv" | "tiered") =>

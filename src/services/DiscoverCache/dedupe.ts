@@ -1,6 +1,6 @@
 import { blake3 } from "@noble/hashes/blake3.js"
 import { bytesToHex } from "@noble/hashes/utils.js"
-import { createHash } from "node:crypto"
+import { normalizeEtag } from "../../platform/ObjectStore/ObjectStore"
 import type { Envelope } from "../../schemas/discover"
 import { normalizeEnvelope } from "../EltApi/envelope"
 
@@ -13,13 +13,9 @@ export const contentHash = (envelope: Envelope): string => {
   return bytesToHex(blake3(new TextEncoder().encode(JSON.stringify(rest))))
 }
 
-export const md5Hex = (text: string): string => createHash("md5").update(text, "utf8").digest("hex")
-export const md5Base64 = (text: string): string => createHash("md5").update(text, "utf8").digest("base64")
+export { normalizeEtag }
 
-/** ETag as compared to an MD5: without `W/`, quotes, lowercase. */
-export const normalizeEtag = (etag: string): string => etag.trim().replace(/^W\//i, "").replace(/"/g, "").toLowerCase()
-
-/** What an object store says about an existing object. */
+/** What the cache compares before a PUT (from the store's facts and its `pcli-content-hash` metadata). */
 export interface ObjectFacts {
   readonly etag?: string | undefined
   /** Stored MD5 of the body, hex (S3 single-part ETag, Azure Content-MD5, GCS md5Hash). */

@@ -1,7 +1,7 @@
 import { FileSystem, Path } from "@effect/platform"
 import { Effect, Option } from "effect"
 import type { Envelope } from "../../schemas/discover"
-import { writeFileAtomic } from "./atomicWrite"
+import { writeFileAtomic } from "../../platform/atomicWrite"
 import { type CacheStore, skipped, written } from "./CacheStore"
 import { decodeEntry } from "./decode"
 import { contentHash, serializeEnvelope } from "./dedupe"

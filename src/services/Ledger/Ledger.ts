@@ -1,30 +1,14 @@
 import { Context, Data, type Effect, type Stream } from "effect"
+import type { LedgerKind, LedgerRow, PrincipalClass } from "../../schemas/ledger"
 
-export type LedgerKind = "evaluation" | "escalation" | "freeze" | "unfreeze" | "verification" | "approval"
-export type PrincipalClass = "human" | "agent"
-export type PrincipalIdSource = "flag" | "env" | "mcp_profile" | "default"
-export type PolicyEffect = "allow" | "require_review" | "deny"
+// The row, its kinds and literals are Schemas in src/schemas/ledger.ts; re-exported for this service's importers.
+export { LedgerKind, LedgerRow, PolicyEffect, PrincipalClass, PrincipalIdSource } from "../../schemas/ledger"
 
-/** One decision as stored. `decision_ref` is its stable public reference. */
-export interface LedgerRow {
-  readonly decision_ref: string
-  readonly kind: LedgerKind
-  readonly timestamp: string // RFC 3339, UTC, millisecond precision
-  readonly principal: PrincipalClass
-  readonly principal_id: string | null // null for rows written before ids existed
-  readonly principal_id_source: PrincipalIdSource | null
-  readonly principal_id_verified: false
-  readonly capability: string | null
-  /** Target model; for freeze/unfreeze rows the scope selector string; `*` for verification. */
-  readonly model: string | null
-  readonly effect: PolicyEffect | null
-  readonly rule_id: number | null
-  readonly plan_id: string | null
-  readonly reason: string | null
+/** What a writer supplies; the ledger stamps `timestamp`, `decision_ref` and `principal_id_verified`. */
+export type NewLedgerRow = Omit<LedgerRow, "decision_ref" | "timestamp" | "principal_id_verified" | "target_principal"> & {
+  /** The principal a freeze, unfreeze or refusal is about; omitted (null) on other rows. */
+  readonly target_principal?: PrincipalClass | null
 }
-
-/** What a writer supplies; the ledger stamps `timestamp` and `decision_ref`. */
-export type NewLedgerRow = Omit<LedgerRow, "decision_ref" | "timestamp" | "principal_id_verified">
 
 export interface LedgerFilter {
   readonly since?: Date
@@ -45,6 +29,8 @@ export class LedgerUnavailable extends Data.TaggedError("LedgerUnavailable")<{ r
 
 export interface LedgerService {
   readonly append: (row: NewLedgerRow) => Effect.Effect<LedgerRow, LedgerUnavailable>
+  /** Appends every row in one transaction, with one timestamp: all are recorded or none. */
+  readonly appendAll: (rows: ReadonlyArray<NewLedgerRow>) => Effect.Effect<ReadonlyArray<LedgerRow>, LedgerUnavailable>
   /** Rows matching the filter, oldest first, streamed from SQL. */
   readonly query: (filter: LedgerFilter) => Stream.Stream<LedgerRow, LedgerUnavailable>
 }

@@ -1,86 +1,66 @@
 import { SqlClient, type Statement } from "@effect/sql"
-import { Chunk, Clock, Effect, Layer, Option, Stream } from "effect"
-import {
-  Ledger,
-  type LedgerFilter,
-  type LedgerKind,
-  type LedgerRow,
-  LedgerUnavailable,
-  type NewLedgerRow,
-  type PolicyEffect,
-  type PrincipalClass,
-  type PrincipalIdSource
-} from "./Ledger"
+import { Chunk, Clock, Effect, Layer, Option, Schedule, Schema, Stream } from "effect"
+import { LedgerRow } from "../../schemas/ledger"
+import { Ledger, type LedgerFilter, LedgerUnavailable, type NewLedgerRow } from "./Ledger"
 
-interface StoredRow {
-  readonly seq: number
-  readonly decision_ref: string
-  readonly kind: string
-  readonly timestamp: string
-  readonly principal: string
-  readonly principal_id: string | null
-  readonly principal_id_source: string | null
-  readonly capability: string | null
-  readonly model: string | null
-  readonly effect: string | null
-  readonly rule_id: number | null
-  readonly plan_id: string | null
-  readonly reason: string | null
-}
-
-const toRow = (r: StoredRow): LedgerRow => ({
-  decision_ref: r.decision_ref,
-  kind: r.kind as LedgerKind,
-  timestamp: r.timestamp,
-  principal: r.principal as PrincipalClass,
-  principal_id: r.principal_id,
-  principal_id_source: r.principal_id_source as PrincipalIdSource | null,
-  principal_id_verified: false,
-  capability: r.capability,
-  model: r.model,
-  effect: r.effect as PolicyEffect | null,
-  rule_id: r.rule_id,
-  plan_id: r.plan_id,
-  reason: r.reason
-})
+/** A row as SQLite holds it: `principal_id_verified` is the integer 0. */
+const StoredRow = Schema.Struct({ ...LedgerRow.fields, principal_id_verified: Schema.transformLiteral(0, false) })
+const decodeStored = Schema.decodeUnknown(StoredRow)
 
 const PAGE = 1000
 
 const unavailable = (e: { readonly message: string; readonly cause?: unknown }) =>
   new LedgerUnavailable({ detail: String((e.cause as Error | undefined)?.message ?? e.message) })
 
+/**
+ * Another process committed while this append's deferred transaction read: SQLite answers
+ * SQLITE_BUSY at once (waiting cannot help a stale snapshot), so the whole append is retried.
+ */
+const isBusy = (e: { readonly cause?: unknown }) =>
+  /SQLITE_BUSY|database is locked/.test(
+    String((e.cause as { code?: string } | undefined)?.code ?? "") + String((e.cause as Error | undefined)?.message ?? "")
+  )
+const busyRetry = Schedule.exponential("5 millis").pipe(Schedule.jittered, Schedule.intersect(Schedule.recurs(20)))
+
 export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
-  const append = (row: NewLedgerRow) =>
+  /** Inserts one row stamped `timestamp`; must run inside the caller's transaction. */
+  const insert = (row: NewLedgerRow, timestamp: string) =>
+    Effect.gen(function* () {
+      const base = `${timestamp}|${row.plan_id ?? ""}|${row.model ?? ""}`
+      // The reference key is "<ts>|<plan>|<model>"; a same-millisecond twin gets a suffix, never overwrites.
+      // A range on the unique index, not LIKE: a scope may hold % or _ and must not become a pattern.
+      const twins = yield* sql<{ n: number }>`SELECT count(*) AS n FROM ledger
+        WHERE decision_ref = ${base} OR (decision_ref > ${`${base}|#`} AND decision_ref < ${`${base}|$`})`
+      const n = twins[0]?.n ?? 0
+      const stored: LedgerRow = {
+        decision_ref: n === 0 ? base : `${base}|#${n + 1}`,
+        kind: row.kind,
+        timestamp,
+        principal: row.principal,
+        principal_id: row.principal_id,
+        principal_id_source: row.principal_id_source,
+        principal_id_verified: false,
+        target_principal: row.target_principal ?? null,
+        capability: row.capability,
+        model: row.model,
+        effect: row.effect,
+        rule_id: row.rule_id,
+        plan_id: row.plan_id,
+        reason: row.reason
+      }
+      yield* sql`INSERT INTO ledger ${sql.insert({ ...stored, principal_id_verified: 0 })}`
+      return stored
+    })
+
+  const appendAll = (rows: ReadonlyArray<NewLedgerRow>) =>
     Effect.gen(function* () {
       const timestamp = new Date(yield* Clock.currentTimeMillis).toISOString()
-      const base = `${timestamp}|${row.plan_id ?? ""}|${row.model ?? ""}`
-      return yield* sql.withTransaction(
-        Effect.gen(function* () {
-          // The reference key is "<ts>|<plan>|<model>"; a same-millisecond twin gets a suffix, never overwrites.
-          const twins = yield* sql<{ n: number }>`SELECT count(*) AS n FROM ledger WHERE decision_ref = ${base} OR decision_ref LIKE ${base + "|#%"}`
-          const n = twins[0]?.n ?? 0
-          const decision_ref = n === 0 ? base : `${base}|#${n + 1}`
-          const stored: LedgerRow = { ...row, decision_ref, timestamp, principal_id_verified: false }
-          yield* sql`INSERT INTO ledger ${sql.insert({
-            decision_ref,
-            kind: row.kind,
-            timestamp,
-            principal: row.principal,
-            principal_id: row.principal_id,
-            principal_id_source: row.principal_id_source,
-            capability: row.capability,
-            model: row.model,
-            effect: row.effect,
-            rule_id: row.rule_id,
-            plan_id: row.plan_id,
-            reason: row.reason
-          })}`
-          return stored
-        })
-      )
-    }).pipe(Effect.mapError(unavailable))
+      return yield* sql.withTransaction(Effect.forEach(rows, (row) => insert(row, timestamp)))
+    }).pipe(Effect.retry({ while: isBusy, schedule: busyRetry }), Effect.mapError(unavailable))
+
+  const append = (row: NewLedgerRow) => Effect.map(appendAll([row]), (stored) => stored[0]!)
 
   const page = (filter: LedgerFilter, after: number) => {
     const conditions: Array<Statement.Fragment> = [sql`seq > ${after}`]
@@ -91,24 +71,31 @@ export const make = Effect.gen(function* () {
     if (filter.models !== undefined) conditions.push(sql.in("model", filter.models))
     if (filter.kinds !== undefined) conditions.push(sql.in("kind", filter.kinds))
     if (filter.planId !== undefined) conditions.push(sql`plan_id = ${filter.planId}`)
-    return sql<StoredRow>`SELECT * FROM ledger WHERE ${sql.and(conditions)} ORDER BY seq LIMIT ${PAGE}`
+    return sql<{ readonly seq: number }>`SELECT * FROM ledger WHERE ${sql.and(conditions)} ORDER BY seq LIMIT ${PAGE}`
   }
+
+  const decodePage = (rows: ReadonlyArray<{ readonly seq: number }>) =>
+    Effect.forEach(rows, (raw) =>
+      decodeStored(raw).pipe(Effect.mapError((e) => new LedgerUnavailable({ detail: `ledger row ${raw.seq} is malformed: ${e.message.split("\n")[0]}` })))
+    )
 
   const query = (filter: LedgerFilter): Stream.Stream<LedgerRow, LedgerUnavailable> =>
     Stream.paginateChunkEffect(0, (after: number) =>
       page(filter, after).pipe(
-        Effect.map((rows) => {
-          const last = rows[rows.length - 1]
-          return [
-            Chunk.fromIterable(rows.map(toRow)),
-            rows.length < PAGE || last === undefined ? Option.none<number>() : Option.some(last.seq)
-          ] as const
-        }),
-        Effect.mapError(unavailable)
+        Effect.mapError(unavailable),
+        Effect.flatMap((rows) =>
+          Effect.map(decodePage(rows), (decoded) => {
+            const last = rows[rows.length - 1]
+            return [
+              Chunk.fromIterable(decoded),
+              rows.length < PAGE || last === undefined ? Option.none<number>() : Option.some(last.seq)
+            ] as const
+          })
+        )
       )
     )
 
-  return Ledger.of({ append, query })
+  return Ledger.of({ append, appendAll, query })
 })
 
 /** The decision ledger on the state store's SQLite. Rows come back in append order. */

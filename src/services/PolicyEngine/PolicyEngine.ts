@@ -179,6 +179,6 @@ export const make = (settings: PolicySettings) =>
     })
   })
 
-/** The live engine for one loaded configuration. */
+/** The live engine for one loaded configuration (scoped: the marker store's clients close with it). */
 export const layer = (settings: PolicySettings): Layer.Layer<PolicyEngine, never, Ledger | FileSystem.FileSystem | Path.Path> =>
-  Layer.effect(PolicyEngine, make(settings))
+  Layer.scoped(PolicyEngine, make(settings))

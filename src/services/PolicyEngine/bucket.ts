@@ -1,28 +1,22 @@
-import type { PolicyEffect, PolicyRule } from "../../schemas/policy"
 import type { EvaluationSubject } from "./attributes"
-import { type Bits, buildRuleIndex, matchRules, type RuleIndex } from "./ruleIndex"
-
-export interface CompiledRule {
-  readonly id: number
-  readonly rule: PolicyRule
-  readonly effect: PolicyEffect
-  /** Constraint bits: specificity compares these sets (a strict subset is dominated). */
-  readonly constraints: number
-  readonly maxDownstreams: number | undefined
-}
+import { breachedAt, type CompiledRule, NO_SELECTION, type Selection } from "./plain"
+import { type Bits, buildRuleIndex, type IndexScratch, indexScratch, matchRules, type RuleIndex } from "./ruleIndex"
 
 /**
- * The rules of one `principal|capability` (refinements included), laid out so selection is
- * word-wide: bit positions hold the deny rules first, then one contiguous range per constraint
- * set; every range is in file order, so its lowest set bit is its earliest rule.
+ * The bitset evaluator for large buckets: the rules of one `principal|capability` (refinements
+ * included), laid out so selection is word-wide: bit positions hold the deny rules first, then
+ * one contiguous range per constraint set; every range is in file order, so its lowest set bit
+ * is its earliest rule. It must agree with `selectPlain` (plain.ts) exactly. Never written
+ * after it is built except its scratch pool: each evaluation takes a scratch of its own for its
+ * whole duration, so evaluations may nest or interleave.
  */
-export interface Bucket {
+export interface IndexedBucket {
   /** Rules by bit position. */
   readonly rules: ReadonlyArray<CompiledRule>
   readonly index: RuleIndex
   /** Positions [0, denyEnd) are the deny rules. */
   readonly denyEnd: number
-  /** Constraint-set ranges: set, first/last word, first/last word masks. */
+  /** Constraint-set ranges ("groups"): set, first/last word, first/last word masks. */
   readonly groupMask: Int32Array
   readonly groupW0: Int32Array
   readonly groupW1: Int32Array
@@ -37,20 +31,28 @@ export interface Bucket {
   /** Every `stride` ceiling rules, the set of the ones before: a breach set is one copy plus < stride bits. */
   readonly ceilingSnapshots: ReadonlyArray<Bits>
   readonly ceilingStride: number
-  /** Scratch (evaluation is synchronous, so never shared mid-use). */
-  readonly breached: Bits
+  /** Scratch not in use (a nested evaluation finds it empty and allocates; allocating per call is ~10× slower). */
+  readonly spare: Array<Scratch>
 }
 
-/** The outcome of selection over one bucket, as positions (-1 = none). */
-export interface Selection {
-  /** The earliest matching deny. */
-  deny: number
-  /** The winner among the undominated candidates, and how many there were. */
-  winner: number
-  survivors: number
-  mixed: boolean
-  /** The earliest candidate (dominated or not) whose allow ceiling is breached; computed only when the winner allows. */
-  capped: number
+/** One evaluation's working memory, sized from the bucket (groups, words), never from a fixed table; clean when spare. */
+interface Scratch extends IndexScratch {
+  readonly breached: Bits
+  /** Per group: 1 when it has a candidate; and the groups that do. */
+  readonly present: Uint8Array
+  readonly live: Int32Array
+  readonly few: Int32Array
+}
+
+const scratchFor = (bucket: IndexedBucket): Scratch => {
+  const groups = bucket.groupMask.length
+  return {
+    ...indexScratch(bucket.index),
+    breached: new Int32Array(bucket.index.words),
+    present: new Uint8Array(groups),
+    live: new Int32Array(groups),
+    few: new Int32Array(FEW)
+  }
 }
 
 const wordMask = (from: number, to: number, w: number): number => {
@@ -83,7 +85,7 @@ const countBelow = (values: Float64Array, limit: number): number => {
   return lo
 }
 
-export const makeBucket = (fileOrder: ReadonlyArray<CompiledRule>): Bucket => {
+export const makeIndexedBucket = (fileOrder: ReadonlyArray<CompiledRule>): IndexedBucket => {
   const denies = fileOrder.filter((r) => r.effect === "deny")
   const byMask = new Map<number, Array<CompiledRule>>()
   for (const r of fileOrder) {
@@ -128,13 +130,9 @@ export const makeBucket = (fileOrder: ReadonlyArray<CompiledRule>): Bucket => {
     ceilingValues: Float64Array.from(ceilinged, (e) => e[1]),
     ceilingSnapshots: snapshots(ceilinged.map((e) => e[0]), index.words, ceilingStride),
     ceilingStride,
-    breached: new Int32Array(index.words)
+    spare: []
   }
 }
-
-// Scratch for one selection (synchronous, never re-entered): flags per group (≤ 128 constraint sets), live groups.
-const present = new Uint8Array(128)
-const live = new Int32Array(128)
 
 /** Position of the lowest set bit of word `w` (non-zero `bits`); `-bits` never overflows int32. */
 const lowestBit = (w: number, bits: number) => (w << 5) + 31 - Math.clz32(bits === -2147483648 ? bits : bits & -bits)
@@ -145,36 +143,39 @@ const popcount = (x: number): number => {
   return Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24
 }
 
-const dominated = (supersets: Int32Array): boolean => {
+const dominated = (present: Uint8Array, supersets: Int32Array): boolean => {
   for (let k = 0; k < supersets.length; k++) if (present[supersets[k]!] === 1) return true
   return false
 }
 
 // Up to this many candidates, selection compares them directly (no word-wide passes).
 const FEW = 12
-const few = new Int32Array(FEW)
-
-const breachedRule = (rule: CompiledRule, limit: number): boolean =>
-  rule.effect === "allow" && rule.maxDownstreams !== undefined && rule.maxDownstreams < limit
 
 const earlier = (rules: ReadonlyArray<CompiledRule>, p: number, than: number) => than === -1 || rules[p]!.id < rules[than]!.id
 
-/** Selection over a handful of candidates, candidate by candidate; false when there are more than FEW. */
-const fewCandidates = (bucket: Bucket, matched: Bits, subject: EvaluationSubject, out: Selection): boolean => {
+/** Positions to a Selection (review / allow = earliest survivor of each rank, capped = earliest breached candidate). */
+const selection = (rules: ReadonlyArray<CompiledRule>, survivors: number, review: number, allow: number, capped: number): Selection => ({
+  deny: undefined,
+  winner: review !== -1 ? rules[review] : allow !== -1 ? rules[allow] : undefined,
+  survivors,
+  mixed: review !== -1 && allow !== -1,
+  capped: review === -1 && capped !== -1 ? rules[capped] : undefined
+})
+
+/** Selection over a handful of candidates, candidate by candidate; undefined when there are more than FEW. */
+const fewCandidates = (bucket: IndexedBucket, matched: Bits, limit: number, few: Int32Array): Selection | undefined => {
   let n = 0
   for (let w = 0; w < matched.length; w++) {
     let bits = matched[w]!
     while (bits !== 0) {
-      if (n === FEW) return false
+      if (n === FEW) return undefined
       const b = 31 - Math.clz32(bits)
       bits ^= 1 << b
       few[n++] = (w << 5) | b
     }
   }
-  if (n === 0) return true
+  if (n === 0) return NO_SELECTION
   const rules = bucket.rules
-  const reachable = subject.reachableDownstreams
-  const limit = reachable === undefined ? Infinity : reachable
   // Positions of the earliest (by id) review-ranked survivor, allow survivor and breached candidate.
   let review = -1
   let allow = -1
@@ -183,7 +184,7 @@ const fewCandidates = (bucket: Bucket, matched: Bits, subject: EvaluationSubject
   for (let a = 0; a < n; a++) {
     const p = few[a]!
     const rule = rules[p]!
-    const breached = breachedRule(rule, limit)
+    const breached = breachedAt(rule, limit)
     if (breached && earlier(rules, p, capped)) capped = p
     const m = rule.constraints
     let dominated = false
@@ -197,37 +198,35 @@ const fewCandidates = (bucket: Bucket, matched: Bits, subject: EvaluationSubject
       if (earlier(rules, p, review)) review = p
     } else if (earlier(rules, p, allow)) allow = p
   }
-  out.survivors = survivors
-  out.mixed = review !== -1 && allow !== -1
-  out.winner = review !== -1 ? review : allow
-  out.capped = review === -1 ? capped : -1
-  return true
+  return selection(rules, survivors, review, allow, capped)
 }
 
 /** The masks of group `g` on word `w`. */
-const rangeWord = (b: Bucket, g: number, w: number): number =>
+const rangeWord = (b: IndexedBucket, g: number, w: number): number =>
   (w === b.groupW0[g]! ? b.groupM0[g]! : -1) & (w === b.groupW1[g]! ? b.groupM1[g]! : -1)
 
-/**
- * Deny override, specificity, most-restrictive then earliest, ceilings: the reference algorithm
- * over bit ranges (cost ~ words + constraint sets, not candidates).
- */
-export const select = (bucket: Bucket, subject: EvaluationSubject, out: Selection): Selection => {
-  const matched = matchRules(bucket.index, subject)
-  out.deny = -1
-  out.winner = -1
-  out.survivors = 0
-  out.mixed = false
-  out.capped = -1
+/** `selectPlain` over bit ranges (cost ~ words + constraint sets, not candidates). */
+export const selectIndexed = (bucket: IndexedBucket, subject: EvaluationSubject): Selection => {
+  const scratch = bucket.spare.pop() ?? scratchFor(bucket)
+  const out = selectWith(bucket, subject, scratch)
+  // Handed back only after a normal finish (so clean); a throwing subject getter just drops it.
+  bucket.spare.push(scratch)
+  return out
+}
+
+const selectWith = (bucket: IndexedBucket, subject: EvaluationSubject, scratch: Scratch): Selection => {
+  const reachable = subject.reachableDownstreams
+  // Breached ceilings: ceiling < reachable; an uncountable blast radius breaches every ceiling.
+  const limit = reachable === undefined ? Infinity : reachable
+  const matched = matchRules(bucket.index, subject, scratch)
   const denyEnd = bucket.denyEnd
   for (let w = 0; w < matched.length && w << 5 < denyEnd; w++) {
     const bits = matched[w]! & wordMask(0, denyEnd, w)
-    if (bits !== 0) {
-      out.deny = lowestBit(w, bits)
-      return out
-    }
+    if (bits !== 0) return { ...NO_SELECTION, deny: bucket.rules[lowestBit(w, bits)] }
   }
-  if (fewCandidates(bucket, matched, subject, out)) return out
+  const handful = fewCandidates(bucket, matched, limit, scratch.few)
+  if (handful !== undefined) return handful
+  const { present, live, breached } = scratch
   const { groupMask, groupW0, groupW1 } = bucket
   const groups = groupMask.length
   let liveCount = 0
@@ -240,11 +239,7 @@ export const select = (bucket: Bucket, subject: EvaluationSubject, out: Selectio
       }
     }
   }
-  if (liveCount === 0) return out
-  // Breached ceilings: ceiling < reachable; an uncountable blast radius breaches every ceiling.
-  const reachable = subject.reachableDownstreams
-  const limit = reachable === undefined ? Infinity : reachable
-  const breached = bucket.breached
+  if (liveCount === 0) return NO_SELECTION
   const { ceilingRules, ceilingStride, reviews, rules } = bucket
   const count = countBelow(bucket.ceilingValues, limit)
   const from = count - (count % ceilingStride)
@@ -258,7 +253,7 @@ export const select = (bucket: Bucket, subject: EvaluationSubject, out: Selectio
   let allow = -1
   for (let l = 0; l < liveCount; l++) {
     const g = live[l]!
-    if (dominated(bucket.groupSupersets[g]!)) continue
+    if (dominated(present, bucket.groupSupersets[g]!)) continue
     let groupReview = -1
     let groupAllow = -1
     for (let w = groupW0[g]!, end = groupW1[g]!; w <= end; w++) {
@@ -271,12 +266,10 @@ export const select = (bucket: Bucket, subject: EvaluationSubject, out: Selectio
       const permissive = bits & ~restrictive
       if (groupAllow === -1 && permissive !== 0) groupAllow = lowestBit(w, permissive)
     }
-    if (groupReview !== -1 && (review === -1 || rules[groupReview]!.id < rules[review]!.id)) review = groupReview
-    if (groupAllow !== -1 && (allow === -1 || rules[groupAllow]!.id < rules[allow]!.id)) allow = groupAllow
+    if (groupReview !== -1 && earlier(rules, groupReview, review)) review = groupReview
+    if (groupAllow !== -1 && earlier(rules, groupAllow, allow)) allow = groupAllow
   }
-  out.survivors = survivors
-  out.mixed = review !== -1 && allow !== -1
-  out.winner = review !== -1 ? review : allow
+  let capped = -1
   if (review === -1) {
     // The sticky cap looks at every candidate, dominated ones included.
     for (let l = 0; l < liveCount; l++) {
@@ -285,12 +278,12 @@ export const select = (bucket: Bucket, subject: EvaluationSubject, out: Selectio
         const bits = matched[w]! & breached[w]! & rangeWord(bucket, g, w)
         if (bits !== 0) {
           const i = lowestBit(w, bits)
-          if (out.capped === -1 || rules[i]!.id < rules[out.capped]!.id) out.capped = i
+          if (earlier(rules, i, capped)) capped = i
           break
         }
       }
     }
   }
   for (let l = 0; l < liveCount; l++) present[live[l]!] = 0
-  return out
+  return selection(rules, survivors, review, allow, capped)
 }

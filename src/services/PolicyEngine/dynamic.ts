@@ -19,29 +19,36 @@ export interface ActiveFreeze {
 
 type Direction = "freeze" | "unfreeze"
 
+/** A refusal row (an agent's unfreeze) has its own kind and prefix: it lifts nothing. */
 const directionOf = (row: LedgerRow): Direction | undefined => {
   if (row.kind === "freeze" || row.kind === "unfreeze") return row.kind
+  if (row.kind === "refusal") return undefined
   if (row.plan_id?.startsWith("freeze:")) return "freeze"
   if (row.plan_id?.startsWith("unfreeze:")) return "unfreeze"
   return undefined
 }
 
-/** Projection of freeze/unfreeze rows: the latest row per (principal, scope string) wins. */
+/** The principal a freeze row is about; rows from before migration 003 kept it in `principal`. */
+const frozenPrincipal = (row: LedgerRow): Principal => row.target_principal ?? row.principal
+
+/** Projection of freeze/unfreeze rows: the latest row per (frozen principal, scope string) wins. */
 export const ledgerFreezes = (rows: ReadonlyArray<LedgerRow>): ReadonlyArray<ActiveFreeze> => {
   const latest = new Map<string, { row: LedgerRow; direction: Direction }>()
   for (const row of rows) {
     const direction = directionOf(row)
     if (direction === undefined) continue
-    const key = `${row.principal}\u0000${row.model ?? ""}`
+    const key = `${frozenPrincipal(row)}\u0000${row.model ?? ""}`
     const prior = latest.get(key)
     if (prior === undefined || row.timestamp >= prior.row.timestamp) latest.set(key, { row, direction })
   }
   return [...latest.values()]
     .filter((e) => e.direction === "freeze")
-    .sort((a, b) => compareFreezeKeys(a.row.timestamp, b.row.timestamp, a.row.principal, b.row.principal, a.row.model ?? "", b.row.model ?? ""))
+    .sort((a, b) =>
+      compareFreezeKeys(a.row.timestamp, b.row.timestamp, frozenPrincipal(a.row), frozenPrincipal(b.row), a.row.model ?? "", b.row.model ?? "")
+    )
     .map(({ row }) => ({
       source: "ledger" as const,
-      principal: row.principal,
+      principal: frozenPrincipal(row),
       scope: row.model ?? "",
       reason: row.reason ?? "",
       since: row.timestamp,

@@ -78,3 +78,29 @@ export class FreezeSourceUnreadable extends Data.TaggedError("FreezeSourceUnread
     return `cannot read the ${this.source} freeze source at ${this.location}: ${this.detail}`
   }
 }
+
+/** A freeze or unfreeze scope over the selector limit (decisions.md 31); nothing is read or written. */
+export class SelectorTooLong extends Data.TaggedError("SelectorTooLong")<{
+  readonly length: number
+  readonly limit: number
+}> {
+  readonly code = "selector-too-long"
+  override get message() {
+    return `scope selector is ${this.length} characters; the limit is ${this.limit}`
+  }
+}
+
+/** Only a human lifts a freeze (decisions.md 31); the refusal itself is a ledger row. */
+export class UnfreezeNeedsHuman extends Data.TaggedError("UnfreezeNeedsHuman")<{
+  readonly principal: string
+  readonly scope: string
+  readonly actor: string
+  /** Why the refusal row could not be written, when it could not. */
+  readonly unrecorded?: string | undefined
+}> {
+  readonly code = "unfreeze-needs-human"
+  override get message() {
+    const note = this.unrecorded === undefined ? "refusal recorded in the decision ledger" : `the refusal could not be recorded: ${this.unrecorded}`
+    return `${this.actor} may not unfreeze ${this.principal} on scope '${this.scope}': only a human may lift a freeze (run it as PCLI_PRINCIPAL=human); ${note}`
+  }
+}

@@ -1,9 +1,27 @@
-import type { Capability, PolicyBlock, PolicyEffect, PolicyRule, Principal, ScopeTable } from "../../schemas/policy"
+import type { Capability, PolicyBlock, PolicyEffect, Principal } from "../../schemas/policy"
 import { REFINEMENTS } from "../../schemas/policy"
 import type { EvaluationSubject } from "./attributes"
-import { type Bucket, type CompiledRule, makeBucket, select, type Selection } from "./bucket"
+import { type IndexedBucket, makeIndexedBucket, selectIndexed } from "./bucket"
+import { breachedAt, type CompiledRule, compileRule, selectPlain, type Selection } from "./plain"
 
-export type { Bucket, CompiledRule } from "./bucket"
+export type { CompiledRule, Selection } from "./plain"
+
+/**
+ * The rules one `principal|capability` request looks at (refinements included), in file order.
+ * Large buckets also carry the bitset index; small ones are scanned (the plain evaluator).
+ */
+export interface Bucket {
+  readonly rules: ReadonlyArray<CompiledRule>
+  readonly indexed: IndexedBucket | undefined
+}
+
+/** Buckets with at least this many rules get the bitset index (measured: docs/decisions.md, bench/policy.ts). */
+export const INDEX_THRESHOLD = 16
+
+export interface CompileOptions {
+  /** Bucket size from which the index is used (1 = always, Infinity = never). */
+  readonly indexThreshold?: number
+}
 
 /** The static answer: what `policy check`/`policy test` print and enforcement starts from. */
 export interface Verdict {
@@ -19,15 +37,6 @@ export const effectRank = (effect: PolicyEffect): number => RANK[effect]
 /** The more restrictive of two effects. */
 export const stricter = (a: PolicyEffect, b: PolicyEffect): PolicyEffect => (RANK[a] >= RANK[b] ? a : b)
 
-// Constraint bits (see CompiledRule.constraints).
-const MODELS = 1
-const TAGS = 2
-const CLASSIFICATIONS = 4
-const EXCLUDE = 8
-const CONTRACTED = 16
-const LAYER = 32
-const REFINEMENT = 64
-
 export interface CompiledPolicy {
   readonly configured: boolean
   readonly defaultAgentEffect: PolicyEffect
@@ -35,30 +44,13 @@ export interface CompiledPolicy {
   readonly buckets: ReadonlyMap<Principal, ReadonlyMap<Capability, Bucket>>
 }
 
-const nonEmpty = <A>(xs: ReadonlyArray<A> | undefined): xs is ReadonlyArray<A> => xs !== undefined && xs.length > 0
-
-const scopeConstraints = (scope: ScopeTable): number =>
-  (nonEmpty(scope.models) ? MODELS : 0) |
-  (Object.keys(scope.tags ?? {}).length > 0 ? TAGS : 0) |
-  (nonEmpty(scope.classifications) ? CLASSIFICATIONS : 0) |
-  (nonEmpty(scope.exclude_classifications) ? EXCLUDE : 0) |
-  (scope.contracted !== undefined ? CONTRACTED : 0) |
-  (scope.layer !== undefined ? LAYER : 0)
-
-const compileRule = (rule: PolicyRule, id: number): CompiledRule => ({
-  id,
-  rule,
-  effect: rule.effect,
-  constraints: scopeConstraints(rule.scope ?? { any: true }) | (REFINEMENTS.includes(rule.capability) ? REFINEMENT : 0),
-  maxDownstreams: rule.scope?.max_downstreams
-})
-
 /** Capabilities a rule naming `capability` covers. */
 export const coveredCapabilities = (capability: Capability): ReadonlyArray<Capability> =>
   capability === "apply" || capability === "promote" ? [capability, ...REFINEMENTS] : [capability]
 
 /** Compiles a `[policy]` block; `undefined` gives the default posture (no rules, agents review). */
-export const compilePolicy = (block: PolicyBlock | undefined): CompiledPolicy => {
+export const compilePolicy = (block: PolicyBlock | undefined, options: CompileOptions = {}): CompiledPolicy => {
+  const threshold = options.indexThreshold ?? INDEX_THRESHOLD
   const rules = (block?.rules ?? []).map(compileRule)
   const grouped = new Map<Principal, Map<Capability, Array<CompiledRule>>>()
   for (const rule of rules) {
@@ -72,7 +64,10 @@ export const compilePolicy = (block: PolicyBlock | undefined): CompiledPolicy =>
   }
   const buckets = new Map<Principal, Map<Capability, Bucket>>()
   for (const [principal, byCapability] of grouped) {
-    buckets.set(principal, new Map([...byCapability].map(([capability, list]) => [capability, makeBucket(list)])))
+    buckets.set(
+      principal,
+      new Map([...byCapability].map(([capability, list]) => [capability, { rules: list, indexed: list.length >= threshold ? makeIndexedBucket(list) : undefined }]))
+    )
   }
   return {
     configured: block !== undefined,
@@ -83,8 +78,7 @@ export const compilePolicy = (block: PolicyBlock | undefined): CompiledPolicy =>
 }
 
 /** True when the rule's allow ceiling is breached (reachable over N, or uncountable). */
-const breachesCeiling = (rule: CompiledRule, reachable: number | undefined): boolean =>
-  rule.effect === "allow" && rule.maxDownstreams !== undefined && (reachable === undefined || reachable > rule.maxDownstreams)
+const breachesCeiling = (rule: CompiledRule, reachable: number | undefined): boolean => breachedAt(rule, reachable ?? Infinity)
 
 const ceilingDetail = (rule: CompiledRule, reachable: number | undefined): string =>
   reachable === undefined
@@ -100,10 +94,11 @@ const noMatch = (policy: CompiledPolicy, principal: Principal): Verdict =>
         reason: `no rule matched; default_agent_effect = ${policy.defaultAgentEffect}`
       }
 
-// Reused by every evaluation (synchronous, read before the next call).
-const selection: Selection = { deny: -1, winner: -1, survivors: 0, mixed: false, capped: -1 }
+/** The bucket's evaluator: the plain scan, or the index when the bucket has one (they agree exactly). */
+export const select = (bucket: Bucket, subject: EvaluationSubject): Selection =>
+  bucket.indexed === undefined ? selectPlain(bucket.rules, subject) : selectIndexed(bucket.indexed, subject)
 
-/** The static evaluator (pure): read short-circuit, deny override, specificity, tie-break, ceilings. */
+/** The static evaluator (pure, re-entrant): read short-circuit, deny override, specificity, tie-break, ceilings. */
 export const evaluate = (
   policy: CompiledPolicy,
   principal: Principal,
@@ -113,15 +108,11 @@ export const evaluate = (
   if (capability === "read") return { effect: "allow", matched_rule: null, reason: "read is always allowed (short-circuit)" }
   const bucket = policy.buckets.get(principal)?.get(capability)
   if (bucket === undefined) return noMatch(policy, principal)
-  const { deny, winner, survivors, mixed, capped } = select(bucket, subject, selection)
+  const { deny, winner: top, survivors, mixed, capped } = select(bucket, subject)
   // Deny overrides whatever its specificity: the first matching deny in file order decides.
-  if (deny !== -1) {
-    const id = bucket.rules[deny]!.id
-    return { effect: "deny", matched_rule: id, reason: `denied by rule ${id} (deny overrides)` }
-  }
-  if (winner === -1) return noMatch(policy, principal)
+  if (deny !== undefined) return { effect: "deny", matched_rule: deny.id, reason: `denied by rule ${deny.id} (deny overrides)` }
+  if (top === undefined) return noMatch(policy, principal)
   const reachable = subject.reachableDownstreams
-  const top = bucket.rules[winner]!
   // The winner is never a deny here; a breached allow ceiling degrades it to require_review.
   const effect: PolicyEffect = top.effect === "require_review" || breachesCeiling(top, reachable) ? "require_review" : "allow"
   const how =
@@ -132,12 +123,11 @@ export const evaluate = (
         : `earliest of ${survivors} equally-specific rules`
   let reason = `${effect} by rule ${top.id} (${how})`
   if (breachesCeiling(top, reachable)) reason += `; ${ceilingDetail(top, reachable)} — allow degraded to require_review`
-  if (effect === "allow" && capped !== -1) {
-    const cap = bucket.rules[capped]!
+  if (effect === "allow" && capped !== undefined) {
     return {
       effect: "require_review",
       matched_rule: top.id,
-      reason: `${reason}; sticky safety cap: rule ${cap.id} ${ceilingDetail(cap, reachable)} — allow capped to require_review`
+      reason: `${reason}; sticky safety cap: rule ${capped.id} ${ceilingDetail(capped, reachable)} — allow capped to require_review`
     }
   }
   return { effect, matched_rule: top.id, reason }

@@ -1,7 +1,6 @@
-import { FileSystem, Path } from "@effect/platform"
-import type { PlatformError } from "@effect/platform/Error"
-import { Data, Effect } from "effect"
-import { fileURLToPath } from "node:url"
+import type { FileSystem, Path } from "@effect/platform"
+import { Data, Effect, Option, type Scope } from "effect"
+import { firstLine, fromUrl, getText, type ObjectStore, type ObjectStoreError } from "../../platform/ObjectStore/ObjectStore"
 import type { MarkerObject } from "./dynamic"
 
 export class MarkerStoreUnreadable extends Data.TaggedError("MarkerStoreUnreadable")<{
@@ -24,66 +23,66 @@ export class MarkerWriteFailed extends Data.TaggedError("MarkerWriteFailed")<{
   }
 }
 
+type Direction = "freeze" | "unfreeze"
+
 /**
  * Durable freeze markers in the `[state]` object tier: `<prefix>/freeze/<id>.json` and
- * `<prefix>/unfreeze/<id>.json`. One implementation per URL scheme; `file://` ships here,
- * s3/gs/az plug in by implementing this interface over their SDK.
+ * `<prefix>/unfreeze/<id>.json`, one implementation over the shared ObjectStore for every
+ * scheme (s3, gs, az, file). Markers are write-once records.
  */
 export interface FreezeMarkerStore {
   readonly location: string
   readonly list: Effect.Effect<ReadonlyArray<MarkerObject>, MarkerStoreUnreadable>
-  readonly write: (direction: "freeze" | "unfreeze", id: string, body: string) => Effect.Effect<void, MarkerWriteFailed>
+  readonly write: (direction: Direction, id: string, body: string) => Effect.Effect<void, MarkerWriteFailed>
 }
 
-const describe = (error: PlatformError): string => (error._tag === "SystemError" ? `${error.reason}: ${error.description ?? error.method}` : error.message)
+const detailOf = (e: ObjectStoreError) => `${e.operation}${e.key === undefined ? "" : ` ${e.key}`}: ${firstLine(e.detail)}`
 
-/** Marker store over a local directory (`file:///abs/prefix/`). */
-export const fileMarkerStore = (url: string): Effect.Effect<FreezeMarkerStore, never, FileSystem.FileSystem | Path.Path> =>
-  Effect.gen(function* () {
-    const fs = yield* FileSystem.FileSystem
-    const path = yield* Path.Path
-    const root = fileURLToPath(url)
-    const listDirection = (direction: "freeze" | "unfreeze") =>
-      Effect.gen(function* () {
-        const dir = path.join(root, direction)
-        const names = yield* fs.readDirectory(dir).pipe(
-          Effect.catchIf(
-            (e) => e._tag === "SystemError" && e.reason === "NotFound",
-            () => Effect.succeed<Array<string>>([])
-          ),
-          Effect.mapError((e) => new MarkerStoreUnreadable({ location: url, detail: describe(e) }))
-        )
-        const objects: Array<MarkerObject> = []
-        for (const name of names.filter((n) => n.endsWith(".json")).sort()) {
-          const body = yield* fs.readFileString(path.join(dir, name)).pipe(Effect.option)
-          objects.push({ direction, id: name.slice(0, -".json".length), body: body._tag === "Some" ? body.value : undefined })
-        }
-        return objects
+/** Marker store over an object store. */
+export const objectMarkerStore = (store: ObjectStore): FreezeMarkerStore => {
+  const unreadable = (e: ObjectStoreError) => new MarkerStoreUnreadable({ location: store.location, detail: detailOf(e) })
+  const listDirection = (direction: Direction) =>
+    Effect.gen(function* () {
+      const keys = yield* Effect.mapError(store.list(`${direction}/`), unreadable)
+      const ids = keys.flatMap((key) => {
+        const match = /^[a-z]+\/([^/]+)\.json$/.exec(key)
+        return match === null ? [] : [match[1]!]
       })
-    return {
-      location: url,
-      list: Effect.map(Effect.all([listDirection("freeze"), listDirection("unfreeze")]), ([a, b]) => [...a, ...b]),
-      write: (direction, id, body) =>
-        Effect.gen(function* () {
-          const dir = path.join(root, direction)
-          const target = path.join(dir, `${id}.json`)
-          yield* fs.makeDirectory(dir, { recursive: true })
-          yield* fs.writeFileString(`${target}.tmp`, body)
-          yield* fs.rename(`${target}.tmp`, target)
-        }).pipe(Effect.mapError((e) => new MarkerWriteFailed({ location: url, detail: describe(e) })))
-    }
-  })
-
-/** A store for a scheme without an implementation yet: every read and write fails, naming the scheme. */
-export const unsupportedMarkerStore = (url: string): FreezeMarkerStore => {
-  const detail = `no freeze-marker implementation for ${url.split(":")[0]}:// yet`
+      const objects = yield* Effect.forEach(
+        ids,
+        (id) =>
+          getText(store, `${direction}/${id}.json`).pipe(
+            // Gone since the listing: nothing to apply. Unreadable: undefined, so a freeze widens (fails closed).
+            Effect.map(Option.map((body): MarkerObject => ({ direction, id, body }))),
+            Effect.orElseSucceed(() => Option.some<MarkerObject>({ direction, id, body: undefined }))
+          ),
+        { concurrency: 8 }
+      )
+      return objects.flatMap(Option.toArray)
+    })
   return {
-    location: url,
-    list: Effect.fail(new MarkerStoreUnreadable({ location: url, detail })),
-    write: () => Effect.fail(new MarkerWriteFailed({ location: url, detail }))
+    location: store.location,
+    list: Effect.map(Effect.all([listDirection("freeze"), listDirection("unfreeze")]), ([a, b]) => [...a, ...b]),
+    write: (direction, id, body) =>
+      store.putIfAbsent(`${direction}/${id}.json`, body, { contentType: "application/json" }).pipe(
+        Effect.mapError((e) => new MarkerWriteFailed({ location: store.location, detail: detailOf(e) })),
+        Effect.flatMap((created) =>
+          created ? Effect.void : Effect.fail(new MarkerWriteFailed({ location: store.location, detail: `${direction}/${id}.json already exists` }))
+        )
+      )
   }
 }
 
-/** The marker store for a `[state]` object store URL. */
-export const markerStoreForUrl = (url: string): Effect.Effect<FreezeMarkerStore, never, FileSystem.FileSystem | Path.Path> =>
-  url.startsWith("file://") ? fileMarkerStore(url) : Effect.succeed(unsupportedMarkerStore(url))
+/** A URL no store can be built from: every read and write fails with the reason. */
+const invalidMarkerStore = (url: string, detail: string): FreezeMarkerStore => ({
+  location: url,
+  list: Effect.fail(new MarkerStoreUnreadable({ location: url, detail })),
+  write: () => Effect.fail(new MarkerWriteFailed({ location: url, detail }))
+})
+
+/** The marker store for a `[state]` object store URL; it connects on first use and closes with the scope. */
+export const markerStoreForUrl = (url: string): Effect.Effect<FreezeMarkerStore, never, Scope.Scope | FileSystem.FileSystem | Path.Path> =>
+  fromUrl(url).pipe(
+    Effect.map(objectMarkerStore),
+    Effect.catchTag("ObjectStoreUrlInvalid", (e) => Effect.succeed(invalidMarkerStore(url, e.detail)))
+  )

@@ -60,9 +60,7 @@ export interface RuleIndex {
   readonly suffixTrie: TrieNode | undefined
   /** Globs with neither but a literal run of ≥ 2 characters (`*_pii*`), by that run's first two code units. */
   readonly infix: ReadonlyMap<number, ReadonlyArray<InfixCheck>>
-  /** Per infix glob, the evaluation that last verified it (a glob is verified once per evaluation). */
-  readonly infixStamps: Int32Array
-  readonly epoch: Int32Array
+  readonly infixCount: number
   /** Globs with no usable literal (`*s*`, `?x?`): verified on every evaluation. */
   readonly floating: ReadonlyArray<GlobCheck>
   readonly layer: Keyed | undefined
@@ -80,10 +78,24 @@ export interface RuleIndex {
       }
     | undefined
   readonly exclude: ReadonlyMap<string, Int32Array> | undefined
-  /** Scratch sets reused across evaluations (evaluation is synchronous, so never shared mid-use). */
+}
+
+/** One evaluation's working sets, owned by that evaluation until it ends (the index itself is never written). */
+export interface IndexScratch {
+  /** The match set being built (what `matchRules` returns). */
   readonly acc: Bits
   readonly tmp: Bits
+  /** Per infix glob, the evaluation (epoch) that last verified it: a glob is verified once per evaluation. */
+  readonly infixStamps: Int32Array
+  epoch: number
 }
+
+export const indexScratch = (index: RuleIndex): IndexScratch => ({
+  acc: new Int32Array(index.words),
+  tmp: new Int32Array(index.words),
+  infixStamps: new Int32Array(index.infixCount),
+  epoch: 0
+})
 
 const nonEmpty = <A>(xs: ReadonlyArray<A> | undefined): xs is ReadonlyArray<A> => xs !== undefined && xs.length > 0
 
@@ -262,8 +274,7 @@ export const buildRuleIndex = (scopes: ReadonlyArray<ScopeTable>): RuleIndex => 
     trie,
     suffixTrie,
     infix,
-    infixStamps: new Int32Array(infixCount),
-    epoch: new Int32Array(1),
+    infixCount,
     floating,
     layer: layered.length === 0 ? undefined : keyed("layer", words, size, layered),
     // A key constrained by fewer rules than a few words' worth is cheaper per rule than per word.
@@ -273,9 +284,7 @@ export const buildRuleIndex = (scopes: ReadonlyArray<ScopeTable>): RuleIndex => 
       .map(([key, list]) => ({ key, rules: Int32Array.from(list, (e) => e[0]), values: list.map((e) => e[1]) })),
     contracted: anyContracted ? [contractedFalse, contractedTrue] : undefined,
     include: includeBy.size === 0 ? undefined : includeDimension(includeNone, freeze(includeBy), words),
-    exclude: excludeBy.size === 0 ? undefined : freeze(excludeBy),
-    acc: new Int32Array(words),
-    tmp: new Int32Array(words)
+    exclude: excludeBy.size === 0 ? undefined : freeze(excludeBy)
   }
 }
 
@@ -293,14 +302,14 @@ const andKeyed = (acc: Bits, tmp: Bits, dim: Keyed, value: string | undefined) =
   }
 }
 
-const matchInfix = (index: RuleIndex, name: string) => {
-  const { acc, infixStamps } = index
-  let epoch = index.epoch[0]! + 1
+const matchInfix = (index: RuleIndex, name: string, scratch: IndexScratch) => {
+  const { acc, infixStamps } = scratch
+  let epoch = scratch.epoch + 1
   if (epoch === 0x7fffffff) {
     infixStamps.fill(0)
     epoch = 1
   }
-  index.epoch[0] = epoch
+  scratch.epoch = epoch
   for (let i = 0; i + 1 < name.length; i++) {
     const list = index.infix.get(bigram(name, i))
     if (list === undefined) continue
@@ -312,9 +321,9 @@ const matchInfix = (index: RuleIndex, name: string) => {
   }
 }
 
-/** The rules whose scope the subject satisfies, as a bitset (the index's scratch: read it before the next call). */
-export const matchRules = (index: RuleIndex, subject: EvaluationSubject): Bits => {
-  const { acc, tmp } = index
+/** The rules whose scope the subject satisfies, as a bitset: `scratch.acc`. */
+export const matchRules = (index: RuleIndex, subject: EvaluationSubject, scratch: IndexScratch): Bits => {
+  const { acc, tmp } = scratch
   acc.set(index.modelFree)
   const name = subject.name
   if (index.exact.size > 0) {
@@ -335,7 +344,7 @@ export const matchRules = (index: RuleIndex, subject: EvaluationSubject): Bits =
     for (const rule of node.prefixed) setBit(acc, rule)
     for (const glob of node.verified) if (glob.test(name)) setBit(acc, glob.rule)
   }
-  if (index.infix.size > 0 && name.length >= 2) matchInfix(index, name)
+  if (index.infix.size > 0 && name.length >= 2) matchInfix(index, name, scratch)
   for (const glob of index.floating) if (glob.test(name)) setBit(acc, glob.rule)
   if (index.layer !== undefined) andKeyed(acc, tmp, index.layer, subject.layer)
   const tags = subject.tags

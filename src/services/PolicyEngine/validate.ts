@@ -1,7 +1,6 @@
 import { Effect } from "effect"
 import type { PolicyBlock } from "../../schemas/policy"
-import { InvalidValue } from "../ProjectConfig/errors"
-import { locateKey } from "../ProjectConfig/toml"
+import { InvalidValue, locateKey } from "../../platform/toml"
 
 /**
  * Cross-block check the project config runs after decoding (decisions.md 10):

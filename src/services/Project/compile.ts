@@ -144,7 +144,10 @@ export const compileModels = (
       if (list === undefined) byTable.set(key, [def])
       else list.push(def)
     }
-    const refs = yield* (parsed ?? parseReferences(names.map((name) => ({ model: name, sql: parseableSql(byName.get(name)!.sql) }))))
+    const refs = yield* (parsed ??
+      parseReferences(
+        names.map((name) => ({ model: name, sql: parseableSql(byName.get(name)!.sql), file: byName.get(name)!.sqlPath }))
+      ))
     const upstream = new Map<string, Array<string>>()
     const downstream = new Map<string, Array<string>>()
     const sourceRefs = new Map<string, Array<string>>()
@@ -226,7 +229,7 @@ export const loadAndCompile = (
   Effect.gen(function* () {
     const listing = yield* listModels(options)
     const sqls = yield* readModelSql(listing)
-    const items = listing.names.map((model, i) => ({ model, sql: parseableSql(sqls[i]!) }))
+    const items = listing.names.map((model, i) => ({ model, sql: parseableSql(sqls[i]!), file: listing.sqlPaths[i]! }))
     // Forked first so DuckDB parses on its threads while this one decodes the sidecars.
     const parsing = yield* Effect.fork(Effect.either(parseReferences(items)))
     const definitions = yield* Effect.either(decodeListedModels(listing, sqls, options.env))

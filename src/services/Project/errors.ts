@@ -33,14 +33,40 @@ export class DuplicateModel extends Data.TaggedError("DuplicateModel")<{
   }
 }
 
-/** A model's SQL is not exactly one SELECT DuckDB can parse. */
-export class ModelSqlInvalid extends Data.TaggedError("ModelSqlInvalid")<{
+/** One model whose SQL failed to compile: where (file, and line when DuckDB gives a position) and why. */
+export interface ModelSqlProblem {
   readonly model: string
+  /** The model's `.sql` file (the model name when the caller has no file). */
+  readonly file: string
+  readonly line?: number
   readonly detail: string
+}
+
+export const formatSqlProblem = (p: ModelSqlProblem): string =>
+  `${p.file}${p.line === undefined ? "" : `:${p.line}`}: ${p.detail}`
+
+/** Models named in the summary line before it is cut short. */
+const summaryNames = 5
+
+/**
+ * Every model whose SQL is not exactly one SELECT DuckDB can parse, in model order. The first
+ * line of the message summarises (the CLI prints it); one line per model follows.
+ */
+export class ModelSqlInvalid extends Data.TaggedError("ModelSqlInvalid")<{
+  readonly problems: ReadonlyArray<ModelSqlProblem>
 }> {
   readonly code = "model-sql-invalid"
   override get message() {
-    return `model ${this.model}: invalid SQL: ${this.detail}`
+    const n = this.problems.length
+    const first = this.problems[0]
+    const summary =
+      n === 1 && first !== undefined
+        ? `1 model failed to compile: ${formatSqlProblem(first)}`
+        : `${n} models failed to compile: ${this.problems
+            .slice(0, summaryNames)
+            .map((p) => p.model)
+            .join(", ")}${n > summaryNames ? `, and ${n - summaryNames} more` : ""}`
+    return n === 1 ? summary : [summary, ...this.problems.map((p) => `  ${formatSqlProblem(p)}`)].join("\n")
   }
 }
 
@@ -92,14 +118,18 @@ export class InvalidStrategy extends Data.TaggedError("InvalidStrategy")<{
   }
 }
 
-/** A partition key or window that does not fit the model's granularity. */
+/** A user-supplied value as it appears in a message: quoted, control characters escaped, at most 64 characters. */
+export const quoteArg = (value: string): string => JSON.stringify(value.length > 64 ? `${value.slice(0, 63)}…` : value)
+
+/** A `--from/--to` window that is not a valid range of partition keys for a selected model. */
 export class InvalidPartitionWindow extends Data.TaggedError("InvalidPartitionWindow")<{
-  readonly model: string
+  readonly from: string
+  readonly to: string
   readonly detail: string
 }> {
   readonly code = "invalid-partition-window"
   override get message() {
-    return `model ${this.model}: ${this.detail}`
+    return `invalid partition window --from ${quoteArg(this.from)} --to ${quoteArg(this.to)}: ${this.detail}`
   }
 }
 

@@ -4,7 +4,7 @@ import { Effect, Either, Schema } from "effect"
 import { ModelContract, ModelSidecar } from "../../schemas/model"
 import type { MissingEnvVar, TomlDecodeError } from "../ProjectConfig/errors"
 import { substituteEnvVars } from "../ProjectConfig/interpolate"
-import { parseToml, schemaIssueToError } from "../ProjectConfig/toml"
+import { parseToml, schemaIssueToError } from "../../platform/toml"
 import { ModelFileMismatch, ModelsUnreadable } from "./errors"
 import { fastDecodeContract, fastDecodeSidecar } from "./sidecarFast"
 

@@ -3,7 +3,7 @@ import { Effect, Either } from "effect"
 import { acquireDuckDbInstance } from "../Warehouse/embedded"
 import { StatementFailed } from "../Warehouse/Warehouse"
 import { scanSerializedStatement } from "./astScan"
-import { ModelSqlInvalid } from "./errors"
+import { ModelSqlInvalid, type ModelSqlProblem } from "./errors"
 
 /** A table a query reads, as written (empty parts omitted). */
 export interface TableRef {
@@ -58,19 +58,59 @@ const distinctReferences = (tables: ReadonlyArray<TableRef>, ctes: ReadonlySet<s
   return [...seen.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, ref]) => ref)
 }
 
+/** Where a model's SQL came from, so a problem can name its file and line. */
+export interface SqlSource {
+  readonly file: string
+  /** The text DuckDB parsed (its positions index into it). */
+  readonly sql: string
+}
+
+/** 1-based line of a DuckDB parser position (a character offset into the text). */
+const lineAt = (sql: string, position: number): number => [...sql].slice(0, Math.max(0, position)).join("").split("\n").length
+
+/** The first keyword of a statement, comments skipped: what a non-SELECT model starts with. */
+const leadingKeyword = (sql: string): string | undefined =>
+  /^(?:\s+|--[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/)*([A-Za-z]+)/.exec(sql)?.[1]?.toUpperCase()
+
+const notSingleSelect = (found: string) => `a model must be a single SELECT query (found ${found})`
+
+const problem = (model: string, source: SqlSource | undefined, detail: string, position?: number): ModelSqlInvalid =>
+  new ModelSqlInvalid({
+    problems: [
+      {
+        model,
+        file: source?.file ?? model,
+        ...(position === undefined || source === undefined ? {} : { line: lineAt(source.sql, position) }),
+        detail
+      } satisfies ModelSqlProblem
+    ]
+  })
+
+/** Explains a failed serialization: DuckDB's parser message with its line, or what the text is instead of a SELECT. */
+const describeError = (parsed: { readonly [key: string]: Json }, model: string, source: SqlSource | undefined) => {
+  const message = typeof parsed["error_message"] === "string" ? parsed["error_message"] : "unparseable"
+  if (parsed["error_type"] === "not implemented" && /only select statements/i.test(message)) {
+    const keyword = source === undefined ? undefined : leadingKeyword(source.sql)
+    return problem(model, source, notSingleSelect(keyword === undefined ? "another statement" : `${keyword} …`))
+  }
+  const position = typeof parsed["position"] === "string" ? Number(parsed["position"]) : undefined
+  return problem(model, source, message, position !== undefined && Number.isFinite(position) ? position : undefined)
+}
+
 /** Distinct tables read by one serialized statement, by walking the whole parsed AST. */
-export const referencesOf = (serialized: string, model: string): Effect.Effect<ReadonlyArray<TableRef>, ModelSqlInvalid> =>
+export const referencesOf = (
+  serialized: string,
+  model: string,
+  source?: SqlSource
+): Effect.Effect<ReadonlyArray<TableRef>, ModelSqlInvalid> =>
   Effect.suspend(() => {
     const parsed = JSON.parse(serialized) as Json
-    if (!isObject(parsed)) return Effect.fail(new ModelSqlInvalid({ model, detail: "parser returned no statement" }))
-    if (parsed["error"] === true) {
-      const detail = typeof parsed["error_message"] === "string" ? parsed["error_message"] : "unparseable"
-      return Effect.fail(new ModelSqlInvalid({ model, detail }))
-    }
+    if (!isObject(parsed)) return Effect.fail(problem(model, source, "parser returned no statement"))
+    if (parsed["error"] === true) return Effect.fail(describeError(parsed, model, source))
     const statements = parsed["statements"]
     if (!Array.isArray(statements) || statements.length !== 1) {
       const count = Array.isArray(statements) ? statements.length : 0
-      return Effect.fail(new ModelSqlInvalid({ model, detail: `expected exactly one SELECT, found ${count} statements` }))
+      return Effect.fail(problem(model, source, notSingleSelect(count === 0 ? "no statement" : `${count} statements`)))
     }
     const tables: Array<TableRef> = []
     const ctes = new Set<string>()
@@ -88,11 +128,12 @@ const successPrefix = '{"error":false,"statements":['
 export const fastReferencesOf = (
   serialized: string,
   statementCount: number | undefined,
-  model: string
+  model: string,
+  source?: SqlSource
 ): Effect.Effect<ReadonlyArray<TableRef>, ModelSqlInvalid> => {
-  if (statementCount !== 1 || !serialized.startsWith(successPrefix)) return referencesOf(serialized, model)
+  if (statementCount !== 1 || !serialized.startsWith(successPrefix)) return referencesOf(serialized, model, source)
   const scanned = scanSerializedStatement(serialized)
-  if (scanned === undefined) return referencesOf(serialized, model)
+  if (scanned === undefined) return referencesOf(serialized, model, source)
   const tables: Array<TableRef> = []
   for (const node of scanned.tables) pushTable(node as unknown as { readonly [key: string]: unknown }, tables)
   return Effect.succeed(distinctReferences(tables, scanned.ctes))
@@ -148,11 +189,11 @@ const connect = (instance: { connect: () => Promise<DuckDBConnection> }) =>
 /**
  * Parses every model's SQL with DuckDB's own parser (`json_serialize_sql`, batched, two
  * connections at once) on a private in-memory database and returns the tables each one
- * reads. The first model whose SQL fails to parse (in input order) fails the whole call
- * with DuckDB's message.
+ * reads. Every model whose SQL fails to parse (or is not a single SELECT) is collected, in
+ * input order, into one `ModelSqlInvalid` naming each file and line.
  */
 export const parseReferences = (
-  items: ReadonlyArray<{ readonly model: string; readonly sql: string }>,
+  items: ReadonlyArray<{ readonly model: string; readonly sql: string; readonly file?: string }>,
   options: { readonly lanes?: number } = {}
 ): Effect.Effect<ReadonlyMap<string, ReadonlyArray<TableRef>>, ModelSqlInvalid | StatementFailed> =>
   Effect.scoped(
@@ -174,8 +215,10 @@ export const parseReferences = (
             })
             for (let i = 0; i < batch.length; i++) {
               const s = serialized[i]
+              const item = batch[i]!
+              const source = { file: item.file ?? item.model, sql: item.sql }
               results[start + i] = yield* Effect.either(
-                fastReferencesOf(s?.json ?? "null", s?.statementCount, batch[i]!.model)
+                fastReferencesOf(s?.json ?? "null", s?.statementCount, item.model, source)
               )
             }
           }
@@ -186,7 +229,41 @@ export const parseReferences = (
         { concurrency: lanes, discard: true }
       )
       const out = new Map<string, ReadonlyArray<TableRef>>()
-      for (let i = 0; i < items.length; i++) out.set(items[i]!.model, yield* results[i]!)
+      const problems: Array<ModelSqlProblem> = []
+      for (let i = 0; i < items.length; i++) {
+        const result = results[i]!
+        if (Either.isLeft(result)) problems.push(...result.left.problems)
+        else out.set(items[i]!.model, result.right)
+      }
+      if (problems.length > 0) return yield* new ModelSqlInvalid({ problems })
       return out as ReadonlyMap<string, ReadonlyArray<TableRef>>
     })
   )
+
+const integerTypeIds = new Set(["TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT", "UHUGEINT"])
+
+/**
+ * Output columns (lower case) whose top-level select expression is an integer literal with an
+ * alias, parsed by DuckDB on a private in-memory database. Anything it cannot tell yields none.
+ */
+export const integerLiteralColumns = (sql: string): Effect.Effect<ReadonlySet<string>> =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const instance = yield* acquireDuckDbInstance(":memory:")
+      const connection = yield* connect(instance)
+      const [serialized] = yield* Effect.tryPromise(() => serializeBatch(connection, [sql], false))
+      const parsed = JSON.parse(serialized?.json ?? "null") as Json
+      const statements = isObject(parsed) ? parsed["statements"] : undefined
+      const first = Array.isArray(statements) && statements.length === 1 ? (statements[0] as Json) : undefined
+      const node = isObject(first) ? first["node"] : undefined
+      const list = isObject(node) && node["type"] === "SELECT_NODE" ? node["select_list"] : undefined
+      const names = new Set<string>()
+      for (const expr of Array.isArray(list) ? (list as ReadonlyArray<Json>) : []) {
+        if (!isObject(expr) || expr["class"] !== "CONSTANT" || typeof expr["alias"] !== "string" || expr["alias"] === "") continue
+        const value = expr["value"]
+        const type = isObject(value) ? value["type"] : undefined
+        if (isObject(type) && typeof type["id"] === "string" && integerTypeIds.has(type["id"])) names.add(expr["alias"].toLowerCase())
+      }
+      return names as ReadonlySet<string>
+    })
+  ).pipe(Effect.orElseSucceed(() => new Set<string>()))

@@ -15,7 +15,8 @@ export interface ProjectOptions {
 
 /** Where a command's project is: its config (if any), root, models directory and state store. */
 export interface ResolvedProject {
-  readonly config: Option.Option<ProjectConfig.LoadedConfig>
+  /** Adapters resolve on use: a `${VAR}` of an adapter the command does not use is never needed. */
+  readonly config: Option.Option<ProjectConfig.LazyConfig>
   /** The directory of pcli.toml, or the working directory without one. */
   readonly root: string
   readonly modelsDir: string
@@ -34,9 +35,9 @@ export const requireConfig = (options: ProjectOptions) => ProjectConfig.load(loc
 
 /** The config when there is one: state, policy and pipeline commands work without a pcli.toml. */
 const optionalConfig = (options: ProjectOptions) =>
-  ProjectConfig.load(location(options)).pipe(
+  ProjectConfig.loadLazy(location(options)).pipe(
     Effect.map(Option.some),
-    Effect.catchTag("ConfigNotFound", () => Effect.succeed(Option.none<ProjectConfig.LoadedConfig>()))
+    Effect.catchTag("ConfigNotFound", () => Effect.succeed(Option.none<ProjectConfig.LazyConfig>()))
   )
 
 /**
@@ -58,7 +59,7 @@ export const resolveProject = (options: ProjectOptions, needsProject: boolean) =
       {
         statePath: options.statePath === undefined ? undefined : path.resolve(options.cwd, options.statePath),
         namespaceFlag: options.stateNamespace,
-        namespaceConfig: Option.flatMapNullable(config, (c) => c.config.state?.namespace).pipe(Option.getOrUndefined),
+        namespaceConfig: Option.flatMapNullable(config, (c) => c.settings.state?.namespace).pipe(Option.getOrUndefined),
         modelsDir
       },
       path.join

@@ -1,6 +1,5 @@
 import { Data } from "effect"
-
-const where = (file: string, line: number | undefined) => (line === undefined ? file : `${file}:${line}`)
+import { keyPath, where } from "../../platform/tomlErrors"
 
 /** A `${VAR}` reference whose variable is not set in the environment. */
 export class MissingEnvVar extends Data.TaggedError("MissingEnvVar")<{
@@ -10,45 +9,9 @@ export class MissingEnvVar extends Data.TaggedError("MissingEnvVar")<{
 }> {
   readonly code = "config-missing-env"
   override get message() {
-    return `${where(this.file, this.line)}: environment variable ${this.variable} is not set (referenced as \${${this.variable}})`
+    return `${where(this.file, this.line)}: environment variable ${keyPath(this.variable)} is not set (referenced as \${${keyPath(this.variable)}})`
   }
 }
 
-/** The file is not valid TOML. */
-export class TomlSyntax extends Data.TaggedError("TomlSyntax")<{
-  readonly file: string
-  readonly line: number | undefined
-  readonly detail: string
-}> {
-  readonly code = "toml-syntax"
-  override get message() {
-    return `${where(this.file, this.line)}: invalid TOML: ${this.detail}`
-  }
-}
-
-/** A key the schema does not know, named by its dotted path. */
-export class UnknownKey extends Data.TaggedError("UnknownKey")<{
-  readonly file: string
-  readonly line: number | undefined
-  readonly path: string
-}> {
-  readonly code = "config-unknown-key"
-  override get message() {
-    return `${where(this.file, this.line)}: unknown key ${this.path}`
-  }
-}
-
-/** A value of the wrong type or outside its allowed set. */
-export class InvalidValue extends Data.TaggedError("InvalidValue")<{
-  readonly file: string
-  readonly line: number | undefined
-  readonly path: string
-  readonly detail: string
-}> {
-  readonly code = "config-invalid"
-  override get message() {
-    return `${where(this.file, this.line)}: ${this.path === "" ? "" : `${this.path}: `}${this.detail}`
-  }
-}
-
-export type TomlDecodeError = TomlSyntax | UnknownKey | InvalidValue
+// The TOML decoding errors live with the TOML helpers; re-exported for the config's importers.
+export { InvalidValue, type TomlDecodeError, TomlSyntax, UnknownKey } from "../../platform/tomlErrors"

@@ -1,41 +1,12 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Context, Data, Effect, Layer } from "effect"
+import { Context, Data, Effect, Layer, Schema } from "effect"
+import { type ModelExecution, RunRecord } from "../../schemas/pipeline"
 
-export type RunStatus = "success" | "partial_failure" | "failure"
-export type ModelRunStatus = "success" | "failed" | "skipped"
-export type ErrorClass = "transient" | "permanent"
+/** Code of a skipped model's execution: an upstream failed (decisions.md item 23). */
+export const UPSTREAM_FAILED = "upstream-failed"
 
-export interface ModelExecution {
-  readonly model_name: string
-  readonly position: number
-  readonly status: ModelRunStatus
-  readonly strategy: string
-  readonly started_at: string | null
-  readonly finished_at: string | null
-  readonly duration_ms: number | null
-  readonly rows_affected: number | null
-  readonly attempts: number
-  readonly sql_hash: string
-  readonly recipe_hash: string
-  readonly output_hash: string | null
-  readonly error_code: string | null
-  readonly error_class: ErrorClass | null
-  readonly error_message: string | null
-  /** Failed tests of severity `warning`, one line each. */
-  readonly warnings: ReadonlyArray<string>
-}
-
-export interface RunRecord {
-  readonly run_id: string
-  readonly started_at: string
-  readonly finished_at: string
-  readonly status: RunStatus
-  readonly trigger: string
-  readonly partition_from: string | null
-  readonly partition_to: string | null
-  readonly models: ReadonlyArray<ModelExecution>
-}
+export const skippedMessage = (failedUpstream: string) => `upstream ${failedUpstream} failed`
 
 export interface ArtifactRow {
   readonly run_id: string
@@ -93,9 +64,32 @@ const failed = (e: SqlError) => new RunStoreFailed({ detail: e.message })
 
 type RunRow = Omit<RunRecord, "models">
 
-type ModelRow = Omit<ModelExecution, "warnings"> & { readonly warnings_json: string }
+type ModelRow = Omit<ModelExecution, "warnings" | "failed_upstream"> & { readonly warnings_json: string }
 
 const toNumberOrNull = (v: unknown) => (v === null || v === undefined ? null : Number(v))
+
+// `run_models` has no column for the failed upstream: a skipped row's error_message holds its name.
+const toModelRow = ({ warnings, failed_upstream, ...m }: ModelExecution): ModelRow => ({
+  ...m,
+  error_message: m.status === "skipped" && m.error_code === UPSTREAM_FAILED ? failed_upstream : m.error_message,
+  warnings_json: JSON.stringify(warnings)
+})
+
+const fromModelRow = ({ warnings_json, ...m }: ModelRow): unknown => {
+  const upstream = m.status === "skipped" && m.error_code === UPSTREAM_FAILED ? m.error_message : null
+  return {
+    ...m,
+    duration_ms: toNumberOrNull(m.duration_ms),
+    rows_affected: toNumberOrNull(m.rows_affected),
+    attempts: Number(m.attempts),
+    position: Number(m.position),
+    error_message: upstream === null ? m.error_message : skippedMessage(upstream),
+    failed_upstream: upstream,
+    warnings: JSON.parse(warnings_json) as unknown
+  }
+}
+
+const decodeRun = Schema.decodeUnknown(RunRecord)
 
 export const layer: Layer.Layer<RunStore, never, SqlClient.SqlClient> = Layer.effect(
   RunStore,
@@ -103,18 +97,11 @@ export const layer: Layer.Layer<RunStore, never, SqlClient.SqlClient> = Layer.ef
     const sql = yield* SqlClient.SqlClient
     const readRun = (row: RunRow) =>
       sql<ModelRow>`SELECT * FROM run_models WHERE run_id = ${row.run_id} ORDER BY position`.pipe(
-        Effect.map(
-          (models): RunRecord => ({
-            ...row,
-            models: models.map(({ warnings_json, ...m }) => ({
-              ...m,
-              duration_ms: toNumberOrNull(m.duration_ms),
-              rows_affected: toNumberOrNull(m.rows_affected),
-              attempts: Number(m.attempts),
-              position: Number(m.position),
-              warnings: JSON.parse(warnings_json) as ReadonlyArray<string>
-            }))
-          })
+        Effect.mapError(failed),
+        Effect.flatMap((models) =>
+          decodeRun({ ...row, models: models.map(fromModelRow) }).pipe(
+            Effect.mapError((e) => new RunStoreFailed({ detail: `run ${row.run_id} is malformed: ${e.message}` }))
+          )
         )
       )
     const runColumns = sql`run_id, started_at, finished_at, status, trigger, partition_from, partition_to`
@@ -135,12 +122,8 @@ export const layer: Layer.Layer<RunStore, never, SqlClient.SqlClient> = Layer.ef
                 models_failed: run.models.filter((m) => m.status === "failed").length,
                 models_skipped: run.models.filter((m) => m.status === "skipped").length
               })}`
-              for (const { warnings, ...m } of run.models) {
-                yield* sql`INSERT INTO run_models ${sql.insert({
-                  run_id: run.run_id,
-                  ...m,
-                  warnings_json: JSON.stringify(warnings)
-                })}`
+              for (const m of run.models) {
+                yield* sql`INSERT INTO run_models ${sql.insert({ run_id: run.run_id, ...toModelRow(m) })}`
               }
             })
           )
@@ -166,12 +149,12 @@ export const layer: Layer.Layer<RunStore, never, SqlClient.SqlClient> = Layer.ef
         ),
       getRun: (runId) =>
         sql<RunRow>`SELECT ${runColumns} FROM runs WHERE run_id = ${runId}`.pipe(
-          Effect.flatMap((rows) => (rows[0] === undefined ? Effect.succeed(undefined) : readRun(rows[0]))),
-          Effect.mapError(failed)
+          Effect.mapError(failed),
+          Effect.flatMap((rows) => (rows[0] === undefined ? Effect.succeed(undefined) : readRun(rows[0])))
         ),
       latestRun: sql<RunRow>`SELECT ${runColumns} FROM runs ORDER BY started_at DESC, run_id DESC LIMIT 1`.pipe(
-        Effect.flatMap((rows) => (rows[0] === undefined ? Effect.succeed(undefined) : readRun(rows[0]))),
-        Effect.mapError(failed)
+        Effect.mapError(failed),
+        Effect.flatMap((rows) => (rows[0] === undefined ? Effect.succeed(undefined) : readRun(rows[0])))
       ),
       artifactsOf: (runId) =>
         sql<ArtifactRow>`SELECT * FROM artifacts WHERE run_id = ${runId} ORDER BY model_name, file_path`.pipe(

@@ -1,6 +1,5 @@
-import type { CompileOutput, RunOutput } from "../../schemas/pipeline"
+import type { CompileOutput, RunOutput, RunRecord } from "../../schemas/pipeline"
 import type { CompiledProject } from "../Project/compile"
-import type { RunRecord } from "./RunStore"
 
 /** The `pcli compile` output value. */
 export const compileOutput = (project: CompiledProject, modelsDir: string): CompileOutput => ({
@@ -64,6 +63,7 @@ export const runOutput = (run: RunRecord): RunOutput => ({
     recipe_hash: m.recipe_hash,
     ...(m.output_hash === null ? {} : { output_hash: m.output_hash }),
     ...(m.status === "skipped" && m.error_message !== null ? { skipped_because: m.error_message } : {}),
+    ...(m.status === "skipped" && m.failed_upstream !== null ? { failed_upstream: m.failed_upstream } : {}),
     ...(m.status === "failed" && m.error_code !== null
       ? { error: { code: m.error_code, class: m.error_class ?? "permanent", message: m.error_message ?? "" } }
       : {}),
@@ -86,6 +86,5 @@ export const renderRunText = (out: RunOutput): string => {
   return `${lines.join("\n")}\n`
 }
 
-/** Exit code the CLI maps a run outcome to. */
-export const runExitCode = (status: RunOutput["status"]): 0 | 1 | 3 =>
-  status === "success" ? 0 : status === "failure" ? 1 : 3
+/** Exit code of a run outcome: 0 when every model succeeded, else 1, partial runs included (decisions.md item 23). */
+export const runExitCode = (status: RunOutput["status"]): 0 | 1 => (status === "success" ? 0 : 1)

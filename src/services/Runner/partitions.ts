@@ -7,6 +7,14 @@ const keyPatterns: Record<Granularity, RegExp> = {
   year: /^(\d{4})$/
 }
 
+/** How a canonical key of each granularity is written, for error messages. */
+export const partitionKeyFormat: Record<Granularity, string> = {
+  hour: "YYYY-MM-DDTHH",
+  day: "YYYY-MM-DD",
+  month: "YYYY-MM",
+  year: "YYYY"
+}
+
 const pad = (n: number, width = 2) => String(n).padStart(width, "0")
 
 /** Canonical partition key of the partition starting at `start` (UTC). */

@@ -1,16 +1,11 @@
 import type { FileSystem, Path } from "@effect/platform"
-import { Clock, Context, Effect, Layer, Ref, Schedule } from "effect"
+import { Clock, Context, Effect, Layer, Ref } from "effect"
+import type { ErrorClass, ModelExecution, ModelRunStatus, RunRecord, RunStatus } from "../../schemas/pipeline"
+import { defaultRetryPolicy, type RetryPolicy, retryTransient } from "../Warehouse/retry"
 import type { Warehouse } from "../Warehouse/Warehouse"
 import type { CompiledProject } from "../Project/compile"
-import {
-  type ErrorClass,
-  type ModelExecution,
-  type ModelRunStatus,
-  type RunRecord,
-  type RunStatus,
-  RunStore,
-  type RunStoreFailed
-} from "./RunStore"
+import { RunStore, type RunStoreFailed, skippedMessage, UPSTREAM_FAILED } from "./RunStore"
+import { checkSelection, type SelectionError } from "./selection"
 import {
   ensureSchemas,
   type BuildError,
@@ -34,24 +29,20 @@ export type ProgressEvent =
     }
   | { readonly kind: "skipped"; readonly model: string; readonly because: string; readonly done: number; readonly total: number }
 
-export interface RetryPolicy {
-  /** Retries after the first attempt, for transient failures only. */
-  readonly maxRetries: number
-  /** First backoff; doubles each retry, jittered. */
-  readonly baseDelayMillis: number
-}
-
-export const defaultRetryPolicy: RetryPolicy = { maxRetries: 3, baseDelayMillis: 200 }
-
 export interface RunOptions {
   /** Directory project-relative `storage_prefix`es resolve against. */
   readonly projectRoot: string
+  /** A `--from/--to` window: checked against the selected time_interval models before any work. */
   readonly partition?: PartitionOptions
-  /** Run only these models, in project order (backfill); upstreams outside the set impose nothing. */
+  /**
+   * Run only these models, in project order (backfill); upstreams outside the set impose nothing.
+   * An unknown name fails the run with `ModelsNotFound` before any work.
+   */
   readonly models?: ReadonlyArray<string>
   readonly trigger?: string
   /** Models of one layer run at most this many at once (default: all). */
   readonly concurrency?: number
+  /** Retries of a model whose build failed transiently; each retry is logged at WARN (see `retryTransient`). */
   readonly retry?: RetryPolicy
   readonly onProgress?: (event: ProgressEvent) => Effect.Effect<void>
   /** Fixed run id (tests); otherwise minted from the clock as `run-YYYYMMDD-HHMMSS-mmm`. */
@@ -79,33 +70,33 @@ const iso = (millis: number) => new Date(millis).toISOString()
 
 /**
  * Runs the compiled project: layer by layer, models of a layer concurrently; transient
- * warehouse failures retried with jittered exponential backoff; a failed model's downstream
- * closure is skipped while everything else still runs. Records the run in the state store.
+ * warehouse failures retried with jittered exponential backoff (the only retry layer); a failed
+ * model's downstream closure is skipped while everything else still runs. The selection and
+ * window are checked first, before any statement. Records the run in the state store.
  */
 export const runProject = (
   project: CompiledProject,
   options: RunOptions
-): Effect.Effect<RunRecord, RunStoreFailed, Warehouse | RunStore | FileSystem.FileSystem | Path.Path> =>
+): Effect.Effect<
+  RunRecord,
+  RunStoreFailed | SelectionError,
+  Warehouse | RunStore | FileSystem.FileSystem | Path.Path
+> =>
   Effect.gen(function* () {
+    const { layers } = yield* checkSelection(project, options)
     const store = yield* RunStore
     const startedMillis = yield* Clock.currentTimeMillis
     const runId = options.runId ?? mintRunId(startedMillis)
-    const selected = options.models === undefined ? undefined : new Set(options.models)
-    const layers = project.layers
-      .map((layer) => layer.filter((m) => selected === undefined || selected.has(m)))
-      .filter((layer) => layer.length > 0)
     const total = layers.reduce((n, l) => n + l.length, 0)
     const position = new Map(layers.flat().map((m, i) => [m, i]))
     const retry = options.retry ?? defaultRetryPolicy
     const emit = options.onProgress ?? (() => Effect.void)
     const done = yield* Ref.make(0)
     const status = new Map<string, ModelRunStatus>()
+    /** For each failed or skipped model, the failed model at the root of it. */
+    const rootFailure = new Map<string, string>()
     const contentOutputs = new Map<string, ContentOutput>()
     const executions: Array<ModelExecution> = []
-    const schedule = Schedule.exponential(`${retry.baseDelayMillis} millis`).pipe(
-      Schedule.jittered,
-      Schedule.intersect(Schedule.recurs(retry.maxRetries))
-    )
 
     const runOne = (name: string) =>
       Effect.gen(function* () {
@@ -113,7 +104,9 @@ export const runProject = (
         const baseSql = model.definition.sql
         const blocker = model.upstream.find((u) => status.get(u) === "failed" || status.get(u) === "skipped")
         if (blocker !== undefined) {
+          const failedUpstream = rootFailure.get(blocker) ?? blocker
           status.set(name, "skipped")
+          rootFailure.set(name, failedUpstream)
           executions.push({
             model_name: name,
             position: position.get(name) ?? 0,
@@ -127,13 +120,14 @@ export const runProject = (
             sql_hash: sqlHash(baseSql),
             recipe_hash: recipeHash(model, baseSql),
             output_hash: null,
-            error_code: null,
+            error_code: UPSTREAM_FAILED,
             error_class: null,
-            error_message: `upstream ${blocker} did not succeed`,
+            error_message: skippedMessage(failedUpstream),
+            failed_upstream: failedUpstream,
             warnings: []
           })
           const n = yield* Ref.updateAndGet(done, (x) => x + 1)
-          yield* emit({ kind: "skipped", model: name, because: blocker, done: n, total })
+          yield* emit({ kind: "skipped", model: name, because: failedUpstream, done: n, total })
           return
         }
         yield* emit({ kind: "started", model: name, done: yield* Ref.get(done), total })
@@ -150,7 +144,12 @@ export const runProject = (
               targetOf: (m) => project.models.get(m)?.target
             })
           ),
-          Effect.retry({ schedule, while: (e: BuildError) => classOf(e) === "transient" }),
+          (build) =>
+            retryTransient(build, {
+              policy: retry,
+              subject: `model ${name}`,
+              isTransient: (e: BuildError) => classOf(e) === "transient"
+            }),
           Effect.either
         )
         const finished = yield* Clock.currentTimeMillis
@@ -178,12 +177,14 @@ export const runProject = (
             error_code: null,
             error_class: null,
             error_message: null,
+            failed_upstream: null,
             warnings: r.warnings
           })
         } else {
           const e = outcome.left
           if (e._tag === "RunStoreFailed") return yield* e
           status.set(name, "failed")
+          rootFailure.set(name, name)
           executions.push({
             ...base,
             status: "failed",
@@ -194,6 +195,7 @@ export const runProject = (
             error_code: e.code,
             error_class: classOf(e),
             error_message: e.message,
+            failed_upstream: null,
             warnings: []
           })
         }
@@ -230,7 +232,7 @@ export const runProject = (
 
 /** Runs compiled projects on the `Warehouse` in context. */
 export interface PipelineRunnerService {
-  readonly run: (project: CompiledProject, options: RunOptions) => Effect.Effect<RunRecord, RunStoreFailed>
+  readonly run: (project: CompiledProject, options: RunOptions) => Effect.Effect<RunRecord, RunStoreFailed | SelectionError>
 }
 
 export class PipelineRunner extends Context.Tag("pcli/PipelineRunner")<PipelineRunner, PipelineRunnerService>() {}

@@ -95,12 +95,19 @@ export const runDataTests = (
     return warnings
   })
 
-/** Contract type spellings (product specs use ClickHouse-like names) mapped to DuckDB's. */
+/** Contract type spellings (product specs use ClickHouse-like names, remote warehouses Spark's) mapped to DuckDB's. */
 const typeAliases: Record<string, string> = {
   INT8: "TINYINT",
   INT16: "SMALLINT",
   INT32: "INTEGER",
   INT64: "BIGINT",
+  INT128: "HUGEINT",
+  UINT8: "UTINYINT",
+  UINT16: "USMALLINT",
+  UINT32: "UINTEGER",
+  UINT64: "UBIGINT",
+  BYTE: "TINYINT",
+  SHORT: "SMALLINT",
   INT: "INTEGER",
   LONG: "BIGINT",
   STRING: "VARCHAR",
@@ -108,42 +115,119 @@ const typeAliases: Record<string, string> = {
   FLOAT32: "FLOAT",
   FLOAT64: "DOUBLE",
   BOOL: "BOOLEAN",
-  DATETIME: "TIMESTAMP"
+  DATETIME: "TIMESTAMP",
+  NUMERIC: "DECIMAL",
+  DECIMAL: "DECIMAL(18,3)"
 }
 
 export const normalizeType = (type: string): string => {
-  const upper = type.trim().toUpperCase().replace(/\s+/g, "")
+  const upper = type.trim().toUpperCase().replace(/\s+/g, "").replace(/^NUMERIC\(/, "DECIMAL(")
   return typeAliases[upper] ?? upper
 }
 
-/** Checks the relation's columns, types, required columns and non-nullable columns against the contract. */
+/** Integer types: signedness and width in bits. */
+const integers: Record<string, { readonly signed: boolean; readonly bits: number }> = {
+  TINYINT: { signed: true, bits: 8 },
+  SMALLINT: { signed: true, bits: 16 },
+  INTEGER: { signed: true, bits: 32 },
+  BIGINT: { signed: true, bits: 64 },
+  HUGEINT: { signed: true, bits: 128 },
+  UTINYINT: { signed: false, bits: 8 },
+  USMALLINT: { signed: false, bits: 16 },
+  UINTEGER: { signed: false, bits: 32 },
+  UBIGINT: { signed: false, bits: 64 },
+  UHUGEINT: { signed: false, bits: 128 }
+}
+
+/** Decimal digits an integer type needs. */
+const integerDigits = (t: { readonly signed: boolean; readonly bits: number }) =>
+  ({ 8: 3, 16: 5, 32: 10, 64: t.signed ? 19 : 20, 128: 39 })[t.bits] ?? 39
+
+const decimalOf = (type: string) => {
+  const m = /^DECIMAL\((\d+),(\d+)\)$/.exec(type)
+  return m === null ? undefined : { precision: Number(m[1]), scale: Number(m[2]) }
+}
+
+export const isIntegerType = (type: string): boolean => normalizeType(type) in integers
+
+/**
+ * True when every value of `actual` fits `declared` exactly: the same type, a wider integer
+ * (unsigned into a wider signed one), FLOAT into DOUBLE, small integers into floating point,
+ * or a decimal/integer into a decimal with at least as many integer and fraction digits.
+ */
+export const canWiden = (actualType: string, declaredType: string): boolean => {
+  const actual = normalizeType(actualType)
+  const declared = normalizeType(declaredType)
+  if (actual === declared) return true
+  const a = integers[actual]
+  const d = integers[declared]
+  if (a !== undefined && d !== undefined) {
+    if (a.signed === d.signed) return a.bits <= d.bits
+    return !a.signed && a.bits < d.bits
+  }
+  if (actual === "FLOAT" && declared === "DOUBLE") return true
+  if (a !== undefined && declared === "DOUBLE") return a.bits <= 32
+  if (a !== undefined && declared === "FLOAT") return a.bits <= 16
+  const target = decimalOf(declared)
+  if (target === undefined) return false
+  if (a !== undefined) return target.precision - target.scale >= integerDigits(a)
+  const source = decimalOf(actual)
+  return source !== undefined && target.scale >= source.scale && target.precision - target.scale >= source.precision - source.scale
+}
+
+/** Warning code: a contract column that is not required is missing from the output (decisions.md item 25). */
+export const W010 = "W010"
+
+export interface ContractCheck {
+  /** Output columns whose select expression is an integer literal (lower case): they satisfy any integer width. */
+  readonly integerLiterals: Effect.Effect<ReadonlySet<string>>
+}
+
+/**
+ * Checks the relation against the contract (decisions.md item 25): a missing `required` column,
+ * a type that cannot widen to the declared one, or NULLs in a non-nullable column fail; an
+ * integer literal satisfies an integer column of any width; a missing column that is not
+ * required is warning W010, returned as a line.
+ */
 export const checkContract = (
   model: string,
   contract: ModelContract,
-  relation: string
-): Effect.Effect<void, ContractViolation | StatementFailed, Warehouse> =>
+  relation: string,
+  check: ContractCheck = { integerLiterals: Effect.succeed(new Set()) }
+): Effect.Effect<ReadonlyArray<string>, ContractViolation | StatementFailed, Warehouse> =>
   Effect.gen(function* () {
     const wh = yield* Warehouse
     const described = yield* wh.execute(`DESCRIBE SELECT * FROM ${relation}`)
     const actual = new Map(described.rows.map((r) => [String(r[0]).toLowerCase(), String(r[1])]))
-    for (const name of contract.rules.required) {
-      if (!actual.has(name.toLowerCase())) {
-        return yield* new ContractViolation({ model, detail: `required column ${name} is missing` })
-      }
+    const required = new Set(contract.rules.required.map((n) => n.toLowerCase()))
+    const missingRequired = contract.rules.required.filter((n) => !actual.has(n.toLowerCase()))
+    if (missingRequired.length > 0) {
+      return yield* new ContractViolation({
+        model,
+        detail: `required column${missingRequired.length === 1 ? "" : "s"} ${missingRequired.join(", ")} missing from the output`
+      })
     }
+    const warnings: Array<string> = []
+    const problems: Array<string> = []
+    let literals: ReadonlySet<string> | undefined
     for (const column of contract.columns) {
-      const type = actual.get(column.name.toLowerCase())
+      const key = column.name.toLowerCase()
+      const type = actual.get(key)
       if (type === undefined) {
-        return yield* new ContractViolation({ model, detail: `column ${column.name} is missing` })
+        if (!required.has(key)) {
+          warnings.push(`${W010} contract column ${column.name} (${column.type}) is missing from the output; it is not required`)
+        }
+        continue
       }
-      if (normalizeType(type) !== normalizeType(column.type)) {
-        return yield* new ContractViolation({
-          model,
-          detail: `column ${column.name} has type ${type}, contract says ${column.type}`
-        })
+      if (canWiden(type, column.type)) continue
+      if (isIntegerType(type) && isIntegerType(column.type)) {
+        literals ??= yield* check.integerLiterals
+        if (literals.has(key)) continue
       }
+      problems.push(`column ${column.name} has type ${type}, contract says ${column.type} (it cannot widen)`)
     }
-    const nonNullable = contract.columns.filter((c) => !c.nullable)
+    if (problems.length > 0) return yield* new ContractViolation({ model, detail: problems.join("; ") })
+    const nonNullable = contract.columns.filter((c) => !c.nullable && actual.has(c.name.toLowerCase()))
     if (nonNullable.length > 0) {
       const counts = nonNullable.map((c) => `count(*) FILTER (WHERE ${quoteIdent(c.name)} IS NULL)`).join(", ")
       const result = yield* wh.execute(`SELECT ${counts} FROM ${relation}`)
@@ -158,4 +242,5 @@ export const checkContract = (
         }
       }
     }
+    return warnings
   })

@@ -11,14 +11,16 @@ export interface StatementResult {
 }
 
 /**
- * A statement the warehouse refused or could not finish. `transient` drives classified
- * retry: lock contention, I/O busy, HTTP 429/5xx, connection resets are transient; SQL
- * and permission errors are not.
+ * A statement the warehouse refused or could not finish. `transient` drives the runner's
+ * classified retry: lock contention, I/O busy, HTTP 429/5xx, connection resets are transient;
+ * SQL and permission errors, refused connections and unknown hosts are not.
  */
 export class StatementFailed extends Data.TaggedError("StatementFailed")<{
   readonly detail: string
   readonly transient: boolean
   readonly state?: string
+  /** From a remote `Retry-After` answer: how long the warehouse asked us to wait. */
+  readonly retryAfterMillis?: number
 }> {
   readonly code = "statement-failed"
   override get message() {

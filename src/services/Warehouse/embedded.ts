@@ -1,6 +1,7 @@
 import type { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api"
 import { FileSystem, Path } from "@effect/platform"
-import { Context, Effect, Layer } from "effect"
+import { Context, Data, Effect, Layer } from "effect"
+import { type RetryPolicy, retryTransient } from "./retry"
 import { StatementFailed, type StatementResult, Warehouse } from "./Warehouse"
 
 /** Default embedded warehouse file, project-relative (decisions.md item 6). */
@@ -14,6 +15,25 @@ const transientPatterns = [
   /device or resource busy/i,
   /database is locked/i
 ]
+
+const lockPattern = /could not set lock/i
+
+/** Another process holds the embedded warehouse file; opening was retried, then given up. */
+export class WarehouseLocked extends Data.TaggedError("WarehouseLocked")<{
+  readonly path: string
+  /** The holder's process id, when DuckDB names it. */
+  readonly pid?: number
+  readonly attempts: number
+}> {
+  readonly code = "warehouse-locked"
+  override get message() {
+    const holder = this.pid === undefined ? "" : ` (PID ${this.pid})`
+    return `the embedded warehouse ${this.path} is locked by another process${holder}; gave up after ${this.attempts} attempts`
+  }
+}
+
+/** Opening a locked file is retried this way: 5 attempts over about 3 s. */
+export const defaultOpenRetry: RetryPolicy = { maxRetries: 4, baseDelayMillis: 200 }
 
 export const isTransientDuckDbMessage = (message: string): boolean => transientPatterns.some((p) => p.test(message))
 
@@ -75,13 +95,43 @@ export const acquireDuckDbInstance = (path: string) =>
   )
 
 /**
+ * Opens the warehouse file, retrying while another process holds its lock (`policy`, each
+ * retry logged like the runner's); a lock that outlasts the retries is `WarehouseLocked`.
+ */
+const openLocked = (path: string, policy: RetryPolicy) => {
+  const holder = (e: StatementFailed) => /\(PID (\d+)\)/.exec(e.detail)?.[1]
+  return retryTransient(acquireDuckDbInstance(path), {
+    policy,
+    subject: `embedded warehouse ${path}`,
+    isTransient: (e) => lockPattern.test(e.detail),
+    describe: (e) => `locked by another process${holder(e) === undefined ? "" : ` (PID ${holder(e)})`}`
+  }).pipe(
+    Effect.catchIf(
+      (e) => lockPattern.test(e.detail),
+      (e) => {
+        const pid = holder(e)
+        return Effect.fail(
+          new WarehouseLocked({ path, attempts: policy.maxRetries + 1, ...(pid === undefined ? {} : { pid: Number(pid) }) })
+        )
+      }
+    )
+  )
+}
+
+export interface EmbeddedOptions {
+  /** Retries of opening a locked file (default `defaultOpenRetry`). */
+  readonly openRetry?: RetryPolicy
+}
+
+/**
  * The embedded warehouse: one DuckDB instance for the layer's lifetime, a fresh connection
  * per statement (so concurrent models never share transaction state). `execute` accepts
  * several `;`-separated statements and returns the last result.
  */
 export const layer = (
-  path: string
-): Layer.Layer<Warehouse | DuckDb, StatementFailed, FileSystem.FileSystem | Path.Path> =>
+  path: string,
+  options: EmbeddedOptions = {}
+): Layer.Layer<Warehouse | DuckDb, StatementFailed | WarehouseLocked, FileSystem.FileSystem | Path.Path> =>
   Layer.scopedContext(
     Effect.gen(function* () {
       if (path !== ":memory:") {
@@ -91,7 +141,7 @@ export const layer = (
           .makeDirectory(dir, { recursive: true })
           .pipe(Effect.mapError((e) => new StatementFailed({ detail: `cannot create ${dir}: ${e.message}`, transient: false })))
       }
-      const instance = yield* acquireDuckDbInstance(path)
+      const instance = yield* openLocked(path, options.openRetry ?? defaultOpenRetry)
       const duck = makeService(instance, path)
       return Context.make(DuckDb, duck).pipe(
         Context.add(Warehouse, {

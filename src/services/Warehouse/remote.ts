@@ -37,7 +37,11 @@ export const toStatementFailed = (error: StatementError): StatementFailed => {
     case "StatementTimedOut":
       return new StatementFailed({ detail: error.message, state: "CANCELED", transient: true })
     case "WarehouseApiError":
-      return new StatementFailed({ detail: error.message, transient: error.transient })
+      return new StatementFailed({
+        detail: error.message,
+        transient: error.transient,
+        ...(error.retryAfterMillis === undefined ? {} : { retryAfterMillis: error.retryAfterMillis })
+      })
     case "WarehouseUnreachable":
       return new StatementFailed({ detail: error.message, transient: error.transient })
     case "TokenExchangeFailed":

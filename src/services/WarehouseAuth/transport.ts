@@ -1,17 +1,17 @@
 import type { HttpClientError } from "@effect/platform"
 
-/** Socket-level failures that a later attempt can get past. TLS trust failures are not among them. */
-const TRANSIENT_CODES = new Set([
-  "ECONNRESET",
-  "ECONNREFUSED",
-  "ECONNABORTED",
-  "ETIMEDOUT",
-  "EPIPE",
-  "EAI_AGAIN",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "UND_ERR_SOCKET"
-])
+/**
+ * Socket-level failures that a later attempt can get past. A refused connection and a host
+ * that does not resolve (ENOTFOUND, EAI_AGAIN) are not: they outlast any retry budget.
+ */
+const TRANSIENT_CODES = new Set(["ECONNRESET", "ECONNABORTED", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENETUNREACH", "UND_ERR_SOCKET"])
+
+/** What the permanent connection failures mean, for the one-line message. */
+const PERMANENT_DETAILS: Readonly<Record<string, string>> = {
+  ECONNREFUSED: "connection refused (ECONNREFUSED): nothing accepts connections at that host and port",
+  ENOTFOUND: "host not found (ENOTFOUND): check the adapter's host",
+  EAI_AGAIN: "host name could not be resolved (EAI_AGAIN): DNS lookup failed"
+}
 
 const codeOf = (cause: unknown): string | undefined => {
   if (typeof cause !== "object" || cause === null) return undefined
@@ -28,5 +28,7 @@ export const describeTransportError = (
   if (error.reason !== "Transport") return { detail: `request could not be sent (${error.reason})`, transient: false }
   if (code === undefined) return { detail: "connection failed", transient: true }
   const transient = TRANSIENT_CODES.has(code)
+  const permanent = PERMANENT_DETAILS[code]
+  if (permanent !== undefined) return { detail: permanent, transient: false }
   return { detail: transient ? `connection failed (${code})` : `TLS or connection setup failed (${code})`, transient }
 }

@@ -5,7 +5,6 @@ import { ApiErrorBody } from "../../schemas/warehouse-api"
 import { describeTransportError } from "../WarehouseAuth/transport"
 import { TokenExchangeFailed, WarehouseAuth } from "../WarehouseAuth/WarehouseAuth"
 import { WarehouseApiError, WarehouseResponseInvalid, WarehouseUnreachable } from "./errors"
-import { defaultRetryPolicy, type RetryPolicy, transientRetry } from "./retry"
 
 export type WarehouseCallError = WarehouseApiError | WarehouseUnreachable | WarehouseResponseInvalid | TokenExchangeFailed
 
@@ -18,8 +17,7 @@ export interface ApiCall {
 }
 
 export interface WarehouseClientOptions {
-  readonly retry?: RetryPolicy
-  /** Per-attempt HTTP time-out. */
+  /** Per-call HTTP time-out. */
   readonly requestTimeout?: Duration.DurationInput
 }
 
@@ -29,8 +27,9 @@ export interface WarehouseClientService {
   readonly warehouseId: string
   readonly statementTimeoutSeconds: number
   /**
-   * One authenticated REST call, decoded with `schema`: 401/403 drops the token and retries
-   * once; 429/5xx/transport failures retry with backoff; other errors fail at once.
+   * One authenticated REST call, decoded with `schema`: 401/403 drops the token and tries once
+   * more with a fresh one. Nothing else is retried here: failures carry `transient` (and a
+   * `Retry-After`) for the one retry layer above (the runner, `Warehouse/retry.ts`).
    */
   readonly call: <A, I>(call: ApiCall, schema: Schema.Schema<A, I>) => Effect.Effect<A, WarehouseCallError>
 }
@@ -68,7 +67,6 @@ export const make = (options: WarehouseClientOptions = {}) =>
       const auth = yield* WarehouseAuth
       const http = yield* HttpClient.HttpClient
       const host = adapter.host
-      const policy = options.retry ?? defaultRetryPolicy
       const requestTimeout = Duration.decode(options.requestTimeout ?? "60 seconds")
 
       const attempt = <A, I>(call: ApiCall, schema: Schema.Schema<A, I>) =>
@@ -136,14 +134,6 @@ export const make = (options: WarehouseClientOptions = {}) =>
                   Effect.zipRight(attempt(call, schema)),
                   Effect.catchTag("Unauthorized", (second) => Effect.fail(second.error))
                 )
-          ),
-          Effect.retry(
-            transientRetry(policy, (error: WarehouseCallError) => ({
-              host,
-              path: call.path,
-              error: error._tag,
-              ...("status" in error ? { status: error.status } : {})
-            }))
           ),
           Effect.withSpan("warehouse.call", {
             attributes: { "pcli.host": host, "pcli.method": call.method, "pcli.path": call.path }

@@ -136,8 +136,8 @@ export const make = Effect.gen(function* () {
           )
         )
       }).pipe(
-        // Whoever stops us (the time-out or the caller), the warehouse must stop too.
-        Effect.onInterrupt(() =>
+        // Whatever stops us (the time-out, the caller, a failed poll the runner will retry), the warehouse must stop too.
+        Effect.onError(() =>
           Ref.get(submitted).pipe(
             Effect.flatMap(
               Option.match({

@@ -75,6 +75,7 @@ export const ledgerRow: fc.Arbitrary<LedgerRow> = fc
     principal_id: null,
     principal_id_source: null,
     principal_id_verified: false as const,
+    target_principal: null,
     capability: "apply",
     model: r.kind === "freeze" || r.kind === "unfreeze" ? r.scope : "m",
     effect: r.effect,

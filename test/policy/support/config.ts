@@ -1,6 +1,6 @@
 import { Effect, Schema } from "effect"
 import { ClassificationsBlock, MaskBlock, PolicyBlock } from "../../../src/schemas/policy"
-import { decodeToml } from "../../../src/services/ProjectConfig/toml"
+import { decodeToml } from "../../../src/platform/toml"
 import type { ModelAttributes } from "../../../src/services/PolicyEngine/attributes"
 
 /** The three blocks as the lead's project config embeds them. */

@@ -15,7 +15,7 @@ export const seededLedgerLayer = (seed: ReadonlyArray<LedgerRow> = []) => {
     Effect.flatMap(SqlClient.SqlClient, (sql) =>
       seed.length === 0
         ? Effect.void
-        : sql`INSERT INTO ledger ${sql.insert(seed.map(({ principal_id_verified: _, ...stored }) => stored))}`.pipe(Effect.orDie)
+        : sql`INSERT INTO ledger ${sql.insert(seed.map((stored) => ({ ...stored, principal_id_verified: 0 })))}`.pipe(Effect.orDie)
     )
   )
   return LedgerSqlite.layer.pipe(
@@ -30,6 +30,7 @@ export const brokenLedgerLayer = Layer.succeed(
   Ledger,
   Ledger.of({
     append: () => Effect.fail(new LedgerUnavailable({ detail: "disk I/O error" })),
+    appendAll: () => Effect.fail(new LedgerUnavailable({ detail: "disk I/O error" })),
     query: () => Stream.fail(new LedgerUnavailable({ detail: "disk I/O error" }))
   })
 )
@@ -42,6 +43,7 @@ export const row = (partial: Partial<LedgerRow> & Pick<LedgerRow, "kind" | "time
   principal_id: "tester",
   principal_id_source: "flag",
   principal_id_verified: false,
+  target_principal: null,
   capability: "apply",
   model: "*",
   effect: "allow",

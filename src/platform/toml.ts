@@ -1,6 +1,12 @@
 import { Effect, ParseResult, Schema } from "effect"
 import * as Toml from "smol-toml"
-import { InvalidValue, TomlSyntax, type TomlDecodeError, UnknownKey } from "./errors"
+import { InvalidValue, TomlSyntax, type TomlDecodeError, UnknownKey } from "./tomlErrors"
+import { safeIssue } from "./tomlIssues"
+import { checkNesting } from "./tomlNesting"
+
+/** TOML reading shared by the project config, model sidecars and the policy block: parse, decode, locate keys. */
+
+export { InvalidValue, type TomlDecodeError, TomlSyntax, UnknownKey } from "./tomlErrors"
 
 type PathSegment = PropertyKey
 
@@ -22,7 +28,8 @@ export const locateKey = (text: string, path: ReadonlyArray<PathSegment>): numbe
   let from = 0
   let found: number | undefined
   for (const seg of path) {
-    if (typeof seg !== "string") continue
+    // A key too long for a regular expression is not searched for (the line stays best effort).
+    if (typeof seg !== "string" || seg.length > 1024) continue
     const key = escapeRegex(seg)
     const pattern = new RegExp(`(^\\s*"?${key}"?\\s*[=.])|(^\\s*\\[\\[?[^\\]]*\\b${key}"?\\]\\]?)|([{,]\\s*"?${key}"?\\s*=)`)
     const index = lines.findIndex((line, i) => i >= from && pattern.test(line))
@@ -42,21 +49,22 @@ export const parseToml = (text: string, file: string): Effect.Effect<Record<stri
       const detail = (e.message ?? String(error)).split("\n")[0]!.replace(/^Invalid TOML document:\s*/, "")
       return new TomlSyntax({ file, line: e.line, detail })
     }
-  })
+  }).pipe(Effect.flatMap((data) => checkNesting(data, file, (path) => locateKey(text, path))))
 
 /** Maps the first schema issue to a one-line error with the dotted key path and its line. */
 export const schemaIssueToError = (
   error: ParseResult.ParseError,
   text: string,
   file: string,
-  prefix: ReadonlyArray<PathSegment> = []
+  prefix: ReadonlyArray<PathSegment> = [],
+  knownSecrets?: ReadonlySet<PropertyKey>
 ): UnknownKey | InvalidValue => {
   const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
   const issue = issues.find((i) => i._tag === "Unexpected") ?? issues[0]
   const path = [...prefix, ...(issue?.path ?? [])]
   const line = locateKey(text, path)
   if (issue?._tag === "Unexpected") return new UnknownKey({ file, line, path: formatPath(path) })
-  return new InvalidValue({ file, line, path: formatPath(path), detail: issue?.message ?? "invalid value" })
+  return new InvalidValue({ file, line, path: formatPath(path), detail: safeIssue(error, issue, knownSecrets) })
 }
 
 /**
@@ -76,8 +84,9 @@ export const decodeTomlValue = <A, I>(
   data: unknown,
   text: string,
   file: string,
-  prefix: ReadonlyArray<PathSegment> = []
+  prefix: ReadonlyArray<PathSegment> = [],
+  knownSecrets?: ReadonlySet<PropertyKey>
 ): Effect.Effect<A, UnknownKey | InvalidValue> =>
   Schema.decodeUnknown(schema, { onExcessProperty: "error", errors: "all" })(data).pipe(
-    Effect.mapError((error) => schemaIssueToError(error, text, file, prefix))
+    Effect.mapError((error) => schemaIssueToError(error, text, file, prefix, knownSecrets))
   )

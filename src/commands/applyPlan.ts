@@ -1,0 +1,235 @@
+import type { FileSystem, Path } from "@effect/platform"
+import { Effect } from "effect"
+import type { Principal as PrincipalClass } from "../schemas/policy"
+import { type ApplyOutput, type Evaluation, isGatedPlan, type Plan, type ReviewMarker, type VerificationOutput } from "../schemas/plans"
+import { Environment } from "../services/Environment/Environment"
+import { Ledger, type LedgerUnavailable } from "../services/Ledger/Ledger"
+import { AppliedState } from "../services/Plans/AppliedState"
+import {
+  type AppliedStateIo,
+  type InvalidMarker,
+  type MarkerMissing,
+  type PlanStoreIo,
+  PlanKindNotExecutable,
+  PlanStale,
+  type PolicyDenied
+} from "../services/Plans/errors"
+import {
+  checkMarker,
+  denial,
+  enforcedPrincipal,
+  EXECUTABLE,
+  type Evaluated,
+  evaluateItems,
+  gateItems,
+  markerRequirement
+} from "../services/Plans/gate"
+import { appendRows, evaluationRow, refusalReason, refusalRow, verificationRow } from "../services/Plans/ledgerRows"
+import { PlanStore, type PlanReadError } from "../services/Plans/PlanStore"
+import { fingerprintOf, readWorkingTree, type Revision, staleModels } from "../services/Plans/revisions"
+import { runCheck, verificationReason } from "../services/Plans/verify"
+import { PolicyEngine } from "../services/PolicyEngine/PolicyEngine"
+import { type ActingPrincipal, Principal } from "../services/Principal/Principal"
+import { type CompileError, type CompiledProject, PipelineCompiler } from "../services/Project/compile"
+import type { ModelFileMismatch, ModelsUnreadable } from "../services/Project/errors"
+import { runOutput } from "../services/Runner/output"
+import { PipelineRunner } from "../services/Runner/run"
+import type { RunRecord, RunStoreFailed } from "../services/Runner/RunStore"
+import type { Warehouse } from "../services/Warehouse/Warehouse"
+
+/** `pcli apply <plan-id>`. */
+export interface ApplyInput {
+  readonly planId: string
+  readonly modelsDir: string
+  /** Directory project-relative `storage_prefix`es resolve against. */
+  readonly projectRoot: string
+}
+
+export type ApplyRefusal = PlanReadError | PlanStale | PolicyDenied | MarkerMissing | InvalidMarker | PlanKindNotExecutable
+
+export type ApplyError =
+  | ApplyRefusal
+  | CompileError
+  | ModelsUnreadable
+  | ModelFileMismatch
+  | PlanStoreIo
+  | AppliedStateIo
+  | RunStoreFailed
+  | LedgerUnavailable
+
+export type ApplyRequirements =
+  | PlanStore
+  | AppliedState
+  | PolicyEngine
+  | Ledger
+  | Principal
+  | PipelineCompiler
+  | PipelineRunner
+  | Warehouse
+  | Environment
+  | FileSystem.FileSystem
+  | Path.Path
+
+interface Admitted {
+  readonly plan: Plan
+  readonly principal: PrincipalClass
+  readonly project: CompiledProject
+  readonly current: Revision
+  readonly evaluated: ReadonlyArray<Evaluated> | undefined
+  readonly marker: ReviewMarker | undefined
+  readonly evaluations: ReadonlyArray<Evaluation>
+}
+
+/**
+ * Steps 1–3: integrity and staleness, the policy gate, the marker gate. Every refusal leaves
+ * exactly one row per evaluated model carrying its code (or one row when nothing was evaluated).
+ */
+const admit = (input: ApplyInput, actor: ActingPrincipal) =>
+  Effect.gen(function* () {
+    const store = yield* PlanStore
+    const ledger = yield* Ledger
+    const refused = (principal: PrincipalClass, planId: string) => (error: { readonly code: string; readonly message: string }) =>
+      ledger.append(refusalRow({ actor, principal, capability: "apply", planId, error }))
+
+    // (1) Integrity and staleness. The project is compiled before the fingerprint check, so
+    // what runs is what was checked.
+    const plan = yield* store.read(input.planId).pipe(Effect.tapError(refused(actor.class, input.planId)))
+    const planId = plan.plan_id
+    const principal = enforcedPrincipal(plan.kind, actor.class)
+    const { project, current } = yield* Effect.gen(function* () {
+      const compiler = yield* PipelineCompiler
+      const project = yield* compiler.compile({ modelsDir: input.modelsDir, env: yield* Environment })
+      const fingerprints = plan.payload.fingerprints ?? {}
+      const current = yield* readWorkingTree(input.modelsDir, new Set(Object.keys(fingerprints)))
+      const stale = staleModels(fingerprints, current)
+      if (stale.length > 0) return yield* new PlanStale({ planId, models: stale })
+      return { project, current }
+    }).pipe(Effect.tapError(refused(principal, planId)))
+
+    // (2) The policy gate, for the enforced principal; freezes and budgets only tighten.
+    const evaluated = yield* evaluateItems(principal, gateItems(plan, project))
+    const denied = evaluated === undefined ? undefined : denial(planId, evaluated)
+
+    // (3) The marker gate: a deny is refused whatever marker exists.
+    const why = denied === undefined ? markerRequirement(plan, evaluated ?? []) : undefined
+    const markerOutcome =
+      why === undefined ? undefined : yield* Effect.either(Effect.flatMap(store.marker(planId), (state) => checkMarker(planId, state, why)))
+    const refusal =
+      denied ??
+      (markerOutcome?._tag === "Left" ? markerOutcome.left : undefined) ??
+      (EXECUTABLE.has(plan.kind) ? undefined : new PlanKindNotExecutable({ planId, kind: plan.kind }))
+    const marker = markerOutcome?._tag === "Right" ? markerOutcome.right : undefined
+
+    if (evaluated === undefined) {
+      // No [policy] block: nothing is evaluated or recorded, but a refusal still leaves its row.
+      if (refusal !== undefined) {
+        yield* refused(principal, planId)(refusal)
+        return yield* refusal
+      }
+      return { plan, principal, project, current, evaluated, marker, evaluations: [] } satisfies Admitted
+    }
+    const outcome =
+      refusal !== undefined
+        ? refusalReason(refusal)
+        : marker !== undefined
+          ? `approved by ${marker.approver.email} at ${marker.reviewed_at}; applied`
+          : "applied"
+    const rows = yield* appendRows(
+      ledger,
+      evaluated.map(({ item, verdict }) =>
+        evaluationRow({
+          actor,
+          principal,
+          model: item.model,
+          capability: item.capability,
+          effect: verdict.effect,
+          ruleId: verdict.static.matched_rule,
+          planId,
+          reason: `${verdict.reason}; ${outcome}`
+        })
+      )
+    )
+    const evaluations = evaluated.map(({ item, verdict }, i): Evaluation => ({
+      model: item.model,
+      capability: item.capability,
+      effect: verdict.effect,
+      rule_id: verdict.static.matched_rule,
+      reason: verdict.reason,
+      decision_ref: rows[i]!.decision_ref
+    }))
+    if (refusal !== undefined) return yield* refusal
+    return { plan, principal, project, current, evaluated, marker, evaluations } satisfies Admitted
+  })
+
+/** Step 5: for each allow rule with `verify_after` that admitted a model, run its checks and record the outcome. */
+const verify = (admitted: Admitted, record: RunRecord, actor: ActingPrincipal) =>
+  Effect.gen(function* () {
+    const engine = yield* PolicyEngine
+    const ledger = yield* Ledger
+    const built = new Map(record.models.map((m) => [m.model_name, m.status]))
+    const byRule = new Map<number, Array<string>>()
+    for (const { item, verdict } of admitted.evaluated ?? []) {
+      const ruleId = verdict.static.matched_rule
+      const rule = ruleId === null ? undefined : engine.compiled.rules[ruleId]?.rule
+      if (rule === undefined || rule.effect !== "allow" || verdict.effect !== "allow" || rule.verify_after.length === 0) continue
+      byRule.set(ruleId!, [...(byRule.get(ruleId!) ?? []), item.model])
+    }
+    return yield* Effect.forEach([...byRule].sort(([a], [b]) => a - b), ([ruleId, models]) =>
+      Effect.gen(function* () {
+        const checks = engine.compiled.rules[ruleId]!.rule.verify_after
+        const results = yield* Effect.forEach(models.flatMap((model) => checks.map((check) => ({ model, check }))), ({ model, check }) => {
+          const compiled = admitted.project.models.get(model)
+          if (compiled === undefined || built.get(model) !== "success") {
+            return Effect.succeed({ check, model, status: "failed" as const, detail: `model ${model} did not build in this apply` })
+          }
+          return runCheck(check, compiled)
+        })
+        const passed = results.every((r) => r.status === "passed")
+        const row = yield* ledger.append(
+          verificationRow({ actor, principal: admitted.principal, planId: admitted.plan.plan_id, ruleId, passed, reason: verificationReason(results) })
+        )
+        return { rule_id: ruleId, passed, checks: results, decision_ref: row.decision_ref } satisfies VerificationOutput
+      })
+    )
+  })
+
+/**
+ * `pcli apply <id>`: (1) integrity and staleness, (2) the policy gate for the stricter of the
+ * invoker and the kind's default principal, (3) the marker gate, (4) the standard run path for
+ * the plan's models, (5) `verify_after` checks under allow rules. Successfully built models
+ * become the applied state the next `pcli plan` diffs against.
+ */
+export const applyPlan = (input: ApplyInput): Effect.Effect<ApplyOutput, ApplyError, ApplyRequirements> =>
+  Effect.gen(function* () {
+    const actor = yield* Principal
+    const admitted = yield* admit(input, actor)
+    const { plan } = admitted
+    // admit already refused (and recorded) gc/restore/backfill; this only narrows the type.
+    if (isGatedPlan(plan)) return yield* new PlanKindNotExecutable({ planId: plan.plan_id, kind: plan.kind })
+
+    // (4) Execution through the standard run path.
+    const runner = yield* PipelineRunner
+    const record = yield* runner.run(admitted.project, { projectRoot: input.projectRoot, models: plan.payload.models, trigger: `apply:${plan.plan_id}` })
+
+    const applied = yield* AppliedState
+    const built = record.models.filter((m) => m.status === "success").flatMap((m) => {
+      const files = admitted.current.get(m.model_name)
+      return files === undefined ? [] : [{ model: m.model_name, fingerprint: fingerprintOf(files), files }]
+    })
+    yield* applied.record(plan.plan_id, built, plan.payload.changes.filter((c) => c.after === null).map((c) => c.model))
+
+    // (5) Post-apply verification feeds the autonomy budget of the rules that allowed it.
+    const verifications = yield* verify(admitted, record, actor)
+    return {
+      command: "apply" as const,
+      plan_id: plan.plan_id,
+      kind: plan.kind,
+      principal: admitted.principal,
+      invoker: actor.class,
+      policy: admitted.evaluated === undefined ? ("not_configured" as const) : ("evaluated" as const),
+      evaluations: [...admitted.evaluations],
+      ...(admitted.marker === undefined ? {} : { reviewed_by: admitted.marker.approver }),
+      run: runOutput(record),
+      verifications: [...verifications]
+    }
+  })

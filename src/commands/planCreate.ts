@@ -1,0 +1,162 @@
+import type { CommandExecutor, FileSystem, Path } from "@effect/platform"
+import { Effect } from "effect"
+import type { Evaluation, PlanBase, PlanOutput, RunPayload } from "../schemas/plans"
+import { Environment } from "../services/Environment/Environment"
+import { Ledger, type LedgerUnavailable } from "../services/Ledger/Ledger"
+import { AppliedState, appliedRevision } from "../services/Plans/AppliedState"
+import { diffRevisions } from "../services/Plans/diff"
+import type { AppliedStateIo, BaseRefNotFound, GitFailed, PlanStoreIo } from "../services/Plans/errors"
+import { evaluateItems, gateItems } from "../services/Plans/gate"
+import { readTreeAt, resolveCommit } from "../services/Plans/git"
+import { appendRows, evaluationRow, refusalRow } from "../services/Plans/ledgerRows"
+import { PlanStore } from "../services/Plans/PlanStore"
+import { fingerprintOf, readWorkingTree, type Revision } from "../services/Plans/revisions"
+import { ModelNotFound } from "../services/PolicyEngine/attributes"
+import type { PolicyEngine } from "../services/PolicyEngine/PolicyEngine"
+import { Principal } from "../services/Principal/Principal"
+import { type CompileError, downstreamClosure, PipelineCompiler } from "../services/Project/compile"
+import type { ModelFileMismatch, ModelsUnreadable } from "../services/Project/errors"
+import type { StatementFailed } from "../services/Warehouse/Warehouse"
+
+/** `pcli plan [--model M…] [--base REF]`. */
+export interface PlanCreateInput {
+  readonly modelsDir: string
+  /** Restrict the diff to these models (their downstream closure is still rebuilt). */
+  readonly models: ReadonlyArray<string>
+  /** Diff against this git ref instead of the last applied state. */
+  readonly base?: string | undefined
+}
+
+export type PlanCreateError =
+  | CompileError
+  | ModelsUnreadable
+  | ModelFileMismatch
+  | ModelNotFound
+  | BaseRefNotFound
+  | GitFailed
+  | AppliedStateIo
+  | PlanStoreIo
+  | StatementFailed
+  | LedgerUnavailable
+
+export type PlanCreateRequirements =
+  | PlanStore
+  | AppliedState
+  | PipelineCompiler
+  | PolicyEngine
+  | Ledger
+  | Principal
+  | Environment
+  | FileSystem.FileSystem
+  | Path.Path
+  | CommandExecutor.CommandExecutor
+
+const baseRevision = (modelsDir: string, ref: string | undefined) =>
+  Effect.gen(function* () {
+    if (ref === undefined) {
+      const applied = yield* AppliedState
+      return { base: { kind: "applied" } as PlanBase, revision: appliedRevision(yield* applied.read) }
+    }
+    const commit = yield* resolveCommit(modelsDir, ref)
+    return { base: { kind: "git", ref, commit } as PlanBase, revision: yield* readTreeAt(modelsDir, commit) }
+  })
+
+/** Every model named by `--model` must exist on one side of the diff. */
+const checkNamed = (names: ReadonlyArray<string>, base: Revision, working: Revision, modelsDir: string) =>
+  Effect.forEach(names, (model) =>
+    base.has(model) || working.has(model) ? Effect.void : Effect.fail(new ModelNotFound({ model, modelsDir }))
+  )
+
+/** What the user runs next; a deny recorded while planning is said up front. */
+const nextStep = (planId: string, kind: string, evaluations: ReadonlyArray<Evaluation>): string => {
+  const denied = evaluations.find((e) => e.effect === "deny")
+  if (denied !== undefined) {
+    return `policy denies ${denied.model} (${denied.rule_id === null ? "default agent effect" : `rule ${denied.rule_id}`}) for this principal: pcli apply ${planId} will be refused`
+  }
+  return kind === "escalation" ? `pcli review ${planId} --approve, then pcli apply ${planId}` : `pcli apply ${planId}`
+}
+
+/**
+ * Diffs the working tree against the base, classifies each changed model, evaluates policy
+ * for the planning principal (one ledger row per evaluation) and writes a `run` plan, or an
+ * `escalation` plan when an evaluation resolved `require_review`.
+ */
+export const planCreate = (input: PlanCreateInput): Effect.Effect<PlanOutput, PlanCreateError, PlanCreateRequirements> =>
+  Effect.gen(function* () {
+    const actor = yield* Principal
+    const ledger = yield* Ledger
+    const store = yield* PlanStore
+    const env = yield* Environment
+
+    const prepared = yield* Effect.gen(function* () {
+      const compiler = yield* PipelineCompiler
+      const project = yield* compiler.compile({ modelsDir: input.modelsDir, env })
+      const working = yield* readWorkingTree(input.modelsDir)
+      const { base, revision } = yield* baseRevision(input.modelsDir, input.base)
+      yield* checkNamed(input.models, revision, working, input.modelsDir)
+      const candidates = input.models.length > 0 ? input.models : [...new Set([...working.keys(), ...revision.keys()])]
+      const changes = yield* diffRevisions(revision, working, candidates, env)
+      return { project, working, base, changes }
+    }).pipe(
+      // A plan that cannot be made is a refusal too: one row, nothing evaluated.
+      Effect.tapError((error) =>
+        ledger.append(refusalRow({ actor, principal: actor.class, capability: "propose", planId: null, error }))
+      )
+    )
+    const { project, working, base, changes } = prepared
+
+    const present = changes.filter((c) => c.after !== null).map((c) => c.model)
+    const touched = new Set(present)
+    for (const model of present) for (const d of downstreamClosure(project, model)) touched.add(d)
+    const models = project.order.filter((m) => touched.has(m))
+    const fingerprints: Record<string, string | null> = {}
+    for (const model of [...models, ...changes.filter((c) => c.after === null).map((c) => c.model)].sort()) {
+      const files = working.get(model)
+      fingerprints[model] = files === undefined ? null : fingerprintOf(files)
+    }
+    const payload: RunPayload = { base, changes, models, fingerprints }
+
+    // Evaluated exactly as apply will evaluate it (the kind does not change what is asked).
+    const items = gateItems({ kind: "run", payload }, project)
+    const evaluated = yield* evaluateItems(actor.class, items)
+    const kind = evaluated?.some((e) => e.verdict.effect === "require_review") === true ? "escalation" : "run"
+    const written = yield* store.write({ kind, payload, principal: { class: actor.class, id: actor.id, source: actor.source } })
+    const planId = written.plan.plan_id
+
+    const rows = yield* appendRows(
+      ledger,
+      (evaluated ?? []).map(({ item, verdict }) =>
+        evaluationRow({
+          actor,
+          principal: actor.class,
+          model: item.model,
+          capability: item.capability,
+          effect: verdict.effect,
+          ruleId: verdict.static.matched_rule,
+          planId,
+          reason: `${verdict.reason}; planned as ${kind}`
+        })
+      )
+    )
+    const evaluations = (evaluated ?? []).map(({ item, verdict }, i): Evaluation => ({
+      model: item.model,
+      capability: item.capability,
+      effect: verdict.effect,
+      rule_id: verdict.static.matched_rule,
+      reason: verdict.reason,
+      decision_ref: rows[i]!.decision_ref
+    }))
+    return {
+      command: "plan" as const,
+      plan_id: planId,
+      kind,
+      path: written.path,
+      written: written.written,
+      base,
+      changes: [...changes],
+      models: [...models],
+      policy: evaluated === undefined ? ("not_configured" as const) : ("evaluated" as const),
+      evaluations,
+      next: nextStep(planId, kind, evaluations)
+    }
+  })

@@ -1,0 +1,210 @@
+import type { CommandExecutor, FileSystem, Path } from "@effect/platform"
+import { Clock, Effect, Either } from "effect"
+import * as os from "node:os"
+import {
+  isGatedPlan,
+  type Plan,
+  type ReviewMarker,
+  type ReviewOutput,
+  type ReviewQueueOutput,
+  type ReviewStatusOutput
+} from "../schemas/plans"
+import { Environment } from "../services/Environment/Environment"
+import { Ledger, type LedgerUnavailable } from "../services/Ledger/Ledger"
+import { breakingFindings, diffRevisions } from "../services/Plans/diff"
+import {
+  ApprovalNeedsHuman,
+  type BaseRefNotFound,
+  type GitFailed,
+  type InvalidMarker,
+  type PlanStoreIo,
+  type ReviewMarkerWriteFailed
+} from "../services/Plans/errors"
+import { gitIdentity, readTreeAt, resolveCommit } from "../services/Plans/git"
+import { approvalRow, refusalRow } from "../services/Plans/ledgerRows"
+import { PlanStore, type PlanReadError } from "../services/Plans/PlanStore"
+import { rankQueue } from "../services/Plans/queue"
+import { readWorkingTree, staleModels } from "../services/Plans/revisions"
+import { Principal } from "../services/Principal/Principal"
+import { type CompiledProject, PipelineCompiler } from "../services/Project/compile"
+import type { ModelFileMismatch, ModelsUnreadable } from "../services/Project/errors"
+import type { StatementFailed } from "../services/Warehouse/Warehouse"
+
+const baseLabel = (plan: Plan): string =>
+  isGatedPlan(plan) ? "" : plan.payload.base.kind === "git" ? plan.payload.base.ref : "applied"
+
+/** Fingerprinted models whose files changed since planning (a plan without fingerprints is never stale). */
+const staleOf = (plan: Plan, modelsDir: string) =>
+  Effect.gen(function* () {
+    const fingerprints = plan.payload.fingerprints
+    if (fingerprints === undefined || Object.keys(fingerprints).length === 0) return []
+    const current = yield* readWorkingTree(modelsDir, new Set(Object.keys(fingerprints)))
+    return staleModels(fingerprints, current)
+  })
+
+const breakingCount = (plan: Plan) => (isGatedPlan(plan) ? 0 : breakingFindings(plan.payload.changes).length)
+
+export interface ReviewInput {
+  readonly planId: string
+  readonly modelsDir: string
+  /** Recompute the findings of the plan's changed models against this git ref. */
+  readonly base?: string | undefined
+}
+
+export type ReviewError = PlanReadError | ModelsUnreadable | ModelFileMismatch | BaseRefNotFound | GitFailed | StatementFailed
+
+/** `pcli review <id> [--base REF]`: a dry run that writes nothing. */
+export const reviewPlan = (
+  input: ReviewInput
+): Effect.Effect<ReviewOutput, ReviewError, PlanStore | Environment | FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor> =>
+  Effect.gen(function* () {
+    const store = yield* PlanStore
+    const plan = yield* store.read(input.planId)
+    const stale = yield* staleOf(plan, input.modelsDir)
+    let changes = isGatedPlan(plan) ? [] : plan.payload.changes
+    let baseRef = baseLabel(plan)
+    if (input.base !== undefined && !isGatedPlan(plan)) {
+      const commit = yield* resolveCommit(input.modelsDir, input.base)
+      const revision = yield* readTreeAt(input.modelsDir, commit)
+      const working = yield* readWorkingTree(input.modelsDir)
+      changes = yield* diffRevisions(revision, working, plan.payload.changes.map((c) => c.model), yield* Environment)
+      baseRef = input.base
+    }
+    const breaking = breakingFindings(changes)
+    const message = [
+      breaking.length === 0 ? "no breaking changes" : `${breaking.length} BREAKING change finding(s): approving ships them`,
+      ...(stale.length === 0 ? [] : [`plan is STALE (${stale.join(", ")} changed since planning): apply will refuse it`]),
+      `dry run: nothing written; approve with pcli review ${plan.plan_id} --approve`
+    ].join("; ")
+    return {
+      command: "review" as const,
+      plan_id: plan.plan_id,
+      kind: plan.kind,
+      base_ref: baseRef,
+      approved: false,
+      marker_written: false,
+      stale: stale.length > 0,
+      models: [...plan.payload.models],
+      changes: [...changes],
+      breaking_changes: breaking,
+      message
+    }
+  })
+
+export interface ApproveInput {
+  readonly planId: string
+  readonly modelsDir: string
+}
+
+export type ApproveError = PlanReadError | ApprovalNeedsHuman | ModelsUnreadable | ModelFileMismatch | ReviewMarkerWriteFailed | LedgerUnavailable
+
+/**
+ * `pcli review <id> --approve`: writes `<id>.reviewed.json` atomically (a re-approval
+ * replaces it) and appends an `approval` row. Only a human approves.
+ */
+export const approvePlan = (
+  input: ApproveInput
+): Effect.Effect<ReviewOutput, ApproveError, PlanStore | Ledger | Principal | FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor> =>
+  Effect.gen(function* () {
+    const actor = yield* Principal
+    const ledger = yield* Ledger
+    const store = yield* PlanStore
+    const plan = yield* Effect.gen(function* () {
+      const read = yield* store.read(input.planId)
+      if (actor.class !== "human") return yield* new ApprovalNeedsHuman({ planId: input.planId })
+      return read
+    }).pipe(
+      Effect.tapError((error) =>
+        ledger.append(refusalRow({ actor, principal: actor.class, capability: null, planId: input.planId, error }))
+      )
+    )
+    const stale = yield* staleOf(plan, input.modelsDir)
+    const identity = yield* gitIdentity(input.modelsDir)
+    const reviewedAt = new Date(yield* Clock.currentTimeMillis).toISOString()
+    const marker: ReviewMarker = {
+      plan_id: plan.plan_id,
+      reviewed_at: reviewedAt,
+      base_ref: baseLabel(plan),
+      breaking_change_count: breakingCount(plan),
+      approver: { email: identity.email, ...(identity.name === undefined ? {} : { name: identity.name }), host: os.hostname(), source: "local" }
+    }
+    // The row first: a marker without its approval row would be an unrecorded decision.
+    const row = yield* ledger.append(approvalRow({ actor, planId: plan.plan_id, approver: identity.email, reviewedAt }))
+    const path = yield* store.writeMarker(marker)
+    const changes = isGatedPlan(plan) ? [] : plan.payload.changes
+    const breaking = breakingFindings(changes)
+    return {
+      command: "review" as const,
+      plan_id: plan.plan_id,
+      kind: plan.kind,
+      base_ref: marker.base_ref,
+      approved: true,
+      marker_written: true,
+      marker_path: path,
+      reviewed_at: reviewedAt,
+      approver: marker.approver,
+      decision_ref: row.decision_ref,
+      stale: stale.length > 0,
+      models: [...plan.payload.models],
+      changes: [...changes],
+      breaking_changes: breaking,
+      message: [
+        `approved by ${identity.email}`,
+        ...(breaking.length === 0 ? [] : [`WARNING: ${breaking.length} BREAKING change finding(s) approved`]),
+        ...(stale.length === 0 ? [] : [`plan is STALE (${stale.join(", ")} changed since planning): apply will refuse it`]),
+        `next: pcli apply ${plan.plan_id}`
+      ].join("; ")
+    }
+  })
+
+/** `pcli review <id> --status`: read-only; an invalid marker is an error, never "not reviewed". */
+export const reviewStatus = (planId: string): Effect.Effect<ReviewStatusOutput, PlanReadError | InvalidMarker, PlanStore> =>
+  Effect.gen(function* () {
+    const store = yield* PlanStore
+    const plan = yield* store.read(planId)
+    const state = yield* store.marker(planId)
+    if (state._tag === "Invalid") return yield* state.error
+    return {
+      command: "review_status" as const,
+      plan_id: plan.plan_id,
+      kind: plan.kind,
+      reviewed: state._tag === "Approved",
+      marker_path: state.path,
+      ...(state._tag === "Approved" ? { reviewed_at: state.marker.reviewed_at, approver: state.marker.approver } : {}),
+      breaking_change_count: breakingCount(plan),
+      product_binding: null
+    }
+  })
+
+/** `pcli review --queue`: pending review-gated plans, highest score first (see queue.ts). */
+export const reviewQueue = (input: {
+  readonly modelsDir: string
+}): Effect.Effect<ReviewQueueOutput, PlanStoreIo, PlanStore | PipelineCompiler | Environment | FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function* () {
+    const store = yield* PlanStore
+    const compiler = yield* PipelineCompiler
+    const listed = yield* store.list
+    const plans = listed.flatMap((e) => (Either.isRight(e) ? [e.right] : []))
+    const broken = listed.flatMap((e) => (Either.isLeft(e) ? [e.left] : []))
+    const compiled = yield* Effect.either(compiler.compile({ modelsDir: input.modelsDir, env: yield* Environment }))
+    const project: CompiledProject | undefined = Either.getOrUndefined(compiled)
+    const entries = yield* Effect.forEach(plans, (plan) =>
+      Effect.gen(function* () {
+        const marker = yield* store.marker(plan.plan_id)
+        const stale = yield* Effect.orElseSucceed(staleOf(plan, input.modelsDir), () => [] as ReadonlyArray<string>)
+        return { plan, marker, stale: stale.length > 0 }
+      })
+    )
+    const pending = rankQueue(entries, project, yield* Clock.currentTimeMillis)
+    const notes = [
+      ...(Either.isLeft(compiled) ? [`${input.modelsDir} does not compile (${compiled.left.message}): blast radius unknown`] : []),
+      ...broken.map((e) => `not listed: ${e.message}`)
+    ]
+    return {
+      command: "review_queue" as const,
+      ranking: "(blast_radius + 1) × class_weight × (1 + staleness_hours)" as const,
+      total: pending.length,
+      pending: [...pending],
+      ...(notes.length === 0 ? {} : { notes })
+    }
+  })

@@ -1,0 +1,58 @@
+import { Effect } from "effect"
+import type { ModelChange } from "../../schemas/plans"
+import { analyzeRevisions, BREAKING_FINDINGS, changeFindings, classifyFindings } from "../Project/changes"
+import type { StatementFailed } from "../Warehouse/Warehouse"
+import { fingerprintOf, type Revision } from "./revisions"
+
+/**
+ * The models among `candidates` whose files differ between `base` and `working`, each
+ * classified from DuckDB's parse of both SQL texts and both contracts. Sorted by name.
+ */
+export const diffRevisions = (
+  base: Revision,
+  working: Revision,
+  candidates: Iterable<string>,
+  env: Readonly<Record<string, string | undefined>>
+): Effect.Effect<ReadonlyArray<ModelChange>, StatementFailed> =>
+  Effect.gen(function* () {
+    const changed = [...new Set(candidates)].sort().flatMap((model) => {
+      const before = base.get(model)
+      const after = working.get(model)
+      const beforeFp = before === undefined ? null : fingerprintOf(before)
+      const afterFp = after === undefined ? null : fingerprintOf(after)
+      return beforeFp === afterFp ? [] : [{ model, before, after, beforeFp, afterFp }]
+    })
+    // One parser batch for both sides of every changed model.
+    const items = changed.flatMap((c) => [
+      ...(c.before === undefined ? [] : [{ model: c.model, files: c.before }]),
+      ...(c.after === undefined ? [] : [{ model: c.model, files: c.after }])
+    ])
+    const analyzed = yield* analyzeRevisions(items, env)
+    let at = 0
+    return changed.map((c): ModelChange => {
+      const before = c.before === undefined ? undefined : analyzed[at++]
+      const after = c.after === undefined ? undefined : analyzed[at++]
+      const findings = changeFindings(before, after)
+      const removed = after === undefined && before !== undefined
+      return {
+        model: c.model,
+        change_class: classifyFindings(findings),
+        findings,
+        before: c.beforeFp,
+        after: c.afterFp,
+        ...(removed
+          ? {
+              base_attributes: {
+                tags: { ...(before.sidecar?.tags ?? {}) },
+                classifications: [...new Set(Object.values(before.sidecar?.classification ?? {}))].sort(),
+                contracted: before.files.contract !== null
+              }
+            }
+          : {})
+      }
+    })
+  })
+
+/** Findings that make a change breaking, for review output. */
+export const breakingFindings = (changes: ReadonlyArray<ModelChange>) =>
+  changes.flatMap((c) => c.findings.filter((f) => BREAKING_FINDINGS.has(f.kind)).map((finding) => ({ model: c.model, finding })))

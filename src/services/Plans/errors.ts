@@ -1,0 +1,173 @@
+import { Data } from "effect"
+
+/** No plan file under this id (or the id is not a 64-hex plan id). */
+export class PlanNotFound extends Data.TaggedError("PlanNotFound")<{ readonly planId: string; readonly path: string }> {
+  readonly code = "plan-not-found"
+  override get message() {
+    return /^[0-9a-f]{64}$/.test(this.planId)
+      ? `plan ${this.planId} not found (no ${this.path})`
+      : `plan '${this.planId}' not found: a plan id is 64 lowercase hex characters (see .pcli/plans/)`
+  }
+}
+
+/** The plan file does not re-hash to its id: edited by hand, truncated, or not a plan. */
+export class PlanIntegrity extends Data.TaggedError("PlanIntegrity")<{
+  readonly planId: string
+  readonly path: string
+  readonly detail: string
+}> {
+  readonly code = "plan-integrity"
+  override get message() {
+    return `plan ${this.planId} failed its integrity check (${this.path}): ${this.detail}; re-create it with pcli plan`
+  }
+}
+
+/** Model files the plan fingerprinted changed after it was written. */
+export class PlanStale extends Data.TaggedError("PlanStale")<{
+  readonly planId: string
+  readonly models: ReadonlyArray<string>
+}> {
+  readonly code = "plan-stale"
+  override get message() {
+    return `plan ${this.planId} is stale: ${this.models.join(", ")} changed since it was planned; run pcli plan again`
+  }
+}
+
+/** The plans directory or a plan file could not be read or written. */
+export class PlanStoreIo extends Data.TaggedError("PlanStoreIo")<{ readonly path: string; readonly detail: string }> {
+  readonly code = "plan-store-io"
+  override get message() {
+    return `cannot access ${this.path}: ${this.detail}`
+  }
+}
+
+/** `--base` names nothing git can resolve to a commit. */
+export class BaseRefNotFound extends Data.TaggedError("BaseRefNotFound")<{ readonly ref: string; readonly detail: string }> {
+  readonly code = "base-ref-not-found"
+  override get message() {
+    return `--base ${this.ref}: not a commit in this repository (${this.detail})`
+  }
+}
+
+/** git could not be run, or the models directory is not in a git work tree. */
+export class GitFailed extends Data.TaggedError("GitFailed")<{ readonly command: string; readonly detail: string }> {
+  readonly code = "git-failed"
+  override get message() {
+    return `${this.command} failed: ${this.detail}`
+  }
+}
+
+/** Reading or recording the last applied state (`.pcli/applied/`) failed. */
+export class AppliedStateIo extends Data.TaggedError("AppliedStateIo")<{ readonly path: string; readonly detail: string }> {
+  readonly code = "applied-state-io"
+  override get message() {
+    return `applied state ${this.path}: ${this.detail}`
+  }
+}
+
+/** The gate needs a review marker and there is none. `why` says which rule of the gate needs it. */
+export class MarkerMissing extends Data.TaggedError("MarkerMissing")<{
+  readonly planId: string
+  readonly path: string
+  readonly why: string
+}> {
+  readonly code = "marker-missing"
+  override get message() {
+    return `plan ${this.planId} has not been reviewed and approved (${this.why}); a human approves it with: pcli review ${this.planId} --approve`
+  }
+}
+
+/** The marker is truncated or garbled: it never approves anything. */
+export class MarkerUnparseable extends Data.TaggedError("MarkerUnparseable")<{
+  readonly planId: string
+  readonly path: string
+  readonly detail: string
+}> {
+  readonly code = "marker-unparseable"
+  override get message() {
+    return `refusing plan ${this.planId}: its review marker is INVALID — the marker at ${this.path} does not parse as a review marker: ${this.detail}. Re-approve with pcli review ${this.planId} --approve`
+  }
+}
+
+/** The marker names another plan (copied or mispasted). */
+export class MarkerPlanMismatch extends Data.TaggedError("MarkerPlanMismatch")<{
+  readonly planId: string
+  readonly path: string
+  readonly otherPlanId: string
+}> {
+  readonly code = "marker-plan-mismatch"
+  override get message() {
+    return `refusing plan ${this.planId}: its review marker is INVALID — the marker at ${this.path} approves plan '${this.otherPlanId}', not '${this.planId}'. Re-approve with pcli review ${this.planId} --approve`
+  }
+}
+
+/** The marker path is a symlink, a directory or another non-regular file: never followed, never trusted. */
+export class MarkerNotAFile extends Data.TaggedError("MarkerNotAFile")<{
+  readonly planId: string
+  readonly path: string
+  readonly found: string
+}> {
+  readonly code = "marker-not-a-file"
+  override get message() {
+    return `refusing plan ${this.planId}: its review marker is INVALID — ${this.path} is a ${this.found}, not a regular file. Remove it and re-approve with pcli review ${this.planId} --approve`
+  }
+}
+
+/** The marker exists but cannot be read (permissions, I/O). */
+export class MarkerUnreadable extends Data.TaggedError("MarkerUnreadable")<{
+  readonly planId: string
+  readonly path: string
+  readonly detail: string
+}> {
+  readonly code = "marker-unreadable"
+  override get message() {
+    return `refusing plan ${this.planId}: its review marker is INVALID — the marker at ${this.path} is unreadable: ${this.detail}`
+  }
+}
+
+export type InvalidMarker = MarkerUnparseable | MarkerPlanMismatch | MarkerNotAFile | MarkerUnreadable
+
+/** Writing the review marker failed; no marker was left behind. */
+export class ReviewMarkerWriteFailed extends Data.TaggedError("ReviewMarkerWriteFailed")<{
+  readonly path: string
+  readonly detail: string
+}> {
+  readonly code = "review-marker-write-failed"
+  override get message() {
+    return `cannot write review marker ${this.path}: ${this.detail}`
+  }
+}
+
+/** Only a human signs off a plan: an agent approving would defeat the marker gate. */
+export class ApprovalNeedsHuman extends Data.TaggedError("ApprovalNeedsHuman")<{ readonly planId: string }> {
+  readonly code = "approval-needs-human"
+  override get message() {
+    return `an agent cannot approve plan ${this.planId}: review markers are a human sign-off (run pcli review ${this.planId} --approve without PCLI_PRINCIPAL=agent)`
+  }
+}
+
+/** Policy resolved `deny` for a model of the plan; no marker satisfies a deny. */
+export class PolicyDenied extends Data.TaggedError("PolicyDenied")<{
+  readonly planId: string
+  readonly model: string
+  readonly capability: string
+  readonly rule: number | null
+  readonly reason: string
+}> {
+  readonly code = "policy-denied"
+  override get message() {
+    const by = this.rule === null ? "the default agent effect" : `rule ${this.rule}`
+    return `policy DENIES plan ${this.planId}: model ${this.model} (${this.capability}) denied by ${by} — ${this.reason}. A deny cannot be satisfied by review`
+  }
+}
+
+/** gc, restore and backfill plans pass the gates but have no executor yet. */
+export class PlanKindNotExecutable extends Data.TaggedError("PlanKindNotExecutable")<{
+  readonly planId: string
+  readonly kind: string
+}> {
+  readonly code = "plan-kind-not-executable"
+  override get message() {
+    return `plan ${this.planId} is a ${this.kind} plan: applying ${this.kind} plans is not implemented yet; nothing was changed`
+  }
+}

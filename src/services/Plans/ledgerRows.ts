@@ -1,0 +1,92 @@
+import type { LedgerService, NewLedgerRow, PolicyEffect, PrincipalClass } from "../Ledger/Ledger"
+import type { ActingPrincipal } from "../Principal/Principal"
+
+/** Every row the governance loop writes is built here, so the row shape changes in one place. */
+
+const actorFields = (actor: ActingPrincipal, principal: PrincipalClass) => ({
+  principal,
+  principal_id: actor.id,
+  principal_id_source: actor.source
+})
+
+/** One policy evaluation of one model (what the gate resolved, and what came of it in `reason`). */
+export const evaluationRow = (input: {
+  readonly actor: ActingPrincipal
+  readonly principal: PrincipalClass
+  readonly model: string
+  readonly capability: string
+  readonly effect: PolicyEffect
+  readonly ruleId: number | null
+  readonly planId: string
+  readonly reason: string
+}): NewLedgerRow => ({
+  kind: "evaluation",
+  ...actorFields(input.actor, input.principal),
+  capability: input.capability,
+  model: input.model,
+  effect: input.effect,
+  rule_id: input.ruleId,
+  plan_id: input.planId,
+  reason: input.reason
+})
+
+/** A refusal before any evaluation (unknown id, integrity, stale, bad marker, bad base ref): one row, no effect resolved. */
+export const refusalRow = (input: {
+  readonly actor: ActingPrincipal
+  readonly principal: PrincipalClass
+  readonly capability: string | null
+  readonly planId: string | null
+  readonly error: { readonly code: string; readonly message: string }
+}): NewLedgerRow => ({
+  kind: "evaluation",
+  ...actorFields(input.actor, input.principal),
+  capability: input.capability,
+  model: null,
+  effect: null,
+  rule_id: null,
+  plan_id: input.planId,
+  reason: refusalReason(input.error)
+})
+
+/** How a refusal reads in a row's reason: the stable code first, then the message. */
+export const refusalReason = (error: { readonly code: string; readonly message: string }): string =>
+  `refused [${error.code}]: ${error.message}`
+
+/** A human's sign-off of a plan (decisions.md item 9): never counted as an evaluation. */
+export const approvalRow = (input: {
+  readonly actor: ActingPrincipal
+  readonly planId: string
+  readonly approver: string
+  readonly reviewedAt: string
+}): NewLedgerRow => ({
+  kind: "approval",
+  ...actorFields(input.actor, input.actor.class),
+  capability: null,
+  model: null,
+  effect: "allow",
+  rule_id: null,
+  plan_id: input.planId,
+  reason: `plan approved by ${input.approver} at ${input.reviewedAt}`
+})
+
+/** The post-apply `verify_after` outcome of one rule: allow = every check passed, deny otherwise. */
+export const verificationRow = (input: {
+  readonly actor: ActingPrincipal
+  readonly principal: PrincipalClass
+  readonly planId: string
+  readonly ruleId: number
+  readonly passed: boolean
+  readonly reason: string
+}): NewLedgerRow => ({
+  kind: "verification",
+  ...actorFields(input.actor, input.principal),
+  capability: "apply",
+  model: "*",
+  effect: input.passed ? "allow" : "deny",
+  rule_id: input.ruleId,
+  plan_id: input.planId,
+  reason: input.reason
+})
+
+/** All of one decision's rows in one transaction: one commit, not one per model. */
+export const appendRows = (ledger: LedgerService, rows: ReadonlyArray<NewLedgerRow>) => ledger.appendAll(rows)

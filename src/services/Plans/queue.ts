@@ -1,0 +1,72 @@
+import { isGatedPlan, type Plan, type QueueItem } from "../../schemas/plans"
+import { downstreamClosure, type CompiledProject } from "../Project/compile"
+import { ALWAYS_GATED } from "./gate"
+import type { MarkerState } from "./markers"
+
+/** Heavier changes wait less: breaking 3, value change 2, additive 1; gc 3, backfill and restore 2. */
+const CLASS_WEIGHT: Readonly<Record<string, number>> = {
+  "schema_change.breaking": 3,
+  value_change: 2,
+  "schema_change.additive": 1,
+  gc: 3,
+  backfill: 2,
+  restore: 2
+}
+
+/** The plan's strictest change class (its kind for gc, restore and backfill). */
+export const planClass = (plan: Plan): string => {
+  if (isGatedPlan(plan)) return plan.kind
+  return plan.payload.changes.reduce<string>(
+    (worst, c) => ((CLASS_WEIGHT[c.change_class] ?? 0) > (CLASS_WEIGHT[worst] ?? 0) ? c.change_class : worst),
+    "schema_change.additive"
+  )
+}
+
+/** Models outside the plan that its models feed, or undefined when the project did not compile. */
+export const blastRadius = (plan: Plan, project: CompiledProject | undefined): number | undefined => {
+  if (project === undefined) return undefined
+  const own = new Set(plan.payload.models)
+  const reached = new Set<string>()
+  for (const model of own) for (const d of downstreamClosure(project, model)) if (!own.has(d)) reached.add(d)
+  return reached.size
+}
+
+/** score = (blast_radius + 1) × class_weight × (1 + staleness_hours); unknown blast radius counts 0. */
+export const score = (blast: number | undefined, weight: number, stalenessSeconds: number): number =>
+  ((blast ?? 0) + 1) * weight * (1 + stalenessSeconds / 3600)
+
+/** Pending = a gated kind without a valid marker; highest score first, then plan id. */
+export const rankQueue = (
+  entries: ReadonlyArray<{ readonly plan: Plan; readonly marker: MarkerState; readonly stale: boolean }>,
+  project: CompiledProject | undefined,
+  nowMillis: number
+): ReadonlyArray<QueueItem> =>
+  entries
+    .filter((e) => ALWAYS_GATED.has(e.plan.kind) && e.marker._tag !== "Approved")
+    .map(({ plan, marker, stale }) => {
+      const changeClass = planClass(plan)
+      const weight = CLASS_WEIGHT[changeClass] ?? 1
+      const blast = blastRadius(plan, project)
+      const staleness = Math.max(0, Math.floor((nowMillis - Date.parse(plan.created_at)) / 1000))
+      const raw = score(blast, weight, staleness)
+      return {
+        raw,
+        item: {
+          plan_id: plan.plan_id,
+          kind: plan.kind,
+          created_at: plan.created_at,
+          principal: plan.principal,
+          models: [...plan.payload.models],
+          change_class: changeClass,
+          class_weight: weight,
+          ...(blast === undefined ? {} : { blast_radius: blast }),
+          staleness_seconds: staleness,
+          score: Math.round(raw * 1000) / 1000,
+          marker: marker._tag === "Absent" ? ("missing" as const) : ("invalid" as const),
+          stale,
+          approve_command: `pcli review ${plan.plan_id} --approve`
+        } satisfies QueueItem
+      }
+    })
+    .sort((a, b) => b.raw - a.raw || (a.item.plan_id < b.item.plan_id ? -1 : a.item.plan_id > b.item.plan_id ? 1 : 0))
+    .map((e) => e.item)
