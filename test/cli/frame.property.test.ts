@@ -227,6 +227,8 @@ const check = (args: ReadonlyArray<string>, r: Outcome) => {
   expect(r.stdout + r.stderr, shown).not.toContain(CANARY_NUM)
   if (r.code !== 0) {
     expect(r.stderr, shown).toMatch(/^error\[[a-z0-9-]+\]: [^\n]*\n$/)
+    // `internal` means a crash reached the user (a stack overflow, a library's own message).
+    expect(r.stderr, shown).not.toMatch(/^error\[internal\]/)
     expect(r.stderr.length, shown).toBeLessThan(2_000)
   }
   if (wantsJson(args) && !(r.code === 0 && isHelp(args))) expect(() => JSON.parse(r.stdout), `${shown}: ${r.stdout.slice(0, 200)}`).not.toThrow()
@@ -244,5 +246,6 @@ describe("pcli over generated input (binary)", () => {
       }),
       { numRuns: 20, endOnFailure: true }
     )
-  })
+    // 80 processes take about half a minute; the bound leaves room for a loaded machine.
+  }, 180_000)
 })
