@@ -1,8 +1,9 @@
 import type { Migration } from "./Migration"
 import { migration as ledger } from "./migrations/001_ledger"
 import { migration as pipeline } from "./migrations/002_pipeline"
+import { migration as products } from "./migrations/010_products"
 
 /** Every migration, in version order. The last version is the store's current version. */
-export const migrations: ReadonlyArray<Migration> = [ledger, pipeline]
+export const migrations: ReadonlyArray<Migration> = [ledger, pipeline, products]
 
 export const CURRENT_SCHEMA_VERSION = migrations[migrations.length - 1]!.version
