@@ -106,6 +106,7 @@ export const compileProduct = (project: ProductProject, name: string, source: Po
       manifest: manifestPath,
       allowedFinals: [manifestPath, contractRel(project, model), sidecarRel(project, model)]
     })
+    yield* hooks.after("recovered")
     const committed = yield* readCommitted(root, manifestPath)
     const phaseBReady =
       Option.isSome(committed) && committed.value.spec_digest === loaded.digest && (yield* exists(root, sidecarRel(project, model)))

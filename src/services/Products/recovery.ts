@@ -104,6 +104,29 @@ const removeSiblings = (root: string, custody: Custody, final: string) =>
   })
 
 /**
+ * Without a journal no rename happened (the journal precedes the first rename and outlives the
+ * last backup), so leftover regular `.ff-staged`/`.ff-prev` siblings are an abandoned staging: removed.
+ */
+const removeStrays = (root: string, scope: RecoveryScope) =>
+  Effect.gen(function* () {
+    const finals = [...scope.allowedFinals, scope.journal]
+    const strays: Array<string> = []
+    for (const final of finals) {
+      for (const sibling of [stagedRel(final), prevRel(final)]) {
+        const st = yield* lstatOption(root, sibling)
+        if (Option.isSome(st) && st.value.isFile()) strays.push(sibling)
+      }
+    }
+    if (strays.length === 0) return "none" as RecoveryOutcome
+    const custody = yield* takeCustody(root, [...new Set(strays.map(parentRel))], false)
+    for (const stray of strays) {
+      yield* recheck(root, custody, stray)
+      yield* unlinkRel(root, stray)
+    }
+    return "rolled_back" as RecoveryOutcome
+  })
+
+/**
  * Finishes or undoes a crashed commit. No journal: nothing to do. Marker committed (its bytes hash
  * to the journaled sha): the new generation stands. Otherwise the journaled backups come back.
  */
@@ -111,7 +134,7 @@ export const recoverGeneration = (scope: RecoveryScope) =>
   Effect.gen(function* () {
     const root = yield* canonicalRoot(scope.root)
     const journalStat = yield* lstatOption(root, scope.journal)
-    if (Option.isNone(journalStat)) return "none" as RecoveryOutcome
+    if (Option.isNone(journalStat)) return yield* removeStrays(root, scope)
     const journalUnsafe = yield* unsafeReason(root, scope.journal)
     if (Option.isSome(journalUnsafe)) return yield* refuse("staging-journal-unsafe-path", scope.journal, journalUnsafe.value)
     const raw = yield* readNoFollow(root, scope.journal, "read staging journal")
