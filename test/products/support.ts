@@ -1,8 +1,8 @@
 import { NodeContext } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { createHash } from "node:crypto"
-import { chownSync, lstatSync, readdirSync, readFileSync, readlinkSync } from "node:fs"
-import { join } from "node:path"
+import { chmodSync, chownSync, lstatSync, readdirSync, readFileSync, readlinkSync } from "node:fs"
+import { dirname, join } from "node:path"
 import { Environment } from "../../src/services/Environment/Environment"
 import type { ProductProject } from "../../src/services/Products/files"
 import { spawn } from "node:child_process"
@@ -143,6 +143,8 @@ export const unprivileged = (dir: string) => {
     if (lstatSync(p).isDirectory() && !lstatSync(p).isSymbolicLink()) for (const e of readdirSync(p)) chownTree(join(p, e))
   }
   chownTree(dir)
+  // The suite's private temp root is 0700: let the unprivileged user traverse (not list) it.
+  chmodSync(dirname(dir), lstatSync(dirname(dir)).mode & 0o777 | 0o011)
   return (args: ReadonlyArray<string>) =>
     new Promise<CliResult>((resolve, reject) => {
       const env: Record<string, string> = { PATH: process.env["PATH"] ?? "/usr/bin:/bin", ...GIT_ENV }

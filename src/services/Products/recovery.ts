@@ -32,7 +32,7 @@ const refuse = (code: StagingJournalCode, journal: string, detail: string) => Ef
 
 const baseName = (rel: string) => rel.slice(rel.lastIndexOf("/") + 1)
 
-/** Containment of one journaled path: canonical, no symlink or non-directory on the way, no symlink or directory at the leaf or its siblings. */
+/** Containment of one journaled path: canonical, no symlink or non-directory on the way, no symlink or directory at the leaf or its staged sibling. */
 const unsafeReason = (root: string, rel: string) =>
   Effect.gen(function* () {
     if (!isCanonicalRelative(rel)) return Option.some(`${JSON.stringify(rel)} is not a canonical project-relative path`)
@@ -47,10 +47,9 @@ const unsafeReason = (root: string, rel: string) =>
     const leaf = yield* lstatOption(root, rel)
     if (Option.isSome(leaf) && leaf.value.isSymbolicLink()) return Option.some(`${rel} is a symlink`)
     if (Option.isSome(leaf) && leaf.value.isDirectory()) return Option.some(`${rel} is a directory`)
-    for (const sibling of [stagedRel(rel), prevRel(rel)]) {
-      const st = yield* lstatOption(root, sibling)
-      if (Option.isSome(st) && st.value.isSymbolicLink()) return Option.some(`${sibling} is a symlink`)
-    }
+    // A symlinked backup is refused later as commit-io ("nothing restored"); a staged one here.
+    const staged = yield* lstatOption(root, stagedRel(rel))
+    if (Option.isSome(staged) && staged.value.isSymbolicLink()) return Option.some(`${stagedRel(rel)} is a symlink`)
     return Option.none<string>()
   })
 

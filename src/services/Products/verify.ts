@@ -173,10 +173,10 @@ export const checkClassifications = (spec: ProductSpec, source: PolicySource): C
 export const checkIdentity = (project: ProductProject, spec: ProductSpec) =>
   Effect.gen(function* () {
     const fail = (reason: string): Check => ({ status: "fail", reason })
-    const own = yield* Effect.either(readManifest(project, spec.name))
-    if (Either.isLeft(own)) return fail(own.left.message)
-    if (Option.isSome(own.right) && own.right.value.spec_path !== specRel(spec.name)) {
-      return fail(`[duplicate-product-name] .pcli/fulfillment/${spec.name} was lowered from ${own.right.value.spec_path}, not ${specRel(spec.name)}`)
+    // The product's own unreadable manifest is compile's business (commit-io / manifest-unreadable), not a collision.
+    const own = Option.flatten(Option.fromNullable(Either.getOrUndefined(yield* Effect.either(readManifest(project, spec.name)))))
+    if (Option.isSome(own) && own.value.spec_path !== specRel(spec.name)) {
+      return fail(`[duplicate-product-name] .pcli/fulfillment/${spec.name} was lowered from ${own.value.spec_path}, not ${specRel(spec.name)}`)
     }
     for (const stem of yield* listSpecStems(project)) {
       if (stem === spec.name) continue
