@@ -107,7 +107,11 @@ export const snapshotTree = (dir: string, ignore: (rel: string) => boolean = () 
       else if (st.isDirectory()) {
         out[r] = `dir:${(st.mode & 0o777).toString(8)}`
         walk(r)
-      } else out[r] = `file:${(st.mode & 0o777).toString(8)}:${st.mtimeMs}:${sha(readFileSync(join(dir, r)))}`
+      } else {
+        // SQLite's read-only open touches the shared-memory index's mtime (never its bytes).
+        const mtime = r.endsWith(".sqlite-shm") ? "" : st.mtimeMs
+        out[r] = `file:${(st.mode & 0o777).toString(8)}:${mtime}:${sha(readFileSync(join(dir, r)))}`
+      }
     }
   }
   walk("")
