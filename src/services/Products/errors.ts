@@ -36,14 +36,14 @@ export class SpecRejected extends Data.TaggedError("SpecRejected")<{
   readonly detail: string
 }> {
   override get message() {
-    return `${this.file}: [${this.code}] ${this.detail}`
+    return `${this.file}: ${this.detail}`
   }
 }
 
 export class SpecFileMissing extends Data.TaggedError("SpecFileMissing")<{ readonly file: string; readonly detail: string }> {
   readonly code = "spec-file-missing"
   override get message() {
-    return `[spec-file-missing] cannot read ${this.file}: ${this.detail}`
+    return `cannot read ${this.file}: ${this.detail}`
   }
 }
 
@@ -54,7 +54,7 @@ export class ProductNameMismatch extends Data.TaggedError("ProductNameMismatch")
 }> {
   readonly code = "product-name-mismatch"
   override get message() {
-    return `[product-name-mismatch] ${this.file}: product.name is '${this.name}' but the file is named '${this.stem}'`
+    return `${this.file}: product.name is '${this.name}' but the file is named '${this.stem}'`
   }
 }
 
@@ -76,7 +76,7 @@ export class ProductNotFound extends Data.TaggedError("ProductNotFound")<{ reado
 export class ManifestUnreadable extends Data.TaggedError("ManifestUnreadable")<{ readonly path: string; readonly detail: string }> {
   readonly code = "manifest-unreadable"
   override get message() {
-    return `[manifest-unreadable] ${this.path}: ${this.detail}`
+    return `${this.path}: ${this.detail}`
   }
 }
 
@@ -88,21 +88,21 @@ export class CommitIo extends Data.TaggedError("CommitIo")<{
 }> {
   readonly code = "commit-io"
   override get message() {
-    return `[commit-io] ${this.action} ${this.path} failed: ${this.detail}`
+    return `${this.action} ${this.path} failed: ${this.detail}`
   }
 }
 
 export class CommitSymlinkedTarget extends Data.TaggedError("CommitSymlinkedTarget")<{ readonly path: string; readonly detail: string }> {
   readonly code = "commit-symlinked-target"
   override get message() {
-    return `[commit-symlinked-target] ${this.path}: ${this.detail}`
+    return `${this.path}: ${this.detail}`
   }
 }
 
 export class CommitUnexpectedBackup extends Data.TaggedError("CommitUnexpectedBackup")<{ readonly backup: string; readonly final: string }> {
   readonly code = "commit-unexpected-backup"
   override get message() {
-    return `[commit-unexpected-backup] ${this.backup} exists but the staging journal records no backup of ${this.final}; inspect it, delete it and re-run pcli product compile`
+    return `${this.backup} exists but the staging journal records no backup of ${this.final}; inspect it, delete it and re-run pcli product compile`
   }
 }
 
@@ -119,7 +119,7 @@ export class StagingJournalRefused extends Data.TaggedError("StagingJournalRefus
   readonly detail: string
 }> {
   override get message() {
-    return `[${this.code}] ${this.journal}: ${this.detail}; nothing was changed`
+    return `${this.journal}: ${this.detail}; nothing was changed`
   }
 }
 
@@ -139,14 +139,14 @@ export class VerifyNotPassed extends Data.TaggedError("VerifyNotPassed")<{
 export class ModelCollision extends Data.TaggedError("ModelCollision")<{ readonly model: string; readonly path: string }> {
   readonly code = "model-collision"
   override get message() {
-    return `[model-collision] ${this.path} exists and no committed lowering of this product claims model '${this.model}'; rename the model or the product's output.model`
+    return `${this.path} exists and no committed lowering of this product claims model '${this.model}'; rename the model or the product's output.model`
   }
 }
 
 export class SidecarUnparseable extends Data.TaggedError("SidecarUnparseable")<{ readonly path: string; readonly detail: string }> {
   readonly code = "sidecar-unparseable"
   override get message() {
-    return `[sidecar-unparseable] ${this.path}: ${this.detail} (the file was left alone)`
+    return `${this.path}: ${this.detail} (the file was left alone)`
   }
 }
 
@@ -155,21 +155,21 @@ export type PhaseBCode = "phase-a-missing" | "phase-a-tampered" | "sidecar-missi
 /** Phase B refused: the Phase A generation it would build on is not intact. */
 export class PhaseBRefused extends Data.TaggedError("PhaseBRefused")<{ readonly code: PhaseBCode; readonly detail: string }> {
   override get message() {
-    return `[${this.code}] ${this.detail}`
+    return this.detail
   }
 }
 
 export class MaxLagUnrepresentable extends Data.TaggedError("MaxLagUnrepresentable")<{ readonly maxLag: string }> {
   readonly code = "max-lag-unrepresentable"
   override get message() {
-    return `[max-lag-unrepresentable] product.output.freshness.max_lag '${this.maxLag}' is more seconds than a sidecar integer holds`
+    return `product.output.freshness.max_lag '${this.maxLag}' is more seconds than a sidecar integer holds`
   }
 }
 
 export class ApprovalSnapshotMissing extends Data.TaggedError("ApprovalSnapshotMissing")<{ readonly path: string; readonly detail: string }> {
   readonly code = "approval-snapshot-missing"
   override get message() {
-    return `[approval-snapshot-missing] ${this.path}: ${this.detail}; nothing proceeds`
+    return `${this.path}: ${this.detail}; nothing proceeds`
   }
 }
 
@@ -177,14 +177,14 @@ export class ApprovalSnapshotMissing extends Data.TaggedError("ApprovalSnapshotM
 export class SnapshotTampered extends Data.TaggedError("SnapshotTampered")<{ readonly path: string; readonly detail: string }> {
   readonly code = "tamper"
   override get message() {
-    return `[tamper] approval snapshot ${this.path}: ${this.detail}; nothing proceeds`
+    return `approval snapshot ${this.path}: ${this.detail}; nothing proceeds`
   }
 }
 
 export class ApprovalCasLost extends Data.TaggedError("ApprovalCasLost")<{ readonly product: string; readonly current: string | null }> {
   readonly code = "approval-cas-lost"
   override get message() {
-    return `[approval-cas-lost] another approval of '${this.product}' committed first; the approved digest is now ${this.current ?? "<none>"}`
+    return `another approval of '${this.product}' committed first; the approved digest is now ${this.current ?? "<none>"}`
   }
 }
 
@@ -205,3 +205,6 @@ export class ModelsOutsideProject extends Data.TaggedError("ModelsOutsideProject
     return `models directory ${this.modelsDir} is not inside the project root ${this.root}; product lowering writes only inside the project`
   }
 }
+
+/** `[code] message`: how verify reasons and status fields quote an error. */
+export const coded = (e: { readonly code: string; readonly message: string }) => `[${e.code}] ${e.message}`

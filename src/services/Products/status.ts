@@ -2,7 +2,7 @@ import { FileSystem } from "@effect/platform"
 import { Effect, Either, Option } from "effect"
 import type { ProductJournalOutput, ProductListEntry, ProductListOutput } from "../../schemas/products"
 import { snapshotIntact } from "./approve"
-import { ProductNotFound } from "./errors"
+import { coded, ProductNotFound } from "./errors"
 import { abs, checkSpec, isSafeStem, journalRel, listSpecStems, type ProductProject, readManifest, readSpecFile } from "./files"
 import { readApproval, readJournal, readRecord, recordedProducts } from "./journal"
 import { type ArtifactCheck, describeArtifactProblem, isCanonicalRelative, type LoweringManifest, sha256 } from "./manifest"
@@ -43,7 +43,7 @@ export const statusEntry = (project: ProductProject, name: string) =>
     const file = yield* readSpecFile(project, name).pipe(Effect.either)
     const spec = Either.isRight(file) ? Either.getRight(checkSpec(file.right)) : Option.none()
     const specFields = Either.match(file, {
-      onLeft: (e) => ({ spec_present: false, spec_error: e.message }),
+      onLeft: (e) => ({ spec_present: false, spec_error: coded(e) }),
       onRight: (f) => {
         const parsed = checkSpec(f)
         return {
@@ -51,7 +51,7 @@ export const statusEntry = (project: ProductProject, name: string) =>
           product_id: productId(name),
           spec_digest: f.digest,
           ...Either.match(parsed, {
-            onLeft: (e) => ({ spec_error: e._tag === "SpecRejected" ? formatRejection(e) : e.message }),
+            onLeft: (e) => ({ spec_error: e._tag === "SpecRejected" ? formatRejection(e) : coded(e) }),
             onRight: (s) => ({ output_model: s.outputModel })
           })
         }

@@ -8,6 +8,7 @@ import { toSubject } from "../PolicyEngine/attributes"
 import { compilePolicy, evaluate, type Verdict } from "../PolicyEngine/evaluate"
 import { checkSpec, type LoadedSpec, listSpecStems, listStateDirs, PRODUCTS_DIR, type ProductProject, readManifest, readSpecFile, scanManifest, specRel } from "./files"
 import { formatRejection, productId, type ProductSpec } from "./spec"
+import { coded } from "./errors"
 
 /** What verify knows of pcli.toml: absent, unparseable (any reason), or its policy-related blocks. */
 export type PolicySource =
@@ -209,7 +210,7 @@ export const checkIdentity = (project: ProductProject, spec: ProductSpec) =>
     // Directories in sorted order: the first unreadable or colliding manifest decides.
     for (const dir of dirs) {
       const manifest = scanManifest(project.root, dir)
-      if (Either.isLeft(manifest)) return fail(manifest.left.message)
+      if (Either.isLeft(manifest)) return fail(coded(manifest.left))
       if (Option.isSome(manifest.right) && manifest.right.value.output_model === spec.outputModel) {
         return fail(`[duplicate-output-model] .pcli/fulfillment/${dir} has a committed lowering of output model '${spec.outputModel}'`)
       }
@@ -231,7 +232,7 @@ export const verifyProduct = (project: ProductProject, name: string, source: Pol
     const parsed = checkSpec(file)
     if (Either.isLeft(parsed)) {
       const e = parsed.left
-      const reason = e._tag === "SpecRejected" ? formatRejection(e) : e.message
+      const reason = e._tag === "SpecRejected" ? formatRejection(e) : coded(e)
       const output: ProductVerifyOutput = { ...base, status: "fail", reason }
       return { output, loaded: undefined } satisfies VerifyResult
     }
