@@ -2,10 +2,11 @@ import { Command } from "@effect/cli"
 import { discoverCommand } from "./discover"
 import { pipelineCommands } from "./pipeline"
 import { policyCommand } from "./policy"
+import { productCommand } from "./product"
 import { stateCommand } from "./state"
 import { validateCommand } from "./validate"
 
 export const rootCommand = Command.make("pcli").pipe(
   Command.withDescription("A pipeline tool for SQL warehouses: run models, govern agents, reclaim artifacts"),
-  Command.withSubcommands([validateCommand, ...pipelineCommands, discoverCommand, policyCommand, stateCommand])
+  Command.withSubcommands([validateCommand, ...pipelineCommands, discoverCommand, policyCommand, productCommand, stateCommand])
 )
