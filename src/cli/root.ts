@@ -1,5 +1,6 @@
 import { Command } from "@effect/cli"
 import { discoverCommand } from "./discover"
+import { governCommands } from "./govern"
 import { pipelineCommands } from "./pipeline"
 import { policyCommand } from "./policy"
 import { productCommand } from "./product"
@@ -8,5 +9,5 @@ import { validateCommand } from "./validate"
 
 export const rootCommand = Command.make("pcli").pipe(
   Command.withDescription("A pipeline tool for SQL warehouses: run models, govern agents, reclaim artifacts"),
-  Command.withSubcommands([validateCommand, ...pipelineCommands, discoverCommand, policyCommand, productCommand, stateCommand])
+  Command.withSubcommands([validateCommand, ...pipelineCommands, ...governCommands, discoverCommand, policyCommand, productCommand, stateCommand])
 )
