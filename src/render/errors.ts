@@ -126,6 +126,7 @@ export const errorTable: Readonly<Record<string, ErrorRow>> = {
   ApprovalNeedsHuman: row(403, "a human (PCLI_PRINCIPAL=human) approves plans"),
   PolicyDenied: row(403, "no marker satisfies a deny: change the policy or the plan"),
   PlanKindNotExecutable: row(501),
+  RunNeedsPlan: row(403, "pcli plan, then pcli review <id> --approve (a human), then pcli apply <id>"),
   // data products
   SpecRejected: invalid(),
   SpecFileMissing: notFound(),

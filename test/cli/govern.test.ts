@@ -138,3 +138,34 @@ describe("plan → review → apply through the binary", () => {
     expect((await json(["apply", a.out.plan_id], cwd, human)).out.error.code).toBe("plan-integrity")
   })
 })
+
+describe("an agent's pcli run goes through the gate (decisions item 30)", () => {
+  it("under a deny rule or a freeze it is refused before any work, one ledger row per model; a human run is not gated", async () => {
+    const cwd = gitProject()
+    const built = await json(["run"], cwd, human)
+    expect(built.code, built.stderr).toBe(0)
+    const before = await tables(cwd)
+
+    const denied = await json(["run"], cwd, agent)
+    expect(denied.code).toBe(1)
+    expect(denied.out.error.code).toBe("run-needs-plan")
+    expect(denied.stderr).toMatch(/^error\[run-needs-plan\]: .*gold_customers \(deny, rule 0\).*pcli plan/)
+    const refused = (await ledger(cwd)).filter((r) => String(r.reason).startsWith("refused [run-needs-plan]"))
+    expect(refused).toHaveLength(1)
+    expect(refused[0]).toMatchObject({ principal: "agent", principal_id: "bot-1", capability: "apply", model: "gold_customers", effect: "deny", rule_id: 0 })
+
+    // A bronze model the rules allow runs; a freeze on it refuses the agent until a human lifts it.
+    writeFileSync(join(cwd, "models/raw_events.sql"), "SELECT 1 AS event_id")
+    writeFileSync(join(cwd, "models/raw_events.toml"), sidecar("raw_events", "bronze"))
+    writeFileSync(join(cwd, "pcli.toml"), readFileSync(join(cwd, "pcli.toml"), "utf8") + `\n[[policy.rules]]\nprincipal = "agent"\ncapability = "apply"\neffect = "allow"\nscope = { layer = "bronze" }\n`)
+    expect((await json(["run", "--model", "raw_events"], cwd, agent)).code).toBe(0)
+    expect((await json(["policy", "freeze", "--principal", "agent", "--scope", "layer=bronze"], cwd, agent)).code).toBe(0)
+    const frozen = await json(["run", "--model", "raw_events"], cwd, agent)
+    expect(frozen.out.error.code).toBe("run-needs-plan")
+    const agentUnfreeze = await json(["policy", "unfreeze", "--principal", "agent", "--scope", "layer=bronze"], cwd, agent)
+    expect(agentUnfreeze.out.error.code).toBe("unfreeze-needs-human")
+    expect((await json(["policy", "unfreeze", "--principal", "agent", "--scope", "layer=bronze"], cwd, human)).code).toBe(0)
+    expect((await json(["run", "--model", "raw_events"], cwd, agent)).code).toBe(0)
+    expect(before).toEqual(["gold.gold_customers"])
+  })
+})
