@@ -1,13 +1,15 @@
 import { Command } from "@effect/cli"
 import { commandTree } from "./commandTree"
 import { discoverCommand } from "./discover"
+import { governCommands } from "./govern"
 import { described } from "./help"
 import { pipelineCommands } from "./pipeline"
 import { policyCommand } from "./policy"
+import { productCommand } from "./product"
 import { stateCommand } from "./state"
 import { validateCommand } from "./validate"
 
-const topLevel = [validateCommand, ...pipelineCommands, discoverCommand, policyCommand, stateCommand] as const
+const topLevel = [validateCommand, ...pipelineCommands, ...governCommands, discoverCommand, policyCommand, productCommand, stateCommand] as const
 
 export const rootCommand = Command.make("pcli").pipe(
   Command.withDescription(

@@ -34,7 +34,9 @@ import { type CompileError, type CompiledProject, PipelineCompiler } from "../se
 import type { ModelFileMismatch, ModelsUnreadable } from "../services/Project/errors"
 import { runOutput } from "../services/Runner/output"
 import { PipelineRunner } from "../services/Runner/run"
-import type { RunRecord, RunStoreFailed } from "../services/Runner/RunStore"
+import type { RunRecord } from "../schemas/pipeline"
+import type { RunStoreFailed } from "../services/Runner/RunStore"
+import type { SelectionError } from "../services/Runner/selection"
 import type { Warehouse } from "../services/Warehouse/Warehouse"
 
 /** `pcli apply <plan-id>`. */
@@ -55,6 +57,7 @@ export type ApplyError =
   | PlanStoreIo
   | AppliedStateIo
   | RunStoreFailed
+  | SelectionError
   | LedgerUnavailable
 
 export type ApplyRequirements =

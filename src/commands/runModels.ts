@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import type { RunOutput } from "../schemas/pipeline"
+import { gateAgentRun } from "../services/Plans/runGate"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import * as Runner from "../services/Runner/run"
 import type { ProgressEvent } from "../services/Runner/run"
@@ -22,6 +23,7 @@ export const runModels = (input: RunModelsInput) =>
       return yield* new UsageError({ detail: "--from and --to go together: give both or neither" })
     }
     const project = yield* compiledProject
+    yield* gateAgentRun(project, input.models)
     const { root } = yield* ProjectContext
     const runner = yield* Runner.PipelineRunner
     const record = yield* runner.run(project, {

@@ -13,7 +13,7 @@ export interface GlobalOptions extends ProjectOptions {
 }
 
 /** The acting principal, resolved before anything else so a bad PCLI_PRINCIPAL fails every command alike. */
-const principalLayer = (options: GlobalOptions) => Layer.effect(Principal, resolvePrincipal(Option.fromNullable(options.principalId)))
+export const principalLayer = (options: GlobalOptions) => Layer.effect(Principal, resolvePrincipal(Option.fromNullable(options.principalId)))
 
 /**
  * Where the project is (config, root, models, state path), read once. `needsProject`: commands

@@ -110,8 +110,49 @@ export const errorTable: Readonly<Record<string, ErrorRow>> = {
   // the object tier (platform/ObjectStore)
   ObjectStoreError: unavailable(),
   ObjectStoreUrlInvalid: invalid("use s3://bucket/prefix/, gs://bucket/prefix/, az://container/prefix/ or file:///absolute/dir/"),
+  // plans, review and apply
+  PlanNotFound: notFound("pcli review --queue lists pending plans; plans live in .pcli/plans/"),
+  PlanIntegrity: conflict("the plan file was edited: write a new plan with pcli plan"),
+  PlanStale: conflict("models changed since planning: write a new plan with pcli plan"),
+  PlanStoreIo: failed(),
+  BaseRefNotFound: invalid("git rev-parse <ref> must name a commit"),
+  GitFailed: failed(),
+  AppliedStateIo: failed(),
+  MarkerMissing: row(403, "a human approves with pcli review <plan-id> --approve"),
+  MarkerUnparseable: row(403, "approve the plan again with pcli review <plan-id> --approve"),
+  MarkerPlanMismatch: row(403, "the marker names another plan: approve this one with pcli review <plan-id> --approve"),
+  MarkerNotAFile: row(403, "remove it and approve again with pcli review <plan-id> --approve"),
+  MarkerUnreadable: row(403),
+  ReviewMarkerWriteFailed: failed(),
+  ApprovalNeedsHuman: row(403, "a human (PCLI_PRINCIPAL=human) approves plans"),
+  PolicyDenied: row(403, "no marker satisfies a deny: change the policy or the plan"),
+  PlanKindNotExecutable: row(501),
+  RunNeedsPlan: row(403, "pcli plan, then pcli review <id> --approve (a human), then pcli apply <id>"),
+  // data products
+  SpecRejected: invalid(),
+  SpecFileMissing: notFound(),
+  ProductNameMismatch: invalid("product.name must equal the file name"),
+  InvalidProductName: invalid(),
+  ProductNotFound: notFound("pcli product list shows the known products"),
+  ManifestUnreadable: failed(),
+  CommitIo: failed(),
+  CommitSymlinkedTarget: failed(),
+  CommitUnexpectedBackup: conflict(),
+  StagingJournalRefused: conflict(),
+  VerifyNotPassed: row(422, "pcli product verify <name> says what is missing"),
+  ModelCollision: conflict(),
+  SidecarUnparseable: invalid(),
+  PhaseBRefused: conflict(),
+  MaxLagUnrepresentable: invalid(),
+  ApprovalSnapshotMissing: conflict(),
+  SnapshotTampered: conflict("the approved snapshot changed: approve the spec again"),
+  ApprovalCasLost: conflict(),
+  ProductRecordsUnavailable: failed(),
+  ModelsOutsideProject: invalid(),
   // a command that printed its report and still fails (run, validate, policy test)
-  ReportedFailure: failed()
+  ReportedFailure: failed(),
+  ProductVerifyNeedsInput: row(422),
+  ProductVerifyFailed: row(422, undefined, 2)
 }
 
 /**
@@ -122,6 +163,24 @@ export class ReportedFailure extends Data.TaggedError("ReportedFailure")<{ reado
   readonly outputPrinted = true
   override get message() {
     return this.detail
+  }
+}
+
+/** `product verify` printed its report and it says needs_input: exit 1 (decisions.md item 2). */
+export class ProductVerifyNeedsInput extends Data.TaggedError("ProductVerifyNeedsInput")<{ readonly product: string }> {
+  readonly code = "product-verify-needs-input"
+  readonly outputPrinted = true
+  override get message() {
+    return `product ${this.product}: verify needs input (paste the [policy] block it printed)`
+  }
+}
+
+/** `product verify` printed its report and it says fail: exit 2 (the only command that uses 2 for a result). */
+export class ProductVerifyFailed extends Data.TaggedError("ProductVerifyFailed")<{ readonly product: string }> {
+  readonly code = "product-verify-failed"
+  readonly outputPrinted = true
+  override get message() {
+    return `product ${this.product}: verify failed`
   }
 }
 

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { Capability, PolicyEffect, Principal } from "./policy"
 
-/** `policy check`: the static verdict and the attributes it read. */
+/** `policy check`: the effect as the gate enforces it now, and the attributes it read. */
 export const PolicyCheckOutput = Schema.Struct({
   command: Schema.Literal("policy_check"),
   principal: Principal,
@@ -10,6 +10,8 @@ export const PolicyCheckOutput = Schema.Struct({
   effect: PolicyEffect,
   matched_rule: Schema.NullOr(Schema.Int),
   reason: Schema.String,
+  /** The rules' own effect, present when a freeze or an exhausted budget tightened it (the reason names which). */
+  declared_effect: Schema.optional(PolicyEffect),
   model_attributes: Schema.Struct({
     tags: Schema.Record({ key: Schema.String, value: Schema.String }),
     classifications: Schema.Array(Schema.String),

@@ -173,3 +173,17 @@ describe("pcli policy (binary)", () => {
     expect(await ledgerRows(s3Cwd)).toBe(0)
   })
 })
+
+describe("policy check reports the enforced effect (decisions item 31)", () => {
+  it("a freeze tightens the effect and is named; the rules' own effect is kept beside it", async () => {
+    const cwd = makeProject({ "pcli.toml": policyToml, ...stagingModel })
+    const args = ["policy", "check", "--principal", "agent", "--capability", "schema_change.additive", "--model", "stg_a", "--output", "json"]
+    const before = JSON.parse((await runCli(args, { cwd })).stdout)
+    expect(before.effect).toBe("allow")
+    expect(before.declared_effect).toBeUndefined()
+    expect((await runCli(["policy", "freeze", "--principal", "agent", "--scope", "layer=staging"], { cwd })).code).toBe(0)
+    const after = JSON.parse((await runCli(args, { cwd })).stdout)
+    expect(after).toMatchObject({ effect: "deny", declared_effect: "allow", matched_rule: 1 })
+    expect(after.reason).toMatch(/policy freeze active for agent on scope 'layer=staging'/)
+  })
+})

@@ -20,7 +20,7 @@ const declaredErrors = () =>
       const end = text.indexOf("\n}\n", m.index)
       const body = text.slice(m.index, end === -1 ? undefined : end)
       const exported = text.slice(Math.max(0, text.lastIndexOf("\n", m.index)), m.index).includes("export ")
-      return { tag: m[1]!, file, exported, code: /readonly code = "([^"]+)"/.exec(body)?.[1] ?? /get code\(\)/.exec(body)?.[0] }
+      return { tag: m[1]!, file, exported, code: /readonly code = "([^"]+)"/.exec(body)?.[1] ?? /get code\(\)|readonly code: [A-Z]\w+/.exec(body)?.[0] }
     })
   })
 
@@ -33,7 +33,7 @@ describe("render/errors.ts", () => {
   })
 
   it("every declared error carries a stable kebab-case code", () => {
-    const bad = declaredErrors().filter((d) => d.exported && d.tag !== "ReportedFailure" && (d.code === undefined || !/^[a-z0-9]+(-[a-z0-9]+)*$|^get code\(\)$/.test(d.code)))
+    const bad = declaredErrors().filter((d) => d.exported && d.tag !== "ReportedFailure" && (d.code === undefined || !/^[a-z0-9]+([-_][a-z0-9]+)*$|^get code\(\)$|^readonly code: [A-Z]\w+$/.test(d.code)))
     expect(bad.map((d) => `${d.tag}: ${String(d.code)}`)).toEqual([])
   })
 

@@ -24,3 +24,7 @@ export const readSchemaVersion = (path: string) =>
   withSqlite(path, (sql) =>
     Effect.map(sql<{ value: string }>`SELECT value FROM meta WHERE key = 'schema_version'`, (rows) => Number(rows[0]?.value))
   )
+
+/** Every ledger row of a store, in append order (tests read what commands recorded). */
+export const readLedgerRows = (path: string) =>
+  withSqlite(path, (sql) => sql<Record<string, unknown>>`SELECT * FROM ledger ORDER BY seq`)

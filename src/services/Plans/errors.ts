@@ -171,3 +171,14 @@ export class PlanKindNotExecutable extends Data.TaggedError("PlanKindNotExecutab
     return `plan ${this.planId} is a ${this.kind} plan: applying ${this.kind} plans is not implemented yet; nothing was changed`
   }
 }
+
+/** An agent's `pcli run` touched a model policy does not allow it to apply directly (decisions.md item 30). */
+export class RunNeedsPlan extends Data.TaggedError("RunNeedsPlan")<{
+  readonly blocked: ReadonlyArray<{ readonly model: string; readonly effect: string; readonly rule: number | null }>
+}> {
+  readonly code = "run-needs-plan"
+  override get message() {
+    const list = this.blocked.map((b) => `${b.model} (${b.effect}${b.rule === null ? "" : `, rule ${b.rule}`})`).join(", ")
+    return `an agent may not run ${list} directly; nothing was run. Go through pcli plan → pcli review <id> --approve → pcli apply <id>`
+  }
+}

@@ -17,7 +17,8 @@ export const evaluationRow = (input: {
   readonly capability: string
   readonly effect: PolicyEffect
   readonly ruleId: number | null
-  readonly planId: string
+  /** Null for an agent's `pcli run`, which has no plan. */
+  readonly planId: string | null
   readonly reason: string
 }): NewLedgerRow => ({
   kind: "evaluation",

@@ -72,7 +72,10 @@ export const policyCheck = (
     const source = yield* ModelAttributesSource
     const attrs = yield* source.resolve(input.model, input.modelsDir)
     const subject = toSubject(attrs)
-    const verdict = engine.check(principal, capability, attrs)
+    const declared = engine.check(principal, capability, attrs)
+    // decisions.md item 31: the effect as the gate enforces it now, freezes and budgets applied.
+    const outcome = yield* engine.gate(principal, capability, [attrs])
+    const verdict = outcome._tag === "Evaluated" ? outcome.verdicts[0]! : declared
     return {
       command: "policy_check" as const,
       principal,
@@ -81,6 +84,7 @@ export const policyCheck = (
       effect: verdict.effect,
       matched_rule: verdict.matched_rule,
       reason: verdict.reason,
+      ...(verdict.effect === declared.effect ? {} : { declared_effect: declared.effect }),
       model_attributes: {
         tags: sortedRecord(subject.tags),
         classifications: [...subject.classifications].sort(),

@@ -12,7 +12,7 @@ export const checkText = (out: PolicyCheckOutput): string => {
     `blast_radius=${a.reachable_downstreams ?? "(uncomputable)"}`
   ]
   return [
-    `effect: ${out.effect}`,
+    `effect: ${out.effect}${out.declared_effect === undefined ? "" : ` (the rules say ${out.declared_effect}; tightened now, see reason)`}`,
     `matched: ${out.matched_rule === null ? "(none)" : `rule ${out.matched_rule}`}`,
     `reason: ${out.reason}`,
     `attributes: ${attrs.join(" ")}`,

@@ -2,10 +2,11 @@ import { Effect, Either } from "effect"
 import type { Finding, ValidateOutput } from "../../schemas/validate"
 import { resolveCredentials } from "../WarehouseAuth/credentials"
 import { ProjectConfig } from "../ProjectConfig/ProjectConfig"
+import { validateProducts } from "./products"
 
 /** Offline checks of the project: findings with stable codes; never touches the network. */
 export const validateProject = Effect.gen(function* () {
-  const { file, config } = yield* ProjectConfig
+  const { file, root, config } = yield* ProjectConfig
   const adapters = Object.entries(config.adapter)
   const findings: Array<Finding> = [
     { code: "V001", severity: "ok", subject: "pcli.toml", message: `parsed: ${adapters.length} adapter(s)` }
@@ -33,6 +34,7 @@ export const validateProject = Effect.gen(function* () {
       message: "physical_delete = true is not supported: gc retires artifacts and keeps their bytes"
     })
   }
+  findings.push(...(yield* validateProducts(root)))
   const errors = findings.filter((f) => f.severity === "error").length
   const warnings = findings.filter((f) => f.severity === "warning").length
   return { command: "validate", ok: errors === 0, config_path: file, findings, errors, warnings } satisfies ValidateOutput

@@ -1,0 +1,78 @@
+// Loaded only when plan, review or apply runs.
+import { Effect, Option } from "effect"
+import { applyPlan } from "../commands/applyPlan"
+import { UsageError } from "../commands/errors"
+import { planCreate } from "../commands/planCreate"
+import { approvePlan, reviewPlan, reviewQueue, reviewStatus } from "../commands/reviewPlan"
+import { ApplyLayer, PlanLayer, ReviewLayer } from "../layers/GovernLayer"
+import { ReportedFailure } from "../render/errors"
+import { applyText, planText, queueText, reviewStatusText, reviewText } from "../render/text/plans"
+import { ApplyOutput, PlanOutput, ReviewOutput, ReviewQueueOutput, ReviewStatusOutput } from "../schemas/plans"
+import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
+import { type CommonOptions, globalOptions } from "./options"
+import { emit } from "./output"
+
+export interface PlanOptions extends CommonOptions {
+  readonly model: ReadonlyArray<string>
+  readonly base: Option.Option<string>
+}
+
+export const runPlan = (opts: PlanOptions) =>
+  Effect.gen(function* () {
+    const { modelsDir } = yield* ProjectContext
+    const out = yield* planCreate({ modelsDir, models: opts.model, base: Option.getOrUndefined(opts.base) })
+    yield* emit(opts.output, PlanOutput, out, planText)
+  }).pipe(Effect.provide(PlanLayer(globalOptions(opts))))
+
+export interface ReviewOptions extends CommonOptions {
+  readonly planId: Option.Option<string>
+  readonly queue: boolean
+  readonly base: Option.Option<string>
+  readonly approve: boolean
+  readonly status: boolean
+}
+
+/** The four forms of `pcli review`; conflicting flags are usage errors (exit 2). */
+const reviewForm = (opts: ReviewOptions) => {
+  if (opts.status && (opts.approve || opts.queue)) return Effect.fail(new UsageError({ detail: `--status conflicts with ${opts.approve ? "--approve" : "--queue"}` }))
+  if (opts.queue && opts.approve) return Effect.fail(new UsageError({ detail: "--queue conflicts with --approve" }))
+  if (opts.queue) return Option.isSome(opts.planId) ? Effect.fail(new UsageError({ detail: "--queue takes no plan id" })) : Effect.succeed({ form: "queue" as const })
+  if (Option.isNone(opts.planId)) return Effect.fail(new UsageError({ detail: "give a plan id, or --queue" }))
+  const planId = opts.planId.value
+  return Effect.succeed(opts.status ? { form: "status" as const, planId } : opts.approve ? { form: "approve" as const, planId } : { form: "dry-run" as const, planId })
+}
+
+export const runReview = (opts: ReviewOptions) =>
+  Effect.gen(function* () {
+    const form = yield* reviewForm(opts)
+    const body = Effect.gen(function* () {
+      const { modelsDir } = yield* ProjectContext
+      switch (form.form) {
+        case "queue":
+          return yield* emit(opts.output, ReviewQueueOutput, yield* reviewQueue({ modelsDir }), queueText)
+        case "status":
+          return yield* emit(opts.output, ReviewStatusOutput, yield* reviewStatus(form.planId), reviewStatusText)
+        case "approve":
+          return yield* emit(opts.output, ReviewOutput, yield* approvePlan({ planId: form.planId, modelsDir }), reviewText)
+        case "dry-run":
+          return yield* emit(opts.output, ReviewOutput, yield* reviewPlan({ planId: form.planId, modelsDir, base: Option.getOrUndefined(opts.base) }), reviewText)
+      }
+    })
+    yield* body.pipe(Effect.provide(ReviewLayer(globalOptions(opts), form.form === "approve")))
+  })
+
+export interface ApplyOptions extends CommonOptions {
+  readonly planId: string
+  readonly target: Option.Option<string>
+}
+
+export const runApply = (opts: ApplyOptions) =>
+  Effect.gen(function* () {
+    const { modelsDir, root } = yield* ProjectContext
+    const out = yield* applyPlan({ planId: opts.planId, modelsDir, projectRoot: root })
+    yield* emit(opts.output, ApplyOutput, out, applyText)
+    if (out.run.status !== "success") {
+      const failed = out.run.models.filter((m) => m.status !== "success").length
+      return yield* new ReportedFailure({ code: "run-failed", detail: `${failed} of ${out.run.models.length} models did not build` })
+    }
+  }).pipe(Effect.provide(ApplyLayer(globalOptions(opts), Option.getOrUndefined(opts.target))))

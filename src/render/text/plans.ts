@@ -1,0 +1,57 @@
+import type { ApplyOutput, Evaluation, ModelChange, PlanOutput, ReviewOutput, ReviewQueueOutput, ReviewStatusOutput } from "../../schemas/plans"
+import { renderRunText } from "../../services/Runner/output"
+
+const evaluationLine = (e: Evaluation) =>
+  `  ${e.effect.padEnd(14)} ${e.capability} on ${e.model}${e.rule_id === null ? "" : ` (rule ${e.rule_id})`}: ${e.reason}`
+
+const changeLines = (changes: ReadonlyArray<ModelChange>) =>
+  changes.flatMap((c) => [
+    `  ${c.change_class.padEnd(24)} ${c.model}`,
+    ...c.findings.map((f) => `      ${f.kind}${f.column === undefined ? "" : ` ${f.column}`}${f.from === undefined ? "" : ` ${f.from} → ${f.to ?? "?"}`}`)
+  ])
+
+const policyLines = (policy: PlanOutput["policy"], evaluations: ReadonlyArray<Evaluation>) =>
+  policy === "not_configured" ? ["policy: no [policy] block, nothing evaluated"] : ["policy:", ...evaluations.map(evaluationLine)]
+
+export const planText = (o: PlanOutput): string =>
+  [
+    `plan ${o.plan_id} (${o.kind})${o.written ? "" : " already on disk"}: ${o.path}`,
+    `base: ${o.base.kind === "git" ? `${o.base.ref} (${o.base.commit.slice(0, 12)})` : "last applied state"}`,
+    o.changes.length === 0 ? "no changes" : "changes:",
+    ...changeLines(o.changes),
+    `models to build: ${o.models.length === 0 ? "none" : o.models.join(", ")}`,
+    ...policyLines(o.policy, o.evaluations),
+    `next: ${o.next}`
+  ].join("\n")
+
+export const reviewText = (o: ReviewOutput): string =>
+  [
+    `plan ${o.plan_id} (${o.kind})${o.base_ref === "" ? "" : `, against ${o.base_ref}`}${o.stale ? " — STALE" : ""}`,
+    ...(o.approved ? [`approved by ${o.approver?.email ?? "unknown"} at ${o.reviewed_at ?? "?"}: ${o.marker_path ?? ""}`] : []),
+    ...(o.changes.length === 0 ? [] : ["changes:", ...changeLines(o.changes)]),
+    o.breaking_changes.length === 0 ? "no breaking changes" : `BREAKING: ${o.breaking_changes.map((b) => `${b.model} ${b.finding.kind}${b.finding.column === undefined ? "" : ` ${b.finding.column}`}`).join("; ")}`,
+    o.message
+  ].join("\n")
+
+export const reviewStatusText = (o: ReviewStatusOutput): string =>
+  o.reviewed
+    ? `plan ${o.plan_id} (${o.kind}): reviewed by ${o.approver?.email ?? "unknown"} at ${o.reviewed_at ?? "?"} (${o.marker_path})`
+    : `plan ${o.plan_id} (${o.kind}): not reviewed (no marker at ${o.marker_path})`
+
+export const queueText = (o: ReviewQueueOutput): string =>
+  [
+    o.total === 0 ? "review queue: empty" : `review queue: ${o.total} pending, ranked by ${o.ranking}`,
+    ...o.pending.map(
+      (p, i) =>
+        `${String(i + 1).padStart(3)}. ${p.plan_id.slice(0, 12)} ${p.kind.padEnd(11)} ${p.change_class.padEnd(24)} blast ${p.blast_radius ?? "?"} score ${p.score.toFixed(1)}${p.stale ? " STALE" : ""} — ${p.approve_command}`
+    ),
+    ...(o.notes ?? []).map((n) => `note: ${n}`)
+  ].join("\n")
+
+export const applyText = (o: ApplyOutput): string =>
+  [
+    `apply ${o.plan_id} (${o.kind}) as ${o.principal}${o.principal === o.invoker ? "" : ` (invoked by ${o.invoker})`}${o.reviewed_by === undefined ? "" : `, reviewed by ${o.reviewed_by.email}`}`,
+    ...policyLines(o.policy, o.evaluations),
+    renderRunText(o.run).trimEnd(),
+    ...o.verifications.map((v) => `verify_after of rule ${v.rule_id}: ${v.passed ? "passed" : "FAILED"} (${v.checks.map((c) => `${c.check}:${c.status}`).join(", ")})`)
+  ].join("\n")

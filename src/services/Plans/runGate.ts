@@ -1,0 +1,45 @@
+import { Effect } from "effect"
+import type { CompiledProject } from "../Project/compile"
+import { Ledger, type LedgerUnavailable } from "../Ledger/Ledger"
+import type { PolicyEngine } from "../PolicyEngine/PolicyEngine"
+import { Principal } from "../Principal/Principal"
+import { RunNeedsPlan } from "./errors"
+import { attributesOf, evaluateItems } from "./gate"
+import { appendRows, evaluationRow, refusalReason } from "./ledgerRows"
+
+/**
+ * decisions.md item 30: an agent's `pcli run` is a mutating action. Each selected model is
+ * evaluated at `apply` through the enforcement gate (freezes and budgets included), one ledger
+ * row each; any deny or require_review refuses the whole run before any work. Humans pass.
+ */
+export const gateAgentRun = (
+  project: CompiledProject,
+  selected: ReadonlyArray<string>
+): Effect.Effect<void, RunNeedsPlan | LedgerUnavailable, PolicyEngine | Ledger | Principal> =>
+  Effect.gen(function* () {
+    const actor = yield* Principal
+    if (actor.class !== "agent") return
+    const names = selected.length > 0 ? selected.filter((n) => project.models.has(n)) : [...project.models.keys()]
+    const items = names.map((model) => ({ model, capability: "apply" as const, attributes: attributesOf(project.models.get(model)!) }))
+    const evaluated = yield* evaluateItems("agent", items)
+    if (evaluated === undefined) return
+    const blocked = evaluated.filter((e) => e.verdict.effect !== "allow")
+    const refusal = blocked.length === 0 ? undefined : new RunNeedsPlan({ blocked: blocked.map((e) => ({ model: e.item.model, effect: e.verdict.effect, rule: e.verdict.matched_rule })) })
+    const ledger = yield* Ledger
+    yield* appendRows(
+      ledger,
+      evaluated.map((e) =>
+        evaluationRow({
+          actor,
+          principal: "agent",
+          model: e.item.model,
+          capability: "apply",
+          effect: e.verdict.effect,
+          ruleId: e.verdict.static.matched_rule,
+          planId: null,
+          reason: refusal === undefined ? e.verdict.reason : `${refusalReason(refusal)} — ${e.verdict.reason}`
+        })
+      )
+    )
+    if (refusal !== undefined) return yield* refusal
+  })
