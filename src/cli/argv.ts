@@ -97,6 +97,9 @@ const readFlag = (scan: Scan, args: ReadonlyArray<string>, i: number, isValueBou
   return used
 }
 
+/** A token that is a flag this position knows (or --help): never taken as another flag's value. */
+const isKnownFlag = (table: ReadonlyMap<string, FlagSpec>, token: string) => isFlagToken(token) && (table.has(splitFlag(token)[0]) || HELP.has(splitFlag(token)[0]))
+
 const childNamed = (node: CommandNode, token: string) => node.children.find((c) => c.path[c.path.length - 1] === token.toLowerCase())
 
 /**
@@ -108,14 +111,20 @@ export const readCommandLine = (root: CommandNode, args: ReadonlyArray<string>):
   const scan: Scan = { flags: before, seen: new Set(), problem: undefined, help: false }
   let node = root
   const moved: Array<string> = []
+  const movedNames: Array<string> = []
   let i = 0
   // The command path, with any global flags given before (or between) its words.
   while (i < args.length && node.children.length > 0) {
     const token = args[i]!
     if (isFlagToken(token)) {
       // A flag's value may not be the next command word or another flag: `pcli --config validate`.
-      const used = readFlag(scan, args, i, (t) => (isFlagToken(t) && (before.has(splitFlag(t)[0]) || HELP.has(splitFlag(t)[0]))) || childNamed(node, t) !== undefined)
-      if (!HELP.has(splitFlag(token)[0])) moved.push(...args.slice(i, i + used))
+      const here = node
+      const used = readFlag(scan, args, i, (t) => isKnownFlag(before, t) || childNamed(here, t) !== undefined)
+      const name = splitFlag(token)[0]
+      if (!HELP.has(name)) {
+        moved.push(...args.slice(i, i + used))
+        movedNames.push(name)
+      }
       i += used
       continue
     }
@@ -128,21 +137,21 @@ export const readCommandLine = (root: CommandNode, args: ReadonlyArray<string>):
     node = child
     i += 1
   }
+  const label = ["pcli", ...node.path].join(" ")
   if (node.children.length > 0) {
     if (scan.help || args.length === node.path.length) return { _tag: "Help", node }
     // `pcli --version`, `pcli --completions bash`: @effect/cli answers these without a command.
     if (scan.problem === undefined && answeredWithoutCommand.some((f) => scan.seen.has(f))) return { _tag: "Run", argv: args }
     const names = orderedChildren(node).map((c) => c.path[c.path.length - 1]!).join(", ")
-    return { _tag: "Invalid", message: scan.problem ?? `${["pcli", ...node.path].join(" ")} needs a command: ${names}` }
+    return { _tag: "Invalid", message: scan.problem ?? `${label} needs a command: ${names}` }
   }
   const own = flagTable([...node.shape().flags, ...builtIns])
-  const leafScan: Scan = { flags: own, seen: scan.seen, problem: scan.problem, help: scan.help }
-  // Moved global flags are checked again against the command: one it does not take is unknown there.
-  for (const token of moved) if (isFlagToken(token) && !own.has(splitFlag(token)[0])) leafScan.problem ??= `${["pcli", ...node.path].join(" ")} takes no ${echo(splitFlag(token)[0])} flag`
+  // A global flag given before a command that does not take it is reported as that command's.
+  const foreign = movedNames.find((name) => !own.has(name) && scan.flags.has(name))
+  const leafScan: Scan = { flags: own, seen: scan.seen, problem: scan.problem ?? (foreign === undefined ? undefined : `${label} takes no ${foreign} flag`), help: scan.help }
   const rest = args.slice(i)
   for (let j = 0; j < rest.length; ) {
-    const token = rest[j]!
-    j += isFlagToken(token) ? readFlag(leafScan, rest, j, (t) => isFlagToken(t) && (own.has(splitFlag(t)[0]) || HELP.has(splitFlag(t)[0]))) : 1
+    j += isFlagToken(rest[j]!) ? readFlag(leafScan, rest, j, (t) => isKnownFlag(own, t)) : 1
   }
   if (leafScan.help) return { _tag: "Help", node }
   if (leafScan.problem !== undefined) return { _tag: "Invalid", message: leafScan.problem }

@@ -7,7 +7,7 @@ import type { Span } from "@effect/cli/HelpDoc/Span"
 import { HashMap, Option } from "effect"
 import { commonOptions } from "./options"
 
-/** One flag of a command: `--model <text>`, optional or repeatable, with its own description only. */
+/** One flag of a command: `--model <text>`, optional or repeatable. */
 export interface FlagSpec {
   readonly name: string
   readonly aliases: ReadonlyArray<string>
@@ -57,7 +57,7 @@ export const EXAMPLE_PREFIX = "$ "
 
 const config = CliConfig.defaultConfig
 
-export const spanText = (span: Span): string => {
+const spanText = (span: Span): string => {
   switch (span._tag) {
     case "Text":
     case "URI":
@@ -75,7 +75,7 @@ type Block =
   | { readonly _tag: "Definition"; readonly term: string; readonly doc: HelpDoc.HelpDoc }
 
 /** A HelpDoc in reading order, as headers, paragraphs and description-list entries. */
-export const blocks = (doc: HelpDoc.HelpDoc): ReadonlyArray<Block> => {
+const blocks = (doc: HelpDoc.HelpDoc): ReadonlyArray<Block> => {
   switch (doc._tag) {
     case "Empty":
       return []

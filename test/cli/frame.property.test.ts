@@ -244,8 +244,8 @@ describe("pcli over generated input (binary)", () => {
         const outcomes = await Promise.all(cases.map((c) => run(c.args, c.config)))
         cases.forEach((c, i) => check(c.args, outcomes[i]!))
       }),
-      { numRuns: 20, endOnFailure: true }
+      { numRuns: 16, endOnFailure: true }
     )
-    // 80 processes take about half a minute; the bound leaves room for a loaded machine.
+    // 64 processes take about half a minute; the bound leaves room for a loaded machine.
   }, 180_000)
 })
