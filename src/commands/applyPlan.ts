@@ -1,7 +1,7 @@
 import type { FileSystem, Path } from "@effect/platform"
 import { Effect } from "effect"
 import type { Principal as PrincipalClass } from "../schemas/policy"
-import { type ApplyOutput, type Evaluation, isGatedPlan, type Plan, type ReviewMarker, type VerificationOutput } from "../schemas/plans"
+import { type ApplyOutput, type Evaluation, type GatedPayload, isGatedPlan, type Plan, type ReviewMarker, type VerificationOutput } from "../schemas/plans"
 import { Environment } from "../services/Environment/Environment"
 import { Ledger, type LedgerUnavailable } from "../services/Ledger/Ledger"
 import { AppliedState } from "../services/Plans/AppliedState"
@@ -38,6 +38,13 @@ import type { RunRecord } from "../schemas/pipeline"
 import type { RunStoreFailed } from "../services/Runner/RunStore"
 import type { SelectionError } from "../services/Runner/selection"
 import type { Warehouse } from "../services/Warehouse/Warehouse"
+
+/** The `--from/--to` window a backfill plan recorded (the plan id covers it). */
+const backfillWindow = (payload: GatedPayload) => {
+  const from = payload["partition_from"]
+  const to = payload["partition_to"]
+  return typeof from === "string" && typeof to === "string" ? { from, to } : undefined
+}
 
 /** `pcli apply <plan-id>`. */
 export interface ApplyInput {
@@ -207,19 +214,30 @@ export const applyPlan = (input: ApplyInput): Effect.Effect<ApplyOutput, ApplyEr
     const actor = yield* Principal
     const admitted = yield* admit(input, actor)
     const { plan } = admitted
-    // admit already refused (and recorded) gc/restore/backfill; this only narrows the type.
-    if (isGatedPlan(plan)) return yield* new PlanKindNotExecutable({ planId: plan.plan_id, kind: plan.kind })
-
-    // (4) Execution through the standard run path.
     const runner = yield* PipelineRunner
-    const record = yield* runner.run(admitted.project, { projectRoot: input.projectRoot, models: plan.payload.models, trigger: `apply:${plan.plan_id}` })
-
-    const applied = yield* AppliedState
-    const built = record.models.filter((m) => m.status === "success").flatMap((m) => {
-      const files = admitted.current.get(m.model_name)
-      return files === undefined ? [] : [{ model: m.model_name, fingerprint: fingerprintOf(files), files }]
-    })
-    yield* applied.record(plan.plan_id, built, plan.payload.changes.filter((c) => c.after === null).map((c) => c.model))
+    let record: RunRecord
+    if (isGatedPlan(plan)) {
+      // admit already refused (and recorded) the kinds apply cannot execute; this narrows the type.
+      if (plan.kind !== "backfill") return yield* new PlanKindNotExecutable({ planId: plan.plan_id, kind: plan.kind })
+      // (4) A backfill runs its closure in plan order through the standard run path; it changes
+      // no model definition, so the applied state is left as it was.
+      const window = backfillWindow(plan.payload)
+      record = yield* runner.run(admitted.project, {
+        projectRoot: input.projectRoot,
+        models: plan.payload.models,
+        trigger: `backfill:${plan.plan_id}`,
+        ...(window === undefined ? {} : { partition: window })
+      })
+    } else {
+      // (4) Execution through the standard run path.
+      record = yield* runner.run(admitted.project, { projectRoot: input.projectRoot, models: plan.payload.models, trigger: `apply:${plan.plan_id}` })
+      const applied = yield* AppliedState
+      const built = record.models.filter((m) => m.status === "success").flatMap((m) => {
+        const files = admitted.current.get(m.model_name)
+        return files === undefined ? [] : [{ model: m.model_name, fingerprint: fingerprintOf(files), files }]
+      })
+      yield* applied.record(plan.plan_id, built, plan.payload.changes.filter((c) => c.after === null).map((c) => c.model))
+    }
 
     // (5) Post-apply verification feeds the autonomy budget of the rules that allowed it.
     const verifications = yield* verify(admitted, record, actor)

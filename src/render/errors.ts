@@ -126,6 +126,9 @@ export const errorTable: Readonly<Record<string, ErrorRow>> = {
   ApprovalNeedsHuman: row(403, "a human (PCLI_PRINCIPAL=human) approves plans"),
   PolicyDenied: row(403, "no marker satisfies a deny: change the policy or the plan"),
   PlanKindNotExecutable: row(501),
+  // reclamation and recovery
+  BackfillNothingToDo: invalid("name models with --model, or use --from-last-run"),
+  BackfillNoFailedRun: notFound("run the pipeline first, or name models with --model"),
   // data products
   SpecRejected: invalid(),
   SpecFileMissing: notFound(),
