@@ -1,6 +1,9 @@
 // Loaded only when plan, review or apply runs.
 import { Effect, Option } from "effect"
-import { applyPlan } from "../commands/applyPlan"
+import { applyAnyPlan } from "../commands/applyPlan"
+import { isGcApply } from "../commands/gcApply"
+import { gcApplyText } from "../render/text/reclaim"
+import { GcApplyOutput } from "../schemas/reclaim"
 import { UsageError } from "../commands/errors"
 import { planCreate } from "../commands/planCreate"
 import { approvePlan, reviewPlan, reviewQueue, reviewStatus } from "../commands/reviewPlan"
@@ -68,8 +71,10 @@ export interface ApplyOptions extends CommonOptions {
 
 export const runApply = (opts: ApplyOptions) =>
   Effect.gen(function* () {
-    const { modelsDir, root } = yield* ProjectContext
-    const out = yield* applyPlan({ planId: opts.planId, modelsDir, projectRoot: root })
+    const { modelsDir, root, config } = yield* ProjectContext
+    const physicalDelete = Option.isSome(config) && config.value.settings.gc?.physical_delete === true ? { configPath: config.value.file } : undefined
+    const out = yield* applyAnyPlan({ planId: opts.planId, modelsDir, projectRoot: root, physicalDelete })
+    if (isGcApply(out)) return yield* emit(opts.output, GcApplyOutput, out, gcApplyText)
     yield* emit(opts.output, ApplyOutput, out, applyText)
     if (out.run.status !== "success") {
       const failed = out.run.models.filter((m) => m.status !== "success").length

@@ -1,9 +1,10 @@
 // Loaded only when backfill, gc or restore runs.
 import { Effect, Option } from "effect"
 import { backfillPlan, type BackfillInput, checkBackfillFlags } from "../commands/backfillPlan"
-import { BackfillLayer } from "../layers/ReclaimLayer"
-import { backfillText } from "../render/text/reclaim"
-import { BackfillOutput } from "../schemas/reclaim"
+import { checkGcFlags, gcInventory, gcPlan } from "../commands/gcDerivable"
+import { BackfillLayer, GcLayer } from "../layers/ReclaimLayer"
+import { backfillText, gcInventoryText, gcPlanText } from "../render/text/reclaim"
+import { BackfillOutput, GcInventoryOutput, GcPlanOutput } from "../schemas/reclaim"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import { type CommonOptions, globalOptions } from "./options"
 import { emit } from "./output"
@@ -32,4 +33,20 @@ export const runBackfill = (opts: BackfillOptions) =>
       const out = yield* backfillPlan({ ...flags, modelsDir })
       yield* emit(opts.output, BackfillOutput, out, backfillText)
     }).pipe(Effect.provide(BackfillLayer(globalOptions(opts))))
+  })
+
+export interface GcOptions extends CommonOptions {
+  readonly derivable: boolean
+  readonly dryRun: boolean
+  readonly minAgeDays: number
+}
+
+export const runGc = (opts: GcOptions) =>
+  Effect.gen(function* () {
+    const input = { derivable: opts.derivable, dryRun: opts.dryRun, minAgeDays: opts.minAgeDays }
+    yield* checkGcFlags(input)
+    const body = opts.dryRun
+      ? Effect.flatMap(gcInventory(input), (out) => emit(opts.output, GcInventoryOutput, out, gcInventoryText))
+      : Effect.flatMap(gcPlan(input), (out) => emit(opts.output, GcPlanOutput, out, gcPlanText))
+    yield* body.pipe(Effect.provide(GcLayer(globalOptions(opts), opts.dryRun)))
   })

@@ -17,4 +17,15 @@ const backfillCommand = Command.make(
   (opts) => Effect.flatMap(impl, (m) => m.runBackfill(opts))
 ).pipe(Command.withDescription("Compose a review-gated recovery plan: models, order, window, estimated cost"))
 
-export const reclaimCommands = [backfillCommand] as const
+const gcCommand = Command.make(
+  "gc",
+  {
+    ...commonOptions,
+    derivable: Options.boolean("derivable").pipe(Options.withDescription("Restrict to the derivability inventory/plan (the only mode)")),
+    dryRun: Options.boolean("dry-run").pipe(Options.withDescription("Print the read-only inventory instead of writing a plan")),
+    minAgeDays: Options.integer("min-age-days").pipe(Options.withDefault(7), Options.withDescription("Minimum written-age in whole days"))
+  },
+  (opts) => Effect.flatMap(impl, (m) => m.runGc(opts))
+).pipe(Command.withDescription("Inventory derivable content-addressed artifacts, or plan their eviction (never deletes)"))
+
+export const reclaimCommands = [backfillCommand, gcCommand] as const

@@ -46,12 +46,19 @@ const backfillWindow = (payload: GatedPayload) => {
   return typeof from === "string" && typeof to === "string" ? { from, to } : undefined
 }
 
+import type { SqlClient } from "@effect/sql"
+import type { GcApplyOutput } from "../schemas/reclaim"
+import type { PhysicalDeleteUnsupported } from "../services/Reclamation/errors"
+import { applyGc } from "./gcApply"
+
 /** `pcli apply <plan-id>`. */
 export interface ApplyInput {
   readonly planId: string
   readonly modelsDir: string
   /** Directory project-relative `storage_prefix`es resolve against. */
   readonly projectRoot: string
+  /** Set when pcli.toml says `[gc] physical_delete = true`: a gc plan is then refused outright. */
+  readonly physicalDelete?: { readonly configPath: string } | undefined
 }
 
 export type ApplyRefusal = PlanReadError | PlanStale | PolicyDenied | MarkerMissing | InvalidMarker | PlanKindNotExecutable
@@ -66,8 +73,10 @@ export type ApplyError =
   | RunStoreFailed
   | SelectionError
   | LedgerUnavailable
+  | PhysicalDeleteUnsupported
 
 export type ApplyRequirements =
+  | SqlClient.SqlClient
   | PlanStore
   | AppliedState
   | PolicyEngine
@@ -209,8 +218,16 @@ const verify = (admitted: Admitted, record: RunRecord, actor: ActingPrincipal) =
  * the plan's models, (5) `verify_after` checks under allow rules. Successfully built models
  * become the applied state the next `pcli plan` diffs against.
  */
-export const applyPlan = (input: ApplyInput): Effect.Effect<ApplyOutput, ApplyError, ApplyRequirements> =>
-  Effect.gen(function* () {
+export const applyAnyPlan = (input: ApplyInput): Effect.Effect<ApplyOutput | GcApplyOutput, ApplyError, ApplyRequirements> =>
+  applyWith(input, true)
+
+/** `applyAnyPlan` for callers that build models: a gc plan is refused as not executable here. */
+export const applyPlan = (input: ApplyInput): Effect.Effect<ApplyOutput, ApplyError, ApplyRequirements> => applyWith(input, false)
+
+function applyWith(input: ApplyInput, executeGc: true): Effect.Effect<ApplyOutput | GcApplyOutput, ApplyError, ApplyRequirements>
+function applyWith(input: ApplyInput, executeGc: false): Effect.Effect<ApplyOutput, ApplyError, ApplyRequirements>
+function applyWith(input: ApplyInput, executeGc: boolean): Effect.Effect<ApplyOutput | GcApplyOutput, ApplyError, ApplyRequirements> {
+  return Effect.gen(function* () {
     const actor = yield* Principal
     const admitted = yield* admit(input, actor)
     const { plan } = admitted
@@ -218,6 +235,7 @@ export const applyPlan = (input: ApplyInput): Effect.Effect<ApplyOutput, ApplyEr
     let record: RunRecord
     if (isGatedPlan(plan)) {
       // admit already refused (and recorded) the kinds apply cannot execute; this narrows the type.
+      if (plan.kind === "gc" && executeGc) return yield* applyGc(plan, input.physicalDelete)
       if (plan.kind !== "backfill") return yield* new PlanKindNotExecutable({ planId: plan.plan_id, kind: plan.kind })
       // (4) A backfill runs its closure in plan order through the standard run path; it changes
       // no model definition, so the applied state is left as it was.
@@ -254,3 +272,4 @@ export const applyPlan = (input: ApplyInput): Effect.Effect<ApplyOutput, ApplyEr
       verifications: [...verifications]
     }
   })
+}

@@ -13,3 +13,7 @@ export const BackfillLayer = (options: GlobalOptions) =>
     Layer.provideMerge(stateLayer("write")),
     Layer.provideMerge(ProjectLayer(options, true))
   )
+
+/** `pcli gc --derivable`: the ledger snapshot; plans and the ledger row only when a plan is written. */
+export const GcLayer = (options: GlobalOptions, dryRun: boolean) =>
+  plansLayer.pipe(Layer.provideMerge(stateLayer(dryRun ? "read" : "write")), Layer.provideMerge(ProjectLayer(options, true)))

@@ -129,6 +129,7 @@ export const errorTable: Readonly<Record<string, ErrorRow>> = {
   // reclamation and recovery
   BackfillNothingToDo: invalid("name models with --model, or use --from-last-run"),
   BackfillNoFailedRun: notFound("run the pipeline first, or name models with --model"),
+  PhysicalDeleteUnsupported: invalid("remove physical_delete from [gc] in pcli.toml"),
   // data products
   SpecRejected: invalid(),
   SpecFileMissing: notFound(),

@@ -42,3 +42,102 @@ export const BackfillOutput = Schema.Struct({
   message: Schema.String
 })
 export type BackfillOutput = typeof BackfillOutput.Type
+
+export const GcCheck = Schema.Struct({
+  check: Schema.Literal("recipe_recorded", "recipe_produces_output", "replayable", "unreferenced", "policy_allows", "age_threshold"),
+  passed: Schema.Boolean,
+  detail: Schema.String
+})
+
+export const GcCandidate = Schema.Struct({
+  model_name: Schema.String,
+  run_id: Schema.String,
+  blake3_hash: Schema.String,
+  file_path: Schema.String,
+  size_bytes: Schema.Number,
+  written_at: Schema.String,
+  refcount: Schema.Number,
+  recipe_id: Schema.optional(Schema.String),
+  input_proof_class: Schema.optional(Schema.String),
+  rebuild_cost: Schema.Struct({ estimated: Schema.Literal(true), source_duration_ms: Schema.NullOr(Schema.Number) }),
+  derivable: Schema.Boolean,
+  checks: Schema.Array(GcCheck)
+})
+export type GcCandidate = typeof GcCandidate.Type
+
+/** `pcli gc --derivable --dry-run`: the read-only inventory. */
+export const GcInventoryOutput = Schema.Struct({
+  command: Schema.Literal("gc --derivable --dry-run"),
+  managed_bytes: Schema.Number,
+  derivable_bytes: Schema.Number,
+  derivable_pct: Schema.optional(Schema.Number),
+  artifact_count: Schema.Number,
+  derivable_count: Schema.Number,
+  read_tracking_available: Schema.Literal(false),
+  min_age_days: Schema.Number,
+  rebuild_cost_ms: Schema.Number,
+  notes: Schema.Array(Schema.String),
+  candidates: Schema.Array(GcCandidate)
+})
+export type GcInventoryOutput = typeof GcInventoryOutput.Type
+
+/** One planned eviction: the exact ledger row and its recipe identity. */
+export const GcEviction = Schema.Struct({
+  model_name: Schema.String,
+  run_id: Schema.String,
+  blake3_hash: Schema.String,
+  file_path: Schema.String,
+  size_bytes: Schema.Number,
+  commit_version: Schema.Number,
+  written_at: Schema.String,
+  recipe_hash: Schema.optional(Schema.String),
+  input_hash: Schema.optional(Schema.String),
+  input_proof_class: Schema.optional(Schema.String)
+})
+export type GcEviction = typeof GcEviction.Type
+
+/** `pcli gc --derivable`: a review-gated plan of the derivable entries, or none. */
+export const GcPlanOutput = Schema.Struct({
+  command: Schema.Literal("gc --derivable"),
+  plan_id: Schema.optional(Schema.String),
+  path: Schema.optional(Schema.String),
+  eviction_count: Schema.Number,
+  total_bytes: Schema.Number,
+  review_required: Schema.Boolean,
+  evictions: Schema.Array(GcEviction),
+  message: Schema.String
+})
+export type GcPlanOutput = typeof GcPlanOutput.Type
+
+export const GcEvicted = Schema.Struct({
+  model_name: Schema.String,
+  run_id: Schema.String,
+  blake3_hash: Schema.String,
+  size_bytes: Schema.Number,
+  tombstone_recorded: Schema.Literal(true),
+  physical_reclaimed: Schema.Literal(false)
+})
+
+export const GcRefused = Schema.Struct({
+  model_name: Schema.String,
+  run_id: Schema.String,
+  blake3_hash: Schema.String,
+  size_bytes: Schema.Number,
+  reason: Schema.String,
+  failed_checks: Schema.Array(GcCheck)
+})
+
+/** `pcli apply <gc-plan>`: per-entry outcomes; refusals keep exit 0. */
+export const GcApplyOutput = Schema.Struct({
+  command: Schema.Literal("apply"),
+  kind: Schema.Literal("gc"),
+  plan_id: Schema.String,
+  evicted: Schema.Array(GcEvicted),
+  refused: Schema.Array(GcRefused),
+  already_evicted: Schema.Array(Schema.String),
+  bytes_evicted: Schema.Number,
+  bytes_refused: Schema.Number,
+  evicted_count: Schema.Number,
+  refused_count: Schema.Number
+})
+export type GcApplyOutput = typeof GcApplyOutput.Type
