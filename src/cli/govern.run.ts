@@ -2,8 +2,9 @@
 import { Effect, Option } from "effect"
 import { applyAnyPlan } from "../commands/applyPlan"
 import { isGcApply } from "../commands/gcApply"
-import { gcApplyText } from "../render/text/reclaim"
-import { GcApplyOutput } from "../schemas/reclaim"
+import { isRestoreApply } from "../commands/restoreApply"
+import { gcApplyText, restoreApplyText } from "../render/text/reclaim"
+import { GcApplyOutput, RestoreApplyOutput } from "../schemas/reclaim"
 import { UsageError } from "../commands/errors"
 import { planCreate } from "../commands/planCreate"
 import { approvePlan, reviewPlan, reviewQueue, reviewStatus } from "../commands/reviewPlan"
@@ -75,6 +76,7 @@ export const runApply = (opts: ApplyOptions) =>
     const physicalDelete = Option.isSome(config) && config.value.settings.gc?.physical_delete === true ? { configPath: config.value.file } : undefined
     const out = yield* applyAnyPlan({ planId: opts.planId, modelsDir, projectRoot: root, physicalDelete })
     if (isGcApply(out)) return yield* emit(opts.output, GcApplyOutput, out, gcApplyText)
+    if (isRestoreApply(out)) return yield* emit(opts.output, RestoreApplyOutput, out, restoreApplyText)
     yield* emit(opts.output, ApplyOutput, out, applyText)
     if (out.run.status !== "success") {
       const failed = out.run.models.filter((m) => m.status !== "success").length

@@ -2,9 +2,10 @@
 import { Effect, Option } from "effect"
 import { backfillPlan, type BackfillInput, checkBackfillFlags } from "../commands/backfillPlan"
 import { checkGcFlags, gcInventory, gcPlan } from "../commands/gcDerivable"
+import { restoreTarget } from "../commands/restoreTarget"
 import { BackfillLayer, GcLayer } from "../layers/ReclaimLayer"
-import { backfillText, gcInventoryText, gcPlanText } from "../render/text/reclaim"
-import { BackfillOutput, GcInventoryOutput, GcPlanOutput } from "../schemas/reclaim"
+import { backfillText, gcInventoryText, gcPlanText, restorePlanText } from "../render/text/reclaim"
+import { BackfillOutput, GcInventoryOutput, GcPlanOutput, RestorePlanOutput } from "../schemas/reclaim"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import { type CommonOptions, globalOptions } from "./options"
 import { emit } from "./output"
@@ -50,3 +51,12 @@ export const runGc = (opts: GcOptions) =>
       : Effect.flatMap(gcPlan(input), (out) => emit(opts.output, GcPlanOutput, out, gcPlanText))
     yield* body.pipe(Effect.provide(GcLayer(globalOptions(opts), opts.dryRun)))
   })
+
+export interface RestoreOptions extends CommonOptions {
+  readonly target: string
+}
+
+export const runRestore = (opts: RestoreOptions) =>
+  Effect.flatMap(restoreTarget(opts.target), (out) => emit(opts.output, RestorePlanOutput, out, restorePlanText)).pipe(
+    Effect.provide(GcLayer(globalOptions(opts), false))
+  )

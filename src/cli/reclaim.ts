@@ -1,4 +1,4 @@
-import { Command, Options } from "@effect/cli"
+import { Args, Command, Options } from "@effect/cli"
 import { Effect } from "effect"
 import { commonOptions } from "./options"
 
@@ -28,4 +28,10 @@ const gcCommand = Command.make(
   (opts) => Effect.flatMap(impl, (m) => m.runGc(opts))
 ).pipe(Command.withDescription("Inventory derivable content-addressed artifacts, or plan their eviction (never deletes)"))
 
-export const reclaimCommands = [backfillCommand, gcCommand] as const
+const restoreCommand = Command.make(
+  "restore",
+  { ...commonOptions, target: Args.text({ name: "target" }).pipe(Args.withDescription("model, model@<recipe-prefix>, or >= 8 hex of the content hash")) },
+  (opts) => Effect.flatMap(impl, (m) => m.runRestore(opts))
+).pipe(Command.withDescription("Plan the restore of an evicted artifact (review-gated; never writes bytes directly)"))
+
+export const reclaimCommands = [backfillCommand, gcCommand, restoreCommand] as const

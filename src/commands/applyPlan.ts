@@ -47,7 +47,8 @@ const backfillWindow = (payload: GatedPayload) => {
 }
 
 import type { SqlClient } from "@effect/sql"
-import type { GcApplyOutput } from "../schemas/reclaim"
+import type { GcApplyOutput, RestoreApplyOutput } from "../schemas/reclaim"
+import { applyRestore } from "./restoreApply"
 import type { PhysicalDeleteUnsupported } from "../services/Reclamation/errors"
 import { applyGc } from "./gcApply"
 
@@ -103,7 +104,7 @@ interface Admitted {
  * Steps 1–3: integrity and staleness, the policy gate, the marker gate. Every refusal leaves
  * exactly one row per evaluated model carrying its code (or one row when nothing was evaluated).
  */
-const admit = (input: ApplyInput, actor: ActingPrincipal) =>
+const admit = (input: ApplyInput, actor: ActingPrincipal, executable: ReadonlySet<string>) =>
   Effect.gen(function* () {
     const store = yield* PlanStore
     const ledger = yield* Ledger
@@ -136,7 +137,7 @@ const admit = (input: ApplyInput, actor: ActingPrincipal) =>
     const refusal =
       denied ??
       (markerOutcome?._tag === "Left" ? markerOutcome.left : undefined) ??
-      (EXECUTABLE.has(plan.kind) ? undefined : new PlanKindNotExecutable({ planId, kind: plan.kind }))
+      (executable.has(plan.kind) ? undefined : new PlanKindNotExecutable({ planId, kind: plan.kind }))
     const marker = markerOutcome?._tag === "Right" ? markerOutcome.right : undefined
 
     if (evaluated === undefined) {
@@ -218,24 +219,25 @@ const verify = (admitted: Admitted, record: RunRecord, actor: ActingPrincipal) =
  * the plan's models, (5) `verify_after` checks under allow rules. Successfully built models
  * become the applied state the next `pcli plan` diffs against.
  */
-export const applyAnyPlan = (input: ApplyInput): Effect.Effect<ApplyOutput | GcApplyOutput, ApplyError, ApplyRequirements> =>
+export const applyAnyPlan = (input: ApplyInput): Effect.Effect<ApplyOutput | GcApplyOutput | RestoreApplyOutput, ApplyError, ApplyRequirements> =>
   applyWith(input, true)
 
-/** `applyAnyPlan` for callers that build models: a gc plan is refused as not executable here. */
+/** `applyAnyPlan` for callers that build models: gc and restore plans are refused as not executable here. */
 export const applyPlan = (input: ApplyInput): Effect.Effect<ApplyOutput, ApplyError, ApplyRequirements> => applyWith(input, false)
 
-function applyWith(input: ApplyInput, executeGc: true): Effect.Effect<ApplyOutput | GcApplyOutput, ApplyError, ApplyRequirements>
+function applyWith(input: ApplyInput, executeGc: true): Effect.Effect<ApplyOutput | GcApplyOutput | RestoreApplyOutput, ApplyError, ApplyRequirements>
 function applyWith(input: ApplyInput, executeGc: false): Effect.Effect<ApplyOutput, ApplyError, ApplyRequirements>
-function applyWith(input: ApplyInput, executeGc: boolean): Effect.Effect<ApplyOutput | GcApplyOutput, ApplyError, ApplyRequirements> {
+function applyWith(input: ApplyInput, executeGc: boolean): Effect.Effect<ApplyOutput | GcApplyOutput | RestoreApplyOutput, ApplyError, ApplyRequirements> {
   return Effect.gen(function* () {
     const actor = yield* Principal
-    const admitted = yield* admit(input, actor)
+    const admitted = yield* admit(input, actor, executeGc ? EXECUTABLE : new Set([...EXECUTABLE].filter((k) => k !== "gc" && k !== "restore")))
     const { plan } = admitted
     const runner = yield* PipelineRunner
     let record: RunRecord
     if (isGatedPlan(plan)) {
       // admit already refused (and recorded) the kinds apply cannot execute; this narrows the type.
       if (plan.kind === "gc" && executeGc) return yield* applyGc(plan, input.physicalDelete)
+      if (plan.kind === "restore" && executeGc) return yield* applyRestore(plan, input.projectRoot)
       if (plan.kind !== "backfill") return yield* new PlanKindNotExecutable({ planId: plan.plan_id, kind: plan.kind })
       // (4) A backfill runs its closure in plan order through the standard run path; it changes
       // no model definition, so the applied state is left as it was.

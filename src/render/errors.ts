@@ -130,6 +130,10 @@ export const errorTable: Readonly<Record<string, ErrorRow>> = {
   BackfillNothingToDo: invalid("name models with --model, or use --from-last-run"),
   BackfillNoFailedRun: notFound("run the pipeline first, or name models with --model"),
   PhysicalDeleteUnsupported: invalid("remove physical_delete from [gc] in pcli.toml"),
+  RestoreTargetAmbiguous: conflict("name one candidate by model@<recipe-prefix> or a longer hash prefix"),
+  RestoreAlreadyRestored: conflict(),
+  RestoreTargetLive: conflict("only evicted artifacts can be restored"),
+  RestoreTargetUnknown: notFound("pcli gc --derivable --dry-run lists live artifacts"),
   // data products
   SpecRejected: invalid(),
   SpecFileMissing: notFound(),

@@ -141,3 +141,45 @@ export const GcApplyOutput = Schema.Struct({
   refused_count: Schema.Number
 })
 export type GcApplyOutput = typeof GcApplyOutput.Type
+
+export const Restoration = Schema.Struct({
+  model_name: Schema.String,
+  run_id: Schema.String,
+  blake3_hash: Schema.String,
+  file_path: Schema.String,
+  size_bytes: Schema.Number,
+  commit_version: Schema.Number,
+  evicted_at: Schema.String,
+  gc_plan_id: Schema.String,
+  recipe_hash: Schema.optional(Schema.String)
+})
+export type Restoration = typeof Restoration.Type
+
+/** `pcli restore <target>`: a review-gated plan; never bytes. */
+export const RestorePlanOutput = Schema.Struct({
+  command: Schema.Literal("restore"),
+  plan_id: Schema.String,
+  path: Schema.String,
+  target: Schema.String,
+  restoration_count: Schema.Number,
+  total_bytes: Schema.Number,
+  review_required: Schema.Literal(true),
+  restorations: Schema.Array(Restoration),
+  message: Schema.String
+})
+export type RestorePlanOutput = typeof RestorePlanOutput.Type
+
+/** `pcli apply <restore-plan>`: per-entry outcomes; refusals keep exit 0. */
+export const RestoreApplyOutput = Schema.Struct({
+  command: Schema.Literal("apply"),
+  kind: Schema.Literal("restore"),
+  plan_id: Schema.String,
+  restored: Schema.Array(
+    Schema.Struct({ model_name: Schema.String, run_id: Schema.String, blake3_hash: Schema.String, file_path: Schema.String, size_bytes: Schema.Number, hash_verified: Schema.Literal(true), bytes_written: Schema.Boolean })
+  ),
+  refused: Schema.Array(Schema.Struct({ model_name: Schema.String, run_id: Schema.String, blake3_hash: Schema.String, size_bytes: Schema.Number, condition: Schema.String, reason: Schema.String })),
+  already_restored: Schema.Array(Schema.String),
+  restored_count: Schema.Number,
+  refused_count: Schema.Number
+})
+export type RestoreApplyOutput = typeof RestoreApplyOutput.Type

@@ -1,4 +1,4 @@
-import type { BackfillOutput, GcApplyOutput, GcInventoryOutput, GcPlanOutput } from "../../schemas/reclaim"
+import type { BackfillOutput, GcApplyOutput, GcInventoryOutput, GcPlanOutput, RestoreApplyOutput, RestorePlanOutput } from "../../schemas/reclaim"
 
 export const backfillText = (o: BackfillOutput): string =>
   [
@@ -37,4 +37,18 @@ export const gcApplyText = (o: GcApplyOutput): string =>
     `gc plan ${o.plan_id}: evicted ${o.evicted_count} (${o.bytes_evicted} bytes), refused ${o.refused_count}, already evicted ${o.already_evicted.length}; no bytes deleted`,
     ...o.evicted.map((e) => `  evicted ${e.model_name} ${e.blake3_hash.slice(0, 12)} (tombstone recorded)`),
     ...o.refused.map((r) => `  refused ${r.model_name} ${r.blake3_hash.slice(0, 12)}: ${r.reason}`)
+  ].join("\n")
+
+export const restorePlanText = (o: RestorePlanOutput): string =>
+  [
+    `restore plan ${o.plan_id} for ${o.target}: ${o.path}`,
+    ...o.restorations.map((r) => `  ${r.model_name} ${r.blake3_hash.slice(0, 12)} ${r.size_bytes} bytes at ${r.file_path} (evicted ${r.evicted_at})`),
+    o.message
+  ].join("\n")
+
+export const restoreApplyText = (o: RestoreApplyOutput): string =>
+  [
+    `restore plan ${o.plan_id}: restored ${o.restored_count}, refused ${o.refused_count}, already restored ${o.already_restored.length}`,
+    ...o.restored.map((r) => `  restored ${r.model_name} ${r.blake3_hash.slice(0, 12)}${r.bytes_written ? "" : " (verified bytes already in place)"}`),
+    ...o.refused.map((r) => `  refused ${r.model_name} ${r.blake3_hash.slice(0, 12)} [${r.condition}]: ${r.reason}`)
   ].join("\n")
