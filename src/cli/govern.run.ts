@@ -1,6 +1,10 @@
 // Loaded only when plan, review or apply runs.
 import { Effect, Option } from "effect"
-import { applyPlan } from "../commands/applyPlan"
+import { applyAnyPlan } from "../commands/applyPlan"
+import { isGcApply } from "../commands/gcApply"
+import { isRestoreApply } from "../commands/restoreApply"
+import { gcApplyText, restoreApplyText } from "../render/text/reclaim"
+import { GcApplyOutput, RestoreApplyOutput } from "../schemas/reclaim"
 import { UsageError } from "../commands/errors"
 import { planCreate } from "../commands/planCreate"
 import { approvePlan, reviewPlan, reviewQueue, reviewStatus } from "../commands/reviewPlan"
@@ -68,8 +72,11 @@ export interface ApplyOptions extends CommonOptions {
 
 export const runApply = (opts: ApplyOptions) =>
   Effect.gen(function* () {
-    const { modelsDir, root } = yield* ProjectContext
-    const out = yield* applyPlan({ planId: opts.planId, modelsDir, projectRoot: root })
+    const { modelsDir, root, config } = yield* ProjectContext
+    const physicalDelete = Option.isSome(config) && config.value.settings.gc?.physical_delete === true ? { configPath: config.value.file } : undefined
+    const out = yield* applyAnyPlan({ planId: opts.planId, modelsDir, projectRoot: root, physicalDelete })
+    if (isGcApply(out)) return yield* emit(opts.output, GcApplyOutput, out, gcApplyText)
+    if (isRestoreApply(out)) return yield* emit(opts.output, RestoreApplyOutput, out, restoreApplyText)
     yield* emit(opts.output, ApplyOutput, out, applyText)
     if (out.run.status !== "success") {
       const failed = out.run.models.filter((m) => m.status !== "success").length

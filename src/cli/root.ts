@@ -6,10 +6,11 @@ import { described } from "./help"
 import { pipelineCommands } from "./pipeline"
 import { policyCommand } from "./policy"
 import { productCommand } from "./product"
+import { reclaimCommands } from "./reclaim"
 import { stateCommand } from "./state"
 import { validateCommand } from "./validate"
 
-const topLevel = [validateCommand, ...pipelineCommands, ...governCommands, discoverCommand, policyCommand, productCommand, stateCommand] as const
+const topLevel = [validateCommand, ...pipelineCommands, ...governCommands, ...reclaimCommands, discoverCommand, policyCommand, productCommand, stateCommand] as const
 
 export const rootCommand = Command.make("pcli").pipe(
   Command.withDescription(

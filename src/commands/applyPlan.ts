@@ -1,7 +1,7 @@
 import type { FileSystem, Path } from "@effect/platform"
 import { Effect } from "effect"
 import type { Principal as PrincipalClass } from "../schemas/policy"
-import { type ApplyOutput, type Evaluation, isGatedPlan, type Plan, type ReviewMarker, type VerificationOutput } from "../schemas/plans"
+import { type ApplyOutput, type Evaluation, type GatedPayload, isGatedPlan, type Plan, type ReviewMarker, type VerificationOutput } from "../schemas/plans"
 import { Environment } from "../services/Environment/Environment"
 import { Ledger, type LedgerUnavailable } from "../services/Ledger/Ledger"
 import { AppliedState } from "../services/Plans/AppliedState"
@@ -39,12 +39,27 @@ import type { RunStoreFailed } from "../services/Runner/RunStore"
 import type { SelectionError } from "../services/Runner/selection"
 import type { Warehouse } from "../services/Warehouse/Warehouse"
 
+/** The `--from/--to` window a backfill plan recorded (the plan id covers it). */
+const backfillWindow = (payload: GatedPayload) => {
+  const from = payload["partition_from"]
+  const to = payload["partition_to"]
+  return typeof from === "string" && typeof to === "string" ? { from, to } : undefined
+}
+
+import type { SqlClient } from "@effect/sql"
+import type { GcApplyOutput, RestoreApplyOutput } from "../schemas/reclaim"
+import { applyRestore } from "./restoreApply"
+import type { PhysicalDeleteUnsupported } from "../services/Reclamation/errors"
+import { applyGc } from "./gcApply"
+
 /** `pcli apply <plan-id>`. */
 export interface ApplyInput {
   readonly planId: string
   readonly modelsDir: string
   /** Directory project-relative `storage_prefix`es resolve against. */
   readonly projectRoot: string
+  /** Set when pcli.toml says `[gc] physical_delete = true`: a gc plan is then refused outright. */
+  readonly physicalDelete?: { readonly configPath: string } | undefined
 }
 
 export type ApplyRefusal = PlanReadError | PlanStale | PolicyDenied | MarkerMissing | InvalidMarker | PlanKindNotExecutable
@@ -59,8 +74,10 @@ export type ApplyError =
   | RunStoreFailed
   | SelectionError
   | LedgerUnavailable
+  | PhysicalDeleteUnsupported
 
 export type ApplyRequirements =
+  | SqlClient.SqlClient
   | PlanStore
   | AppliedState
   | PolicyEngine
@@ -87,7 +104,7 @@ interface Admitted {
  * Steps 1–3: integrity and staleness, the policy gate, the marker gate. Every refusal leaves
  * exactly one row per evaluated model carrying its code (or one row when nothing was evaluated).
  */
-const admit = (input: ApplyInput, actor: ActingPrincipal) =>
+const admit = (input: ApplyInput, actor: ActingPrincipal, executable: ReadonlySet<string>) =>
   Effect.gen(function* () {
     const store = yield* PlanStore
     const ledger = yield* Ledger
@@ -120,7 +137,7 @@ const admit = (input: ApplyInput, actor: ActingPrincipal) =>
     const refusal =
       denied ??
       (markerOutcome?._tag === "Left" ? markerOutcome.left : undefined) ??
-      (EXECUTABLE.has(plan.kind) ? undefined : new PlanKindNotExecutable({ planId, kind: plan.kind }))
+      (executable.has(plan.kind) ? undefined : new PlanKindNotExecutable({ planId, kind: plan.kind }))
     const marker = markerOutcome?._tag === "Right" ? markerOutcome.right : undefined
 
     if (evaluated === undefined) {
@@ -202,24 +219,45 @@ const verify = (admitted: Admitted, record: RunRecord, actor: ActingPrincipal) =
  * the plan's models, (5) `verify_after` checks under allow rules. Successfully built models
  * become the applied state the next `pcli plan` diffs against.
  */
-export const applyPlan = (input: ApplyInput): Effect.Effect<ApplyOutput, ApplyError, ApplyRequirements> =>
-  Effect.gen(function* () {
+export const applyAnyPlan = (input: ApplyInput): Effect.Effect<ApplyOutput | GcApplyOutput | RestoreApplyOutput, ApplyError, ApplyRequirements> =>
+  applyWith(input, true)
+
+/** `applyAnyPlan` for callers that build models: gc and restore plans are refused as not executable here. */
+export const applyPlan = (input: ApplyInput): Effect.Effect<ApplyOutput, ApplyError, ApplyRequirements> => applyWith(input, false)
+
+function applyWith(input: ApplyInput, executeGc: true): Effect.Effect<ApplyOutput | GcApplyOutput | RestoreApplyOutput, ApplyError, ApplyRequirements>
+function applyWith(input: ApplyInput, executeGc: false): Effect.Effect<ApplyOutput, ApplyError, ApplyRequirements>
+function applyWith(input: ApplyInput, executeGc: boolean): Effect.Effect<ApplyOutput | GcApplyOutput | RestoreApplyOutput, ApplyError, ApplyRequirements> {
+  return Effect.gen(function* () {
     const actor = yield* Principal
-    const admitted = yield* admit(input, actor)
+    const admitted = yield* admit(input, actor, executeGc ? EXECUTABLE : new Set([...EXECUTABLE].filter((k) => k !== "gc" && k !== "restore")))
     const { plan } = admitted
-    // admit already refused (and recorded) gc/restore/backfill; this only narrows the type.
-    if (isGatedPlan(plan)) return yield* new PlanKindNotExecutable({ planId: plan.plan_id, kind: plan.kind })
-
-    // (4) Execution through the standard run path.
     const runner = yield* PipelineRunner
-    const record = yield* runner.run(admitted.project, { projectRoot: input.projectRoot, models: plan.payload.models, trigger: `apply:${plan.plan_id}` })
-
-    const applied = yield* AppliedState
-    const built = record.models.filter((m) => m.status === "success").flatMap((m) => {
-      const files = admitted.current.get(m.model_name)
-      return files === undefined ? [] : [{ model: m.model_name, fingerprint: fingerprintOf(files), files }]
-    })
-    yield* applied.record(plan.plan_id, built, plan.payload.changes.filter((c) => c.after === null).map((c) => c.model))
+    let record: RunRecord
+    if (isGatedPlan(plan)) {
+      // admit already refused (and recorded) the kinds apply cannot execute; this narrows the type.
+      if (plan.kind === "gc" && executeGc) return yield* applyGc(plan, input.physicalDelete)
+      if (plan.kind === "restore" && executeGc) return yield* applyRestore(plan, input.projectRoot)
+      if (plan.kind !== "backfill") return yield* new PlanKindNotExecutable({ planId: plan.plan_id, kind: plan.kind })
+      // (4) A backfill runs its closure in plan order through the standard run path; it changes
+      // no model definition, so the applied state is left as it was.
+      const window = backfillWindow(plan.payload)
+      record = yield* runner.run(admitted.project, {
+        projectRoot: input.projectRoot,
+        models: plan.payload.models,
+        trigger: `backfill:${plan.plan_id}`,
+        ...(window === undefined ? {} : { partition: window })
+      })
+    } else {
+      // (4) Execution through the standard run path.
+      record = yield* runner.run(admitted.project, { projectRoot: input.projectRoot, models: plan.payload.models, trigger: `apply:${plan.plan_id}` })
+      const applied = yield* AppliedState
+      const built = record.models.filter((m) => m.status === "success").flatMap((m) => {
+        const files = admitted.current.get(m.model_name)
+        return files === undefined ? [] : [{ model: m.model_name, fingerprint: fingerprintOf(files), files }]
+      })
+      yield* applied.record(plan.plan_id, built, plan.payload.changes.filter((c) => c.after === null).map((c) => c.model))
+    }
 
     // (5) Post-apply verification feeds the autonomy budget of the rules that allowed it.
     const verifications = yield* verify(admitted, record, actor)
@@ -236,3 +274,4 @@ export const applyPlan = (input: ApplyInput): Effect.Effect<ApplyOutput, ApplyEr
       verifications: [...verifications]
     }
   })
+}

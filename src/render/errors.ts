@@ -128,6 +128,14 @@ export const errorTable: Readonly<Record<string, ErrorRow>> = {
   PolicyDenied: row(403, "no marker satisfies a deny: change the policy or the plan"),
   PlanKindNotExecutable: row(501),
   RunNeedsPlan: row(403, "pcli plan, then pcli review <id> --approve (a human), then pcli apply <id>"),
+  // reclamation and recovery
+  BackfillNothingToDo: invalid("name models with --model, or use --from-last-run"),
+  BackfillNoFailedRun: notFound("run the pipeline first, or name models with --model"),
+  PhysicalDeleteUnsupported: invalid("remove physical_delete from [gc] in pcli.toml"),
+  RestoreTargetAmbiguous: conflict("name one candidate by model@<recipe-prefix> or a longer hash prefix"),
+  RestoreAlreadyRestored: conflict(),
+  RestoreTargetLive: conflict("only evicted artifacts can be restored"),
+  RestoreTargetUnknown: notFound("pcli gc --derivable --dry-run lists live artifacts"),
   // data products
   SpecRejected: invalid(),
   SpecFileMissing: notFound(),

@@ -194,17 +194,17 @@ describe("pcli apply: the governance loop end to end", () => {
     }).pipe(Effect.provide(projectLayer(p, POLICY)))
   })
 
-  it.live("a gc plan is gated even for a human, evaluated as an agent, and refused as not executable after approval", () => {
+  it.live("a restore plan is gated even for a human, and refused as not executable after approval", () => {
     const p = makeProject({ a: { sql: "SELECT 1 AS id" } })
     return Effect.gen(function* () {
       const store = yield* PlanStore
-      const written = yield* store.write({ kind: "gc", payload: { models: ["a"], entries: [{ model: "a", hash: "abc" }] }, principal: { class: "human", id: "alice", source: "flag" } })
+      const written = yield* store.write({ kind: "restore", payload: { models: ["a"], entries: [{ model: "a", hash: "abc" }] }, principal: { class: "human", id: "alice", source: "flag" } })
       const id = written.plan.plan_id
       const refused = yield* rowsWrittenBy(as(human)(apply(p, id)))
       const error = left(refused.result)
       expect(error).toMatchObject({ code: "marker-missing" })
-      expect(error.message).toContain("gc plans always need a review marker")
-      expect(refused.rows).toMatchObject([{ principal: "agent", principal_id: "alice", capability: "gc", model: "a", effect: "require_review" }])
+      expect(error.message).toContain("restore plans always need a review marker")
+      expect(refused.rows).toMatchObject([{ principal: "human", principal_id: "alice", capability: "restore", model: "a" }])
 
       yield* approve(p, id)
       const after = yield* rowsWrittenBy(as(human)(apply(p, id)))

@@ -15,7 +15,7 @@ const AGENT_KINDS: ReadonlySet<PlanKind> = new Set(["gc", "backfill"])
 export const ALWAYS_GATED: ReadonlySet<PlanKind> = new Set(["gc", "backfill", "restore", "ai_authored", "escalation"])
 
 /** Kinds apply can execute today; the others refuse after the gates (`plan-kind-not-executable`). */
-export const EXECUTABLE: ReadonlySet<PlanKind> = new Set(["run", "escalation", "ai_authored"])
+export const EXECUTABLE: ReadonlySet<PlanKind> = new Set(["run", "escalation", "ai_authored", "backfill", "gc", "restore"])
 
 /** The stricter of the invoker and the kind's default principal. */
 export const enforcedPrincipal = (kind: PlanKind, invoker: Principal): Principal => (AGENT_KINDS.has(kind) ? "agent" : invoker)

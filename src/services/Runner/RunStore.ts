@@ -56,6 +56,11 @@ export interface RunStoreService {
   readonly latestRun: Effect.Effect<RunRecord | undefined, RunStoreFailed>
   readonly artifactsOf: (runId: string) => Effect.Effect<ReadonlyArray<ArtifactRow>, RunStoreFailed>
   readonly provenanceOf: (runId: string, model: string) => Effect.Effect<ProvenanceRow | undefined, RunStoreFailed>
+  /** The model's most recent successful execution within the last `runs` runs (cost estimates). */
+  readonly lastSuccessOf: (
+    model: string,
+    runs: number
+  ) => Effect.Effect<{ readonly run_id: string; readonly duration_ms: number | null } | undefined, RunStoreFailed>
 }
 
 export class RunStore extends Context.Tag("pcli/RunStore")<RunStore, RunStoreService>() {}
@@ -161,6 +166,13 @@ export const layer: Layer.Layer<RunStore, never, SqlClient.SqlClient> = Layer.ef
           Effect.map((rows) =>
             rows.map((r) => ({ ...r, size_bytes: Number(r.size_bytes), commit_version: Number(r.commit_version), rows: Number(r.rows) }))
           ),
+          Effect.mapError(failed)
+        ),
+      lastSuccessOf: (model, runs) =>
+        sql<{ run_id: string; duration_ms: number | null }>`SELECT m.run_id, m.duration_ms FROM run_models m
+          JOIN (SELECT run_id, started_at FROM runs ORDER BY started_at DESC, run_id DESC LIMIT ${runs}) r ON r.run_id = m.run_id
+          WHERE m.model_name = ${model} AND m.status = 'success' ORDER BY r.started_at DESC, r.run_id DESC LIMIT 1`.pipe(
+          Effect.map((rows) => (rows[0] === undefined ? undefined : { run_id: rows[0].run_id, duration_ms: toNumberOrNull(rows[0].duration_ms) })),
           Effect.mapError(failed)
         ),
       provenanceOf: (runId, model) =>

@@ -1,0 +1,64 @@
+import type { SqlClient } from "@effect/sql"
+import { Clock, Effect, Schema } from "effect"
+import type { GatedPlan } from "../schemas/plans"
+import { GcApplyOutput, GcEviction } from "../schemas/reclaim"
+import { deriveChecks } from "../services/Reclamation/checks"
+import { PhysicalDeleteUnsupported } from "../services/Reclamation/errors"
+import { evict, keyOf, readSnapshot } from "../services/Reclamation/ledger"
+import { RunStoreFailed } from "../services/Runner/RunStore"
+
+const GcPayload = Schema.Struct({ min_age_days: Schema.Number, evictions: Schema.Array(GcEviction) })
+
+export const isGcApply = (out: { readonly command: string }): out is GcApplyOutput => Schema.is(GcApplyOutput)(out)
+
+/**
+ * Executes an admitted gc plan: per entry, the six checks are re-derived now against the live
+ * row; a derivable row is evicted (tombstone + ledger retirement in one transaction). Bytes stay.
+ */
+export const applyGc = (
+  plan: GatedPlan,
+  physicalDelete: { readonly configPath: string } | undefined
+): Effect.Effect<GcApplyOutput, PhysicalDeleteUnsupported | RunStoreFailed, SqlClient.SqlClient> =>
+  Effect.gen(function* () {
+    if (physicalDelete !== undefined) return yield* new PhysicalDeleteUnsupported(physicalDelete)
+    const payload = yield* Schema.decodeUnknown(GcPayload)(plan.payload).pipe(
+      Effect.mapError((e) => new RunStoreFailed({ detail: `gc plan ${plan.plan_id} payload: ${e.message}` }))
+    )
+    const out = { evicted: [] as Array<GcApplyOutput["evicted"][number]>, refused: [] as Array<GcApplyOutput["refused"][number]>, already: [] as Array<string> }
+    for (const entry of payload.evictions) {
+      const snapshot = yield* readSnapshot
+      const now = yield* Clock.currentTimeMillis
+      const live = snapshot.artifacts.find((a) => a.run_id === entry.run_id && a.model_name === entry.model_name && a.file_path === entry.file_path)
+      const base = { model_name: entry.model_name, run_id: entry.run_id, blake3_hash: entry.blake3_hash, size_bytes: entry.size_bytes }
+      if (live === undefined) {
+        out.already.push(entry.blake3_hash)
+        continue
+      }
+      if (live.blake3_hash !== entry.blake3_hash) {
+        out.refused.push({ ...base, reason: "the live row carries another hash: the plan is stale or hand-authored", failed_checks: [] })
+        continue
+      }
+      const failing = deriveChecks(live, snapshot, payload.min_age_days, now).filter((c) => !c.passed)
+      if (failing.length > 0) {
+        out.refused.push({ ...base, reason: `no longer derivable at apply time — failing checks: ${failing.map((c) => c.check).join(", ")}`, failed_checks: failing })
+        continue
+      }
+      const outcome = yield* evict(live, snapshot.provenance.get(keyOf(live.run_id, live.model_name)), plan.plan_id, new Date(now).toISOString())
+      if (outcome === "evicted") out.evicted.push({ ...base, tombstone_recorded: true, physical_reclaimed: false })
+      else if (outcome === "already_absent") out.already.push(entry.blake3_hash)
+      else out.refused.push({ ...base, reason: "the live row changed hash during eviction; nothing was retired", failed_checks: [] })
+    }
+    const sum = (xs: ReadonlyArray<{ readonly size_bytes: number }>) => xs.reduce((n, x) => n + x.size_bytes, 0)
+    return {
+      command: "apply" as const,
+      kind: "gc" as const,
+      plan_id: plan.plan_id,
+      evicted: out.evicted,
+      refused: out.refused,
+      already_evicted: out.already,
+      bytes_evicted: sum(out.evicted),
+      bytes_refused: sum(out.refused),
+      evicted_count: out.evicted.length,
+      refused_count: out.refused.length
+    }
+  })

@@ -1,0 +1,163 @@
+import type { SqlClient } from "@effect/sql"
+import { Clock, Effect, Option } from "effect"
+import type { GcCandidate, GcEviction, GcInventoryOutput, GcPlanOutput } from "../schemas/reclaim"
+import { Ledger, type LedgerUnavailable } from "../services/Ledger/Ledger"
+import type { PlanStoreIo } from "../services/Plans/errors"
+import { evaluationRow } from "../services/Plans/ledgerRows"
+import { PlanStore } from "../services/Plans/PlanStore"
+import { Principal } from "../services/Principal/Principal"
+import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
+import { candidatesOf, deriveChecks } from "../services/Reclamation/checks"
+import { PhysicalDeleteUnsupported } from "../services/Reclamation/errors"
+import { keyOf, type LedgerSnapshot, readSnapshot } from "../services/Reclamation/ledger"
+import type { RunStoreFailed } from "../services/Runner/RunStore"
+import { UsageError } from "./errors"
+
+export interface GcInput {
+  readonly derivable: boolean
+  readonly dryRun: boolean
+  readonly minAgeDays: number
+}
+
+export const GC_NOTES = [
+  "derivable is not deletable: gc evicts ledger rows behind a restore tombstone and never deletes bytes",
+  "only pcli's own ledger references are counted; readers outside pcli are invisible",
+  "age is written-age (build time), not read recency: read tracking is not available",
+  "rebuild costs are estimates from the producing run's duration",
+  "policy holds and retention are not gc-scoped yet; deny rules are enforced by the policy gate at apply"
+]
+
+/** `[gc] physical_delete = true` is a hard error wherever gc runs (plan and apply). */
+export const refusePhysicalDelete = Effect.gen(function* () {
+  const { config } = yield* ProjectContext
+  if (Option.isSome(config) && config.value.settings.gc?.physical_delete === true) {
+    return yield* new PhysicalDeleteUnsupported({ configPath: config.value.file })
+  }
+})
+
+export const checkGcFlags = (input: GcInput): Effect.Effect<void, UsageError> =>
+  !input.derivable
+    ? Effect.fail(new UsageError({ detail: "gc supports only the derivability inventory: pass --derivable" }))
+    : !Number.isInteger(input.minAgeDays) || input.minAgeDays < 0
+      ? Effect.fail(new UsageError({ detail: `--min-age-days must be a whole number of days >= 0, got ${input.minAgeDays}` }))
+      : Effect.void
+
+/** Every candidate with its six checks, newest first. */
+export const inventory = (snapshot: LedgerSnapshot, minAgeDays: number, nowMs: number): ReadonlyArray<GcCandidate> => {
+  const refcounts = new Map<string, number>()
+  for (const a of snapshot.artifacts) refcounts.set(a.blake3_hash, (refcounts.get(a.blake3_hash) ?? 0) + 1)
+  return candidatesOf(snapshot.artifacts).map((row) => {
+    const checks = deriveChecks(row, snapshot, minAgeDays, nowMs)
+    const p = snapshot.provenance.get(keyOf(row.run_id, row.model_name))
+    return {
+      model_name: row.model_name,
+      run_id: row.run_id,
+      blake3_hash: row.blake3_hash,
+      file_path: row.file_path,
+      size_bytes: row.size_bytes,
+      written_at: row.written_at,
+      refcount: refcounts.get(row.blake3_hash) ?? 0,
+      ...(p === undefined ? {} : { recipe_id: p.recipe_hash, input_proof_class: p.proof_class }),
+      rebuild_cost: { estimated: true as const, source_duration_ms: snapshot.durations.get(keyOf(row.run_id, row.model_name)) ?? null },
+      derivable: checks.every((c) => c.passed),
+      checks: [...checks]
+    }
+  })
+}
+
+export const gcInventory = (input: GcInput): Effect.Effect<GcInventoryOutput, UsageError | PhysicalDeleteUnsupported | RunStoreFailed, SqlClient.SqlClient | ProjectContext> =>
+  Effect.gen(function* () {
+    yield* checkGcFlags(input)
+    yield* refusePhysicalDelete
+    const snapshot = yield* readSnapshot
+    const candidates = inventory(snapshot, input.minAgeDays, yield* Clock.currentTimeMillis)
+    const managed = candidates.reduce((n, c) => n + c.size_bytes, 0)
+    const derivable = candidates.filter((c) => c.derivable)
+    const derivableBytes = derivable.reduce((n, c) => n + c.size_bytes, 0)
+    return {
+      command: "gc --derivable --dry-run" as const,
+      managed_bytes: managed,
+      derivable_bytes: derivableBytes,
+      ...(managed === 0 ? {} : { derivable_pct: Math.round((derivableBytes / managed) * 10000) / 100 }),
+      artifact_count: candidates.length,
+      derivable_count: derivable.length,
+      read_tracking_available: false as const,
+      min_age_days: input.minAgeDays,
+      rebuild_cost_ms: derivable.reduce((n, c) => n + (c.rebuild_cost.source_duration_ms ?? 0), 0),
+      notes: GC_NOTES,
+      candidates: [...candidates]
+    }
+  })
+
+/** Writes a gc plan of the derivable entries only (none: no plan, exit 0); never deletes anything. */
+export const gcPlan = (
+  input: GcInput
+): Effect.Effect<
+  GcPlanOutput,
+  UsageError | PhysicalDeleteUnsupported | RunStoreFailed | PlanStoreIo | LedgerUnavailable,
+  SqlClient.SqlClient | ProjectContext | PlanStore | Ledger | Principal
+> =>
+  Effect.gen(function* () {
+    yield* checkGcFlags(input)
+    yield* refusePhysicalDelete
+    const snapshot = yield* readSnapshot
+    const candidates = inventory(snapshot, input.minAgeDays, yield* Clock.currentTimeMillis).filter((c) => c.derivable)
+    const rows = new Map(snapshot.artifacts.map((a) => [`${keyOf(a.run_id, a.model_name)}|${a.file_path}`, a]))
+    const evictions: Array<GcEviction> = candidates.map((c) => {
+      const row = rows.get(`${keyOf(c.run_id, c.model_name)}|${c.file_path}`)!
+      const p = snapshot.provenance.get(keyOf(c.run_id, c.model_name))
+      return {
+        model_name: c.model_name,
+        run_id: c.run_id,
+        blake3_hash: c.blake3_hash,
+        file_path: c.file_path,
+        size_bytes: c.size_bytes,
+        commit_version: row.commit_version,
+        written_at: c.written_at,
+        ...(p === undefined ? {} : { recipe_hash: p.recipe_hash, input_hash: p.input_hash, input_proof_class: p.proof_class })
+      }
+    })
+    const totalBytes = evictions.reduce((n, e) => n + e.size_bytes, 0)
+    if (evictions.length === 0) {
+      return {
+        command: "gc --derivable" as const,
+        eviction_count: 0,
+        total_bytes: 0,
+        review_required: false,
+        evictions: [],
+        message: "nothing is provably derivable — no plan written"
+      }
+    }
+    const models = [...new Set(evictions.map((e) => e.model_name))].sort()
+    const actor = yield* Principal
+    const store = yield* PlanStore
+    const written = yield* store.write({
+      kind: "gc",
+      payload: { models, min_age_days: input.minAgeDays, total_bytes: totalBytes, evictions },
+      principal: { class: actor.class, id: actor.id, source: actor.source }
+    })
+    const planId = written.plan.plan_id
+    const ledger = yield* Ledger
+    yield* ledger.append(
+      evaluationRow({
+        actor,
+        principal: "agent",
+        model: `gc: ${evictions.length} artifact(s) across ${models.length} model(s)`,
+        capability: "gc",
+        effect: "require_review",
+        ruleId: null,
+        planId,
+        reason: "gc plans are always review-gated and governed as agent"
+      })
+    )
+    return {
+      command: "gc --derivable" as const,
+      plan_id: planId,
+      path: written.path,
+      eviction_count: evictions.length,
+      total_bytes: totalBytes,
+      review_required: true,
+      evictions,
+      message: `${evictions.length} derivable artifact(s) planned for eviction; next: pcli review ${planId} --approve, then pcli apply ${planId}`
+    }
+  })

@@ -1,0 +1,84 @@
+import type { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import type { RestorePlanOutput } from "../schemas/reclaim"
+import { Ledger, type LedgerUnavailable } from "../services/Ledger/Ledger"
+import type { PlanStoreIo } from "../services/Plans/errors"
+import { evaluationRow } from "../services/Plans/ledgerRows"
+import { PlanStore } from "../services/Plans/PlanStore"
+import { Principal } from "../services/Principal/Principal"
+import { RestoreAlreadyRestored, RestoreTargetAmbiguous, RestoreTargetLive, RestoreTargetUnknown } from "../services/Reclamation/errors"
+import { readSnapshot, readTombstones } from "../services/Reclamation/ledger"
+import { resolveTarget } from "../services/Reclamation/target"
+import type { RunStoreFailed } from "../services/Runner/RunStore"
+
+export type RestoreTargetError =
+  | RestoreTargetAmbiguous
+  | RestoreAlreadyRestored
+  | RestoreTargetLive
+  | RestoreTargetUnknown
+  | RunStoreFailed
+  | PlanStoreIo
+  | LedgerUnavailable
+
+/** `pcli restore <target>`: resolves exactly one evicted artifact and writes a review-gated restore plan. */
+export const restoreTarget = (target: string): Effect.Effect<RestorePlanOutput, RestoreTargetError, SqlClient.SqlClient | PlanStore | Ledger | Principal> =>
+  Effect.gen(function* () {
+    const tombstones = yield* readTombstones
+    const { artifacts } = yield* readSnapshot
+    const resolved = resolveTarget(target, tombstones, artifacts)
+    switch (resolved._tag) {
+      case "Ambiguous":
+        return yield* new RestoreTargetAmbiguous({ target, candidates: resolved.candidates })
+      case "AlreadyRestored":
+        return yield* new RestoreAlreadyRestored({ target, candidates: resolved.candidates })
+      case "Live":
+        return yield* new RestoreTargetLive({ target, model: resolved.artifact.model_name, hash: resolved.artifact.blake3_hash })
+      case "Unknown":
+        return yield* new RestoreTargetUnknown({ target })
+    }
+    const t = resolved.tombstone
+    const restoration = {
+      model_name: t.model_name,
+      run_id: t.run_id,
+      blake3_hash: t.blake3_hash,
+      file_path: t.file_path,
+      size_bytes: t.size_bytes,
+      commit_version: t.commit_version,
+      evicted_at: t.evicted_at,
+      gc_plan_id: t.plan_id,
+      ...(t.recipe_hash === null ? {} : { recipe_hash: t.recipe_hash })
+    }
+    const actor = yield* Principal
+    const store = yield* PlanStore
+    const written = yield* store.write({
+      kind: "restore",
+      payload: { models: [t.model_name], target, restorations: [restoration] },
+      principal: { class: actor.class, id: actor.id, source: actor.source }
+    })
+    const planId = written.plan.plan_id
+    yield* Effect.flatMap(Ledger, (ledger) =>
+      ledger.append(
+        evaluationRow({
+          actor,
+          principal: actor.class,
+          model: `restore: ${t.model_name} (${t.blake3_hash.slice(0, 12)}…)`,
+          capability: "restore",
+          effect: "require_review",
+          ruleId: null,
+          planId,
+          reason: "restore plans are always review-gated"
+        })
+      )
+    )
+    return {
+      command: "restore" as const,
+      plan_id: planId,
+      path: written.path,
+      target,
+      restoration_count: 1,
+      total_bytes: t.size_bytes,
+      review_required: true as const,
+      restorations: [restoration],
+      message: `restore planned; next: pcli review ${planId} --approve, then pcli apply ${planId}`
+    }
+  })

@@ -1,0 +1,19 @@
+import { Effect, Layer } from "effect"
+import * as Compiler from "../services/Project/compile"
+import * as Plans from "../services/Plans/layer"
+import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
+import * as RunStore from "../services/Runner/RunStore"
+import { type GlobalOptions, ProjectLayer, stateLayer } from "./ProjectLayer"
+
+const plansLayer = Layer.unwrapEffect(Effect.map(ProjectContext, (p) => Plans.layer(p.root)))
+
+/** `pcli backfill`: compiler, run history for seeds and cost, plans, the ledger for the decision row. */
+export const BackfillLayer = (options: GlobalOptions) =>
+  Layer.mergeAll(plansLayer, Compiler.layer, RunStore.layer).pipe(
+    Layer.provideMerge(stateLayer("write")),
+    Layer.provideMerge(ProjectLayer(options, true))
+  )
+
+/** `pcli gc --derivable`: the ledger snapshot; plans and the ledger row only when a plan is written. */
+export const GcLayer = (options: GlobalOptions, dryRun: boolean) =>
+  plansLayer.pipe(Layer.provideMerge(stateLayer(dryRun ? "read" : "write")), Layer.provideMerge(ProjectLayer(options, true)))

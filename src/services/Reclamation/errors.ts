@@ -1,0 +1,46 @@
+import { Data } from "effect"
+
+/** `[gc] physical_delete = true`: gc never deletes bytes, so the setting is refused, never ignored. */
+export class PhysicalDeleteUnsupported extends Data.TaggedError("PhysicalDeleteUnsupported")<{ readonly configPath: string }> {
+  readonly code = "gc-physical-delete-unsupported"
+  override get message() {
+    return `${this.configPath}: [gc] physical_delete = true is not supported — gc only evicts ledger rows (restorable) and never deletes bytes; remove the setting`
+  }
+}
+
+const describe = (c: { readonly model_name: string; readonly blake3_hash: string; readonly evicted_at: string; readonly run_id: string; readonly size_bytes: number }) =>
+  `${c.model_name} ${c.blake3_hash.slice(0, 12)} (evicted ${c.evicted_at}, run ${c.run_id}, ${c.size_bytes} bytes)`
+
+type Listed = ReadonlyArray<{ readonly model_name: string; readonly blake3_hash: string; readonly evicted_at: string; readonly run_id: string; readonly size_bytes: number }>
+
+/** More than one evicted artifact matches: nothing is planned, the candidates are listed. */
+export class RestoreTargetAmbiguous extends Data.TaggedError("RestoreTargetAmbiguous")<{ readonly target: string; readonly candidates: Listed }> {
+  readonly code = "restore-target-ambiguous"
+  override get message() {
+    return `restore ${this.target}: ambiguous — ${this.candidates.length} evicted artifacts match: ${this.candidates.map(describe).join("; ")}`
+  }
+}
+
+/** Only already-restored tombstones match. */
+export class RestoreAlreadyRestored extends Data.TaggedError("RestoreAlreadyRestored")<{ readonly target: string; readonly candidates: Listed }> {
+  readonly code = "restore-already-restored"
+  override get message() {
+    return `restore ${this.target}: ALREADY restored: ${this.candidates.map(describe).join("; ")}`
+  }
+}
+
+/** The target names a live artifact that was never evicted. */
+export class RestoreTargetLive extends Data.TaggedError("RestoreTargetLive")<{ readonly target: string; readonly model: string; readonly hash: string }> {
+  readonly code = "restore-target-live"
+  override get message() {
+    return `restore ${this.target}: ${this.model} ${this.hash.slice(0, 12)} is a LIVE artifact, never evicted; nothing to restore`
+  }
+}
+
+/** No tombstone or ledger artifact matches. */
+export class RestoreTargetUnknown extends Data.TaggedError("RestoreTargetUnknown")<{ readonly target: string }> {
+  readonly code = "restore-target-unknown"
+  override get message() {
+    return `restore ${this.target}: no tombstone or ledger artifact matches (a model name, model@<recipe-prefix>, or >= 8 hex of the content hash)`
+  }
+}

@@ -1,0 +1,114 @@
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Effect } from "effect"
+import type { ArtifactRow, ProvenanceRow, UpstreamRecord } from "../Runner/RunStore"
+import { RunStoreFailed } from "../Runner/RunStore"
+
+/** Reads and writes of the artifact ledger, provenance and tombstones that gc and restore share. */
+
+const failed = (e: SqlError) => new RunStoreFailed({ detail: e.message })
+
+interface RawProvenance {
+  run_id: string
+  model_name: string
+  recipe_hash: string
+  input_hash: string
+  model_canonical_json: string
+  upstreams_json: string
+  output_blake3_json: string
+  output_path_json: string
+  proof_class: "strong" | "heuristic"
+  recorded_at: string
+}
+
+const toProvenance = (r: RawProvenance): ProvenanceRow => ({
+  run_id: r.run_id,
+  model_name: r.model_name,
+  recipe_hash: r.recipe_hash,
+  input_hash: r.input_hash,
+  model_canonical_json: r.model_canonical_json,
+  upstreams: JSON.parse(r.upstreams_json) as ReadonlyArray<UpstreamRecord>,
+  output_blake3: JSON.parse(r.output_blake3_json) as ReadonlyArray<string>,
+  output_path: JSON.parse(r.output_path_json) as ReadonlyArray<string>,
+  proof_class: r.proof_class,
+  recorded_at: r.recorded_at
+})
+
+const toArtifact = (r: ArtifactRow): ArtifactRow => ({
+  ...r,
+  size_bytes: Number(r.size_bytes),
+  commit_version: Number(r.commit_version),
+  rows: Number(r.rows)
+})
+
+/** Everything the six checks read, in one snapshot: live rows, provenance, producing durations. */
+export interface LedgerSnapshot {
+  readonly artifacts: ReadonlyArray<ArtifactRow>
+  readonly provenance: ReadonlyMap<string, ProvenanceRow>
+  readonly durations: ReadonlyMap<string, number | null>
+}
+
+export const keyOf = (runId: string, model: string) => `${runId}|${model}`
+
+export const readSnapshot = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  return yield* sql.withTransaction(
+    Effect.gen(function* () {
+      const artifacts = (yield* sql<ArtifactRow>`SELECT * FROM artifacts`).map(toArtifact)
+      const provenance = new Map(
+        (yield* sql<RawProvenance>`SELECT * FROM provenance`).map((r) => [keyOf(r.run_id, r.model_name), toProvenance(r)] as const)
+      )
+      const durations = new Map(
+        (yield* sql<{ run_id: string; model_name: string; duration_ms: number | null }>`SELECT run_id, model_name, duration_ms FROM run_models WHERE output_hash IS NOT NULL`).map(
+          (r) => [keyOf(r.run_id, r.model_name), r.duration_ms === null ? null : Number(r.duration_ms)] as const
+        )
+      )
+      return { artifacts, provenance, durations } satisfies LedgerSnapshot
+    })
+  )
+}).pipe(Effect.mapError(failed))
+
+export interface TombstoneRow extends ArtifactRow {
+  readonly recipe_hash: string | null
+  readonly input_hash: string | null
+  readonly input_proof_class: string | null
+  readonly evicted_at: string
+  readonly plan_id: string
+  readonly restored_at: string | null
+  readonly restore_plan_id: string | null
+}
+
+export type EvictOutcome = "evicted" | "already_absent" | "hash_mismatch"
+
+/**
+ * One transaction: re-read the live row, check its hash, write the tombstone and retire the
+ * row. A crash anywhere leaves either the live row or the tombstone, never both.
+ */
+export const evict = (row: ArtifactRow, provenance: ProvenanceRow | undefined, planId: string, evictedAt: string) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    return yield* sql.withTransaction(
+      Effect.gen(function* () {
+        const live = yield* sql<{ blake3_hash: string }>`SELECT blake3_hash FROM artifacts
+          WHERE run_id = ${row.run_id} AND model_name = ${row.model_name} AND file_path = ${row.file_path}`
+        if (live[0] === undefined) return "already_absent" as EvictOutcome
+        if (live[0].blake3_hash !== row.blake3_hash) return "hash_mismatch" as EvictOutcome
+        yield* sql`INSERT INTO tombstones ${sql.insert({
+          ...row,
+          recipe_hash: provenance?.recipe_hash ?? null,
+          input_hash: provenance?.input_hash ?? null,
+          input_proof_class: provenance?.proof_class ?? null,
+          evicted_at: evictedAt,
+          plan_id: planId,
+          physical_reclaimed: 0
+        })}`
+        yield* sql`DELETE FROM artifacts WHERE run_id = ${row.run_id} AND model_name = ${row.model_name} AND file_path = ${row.file_path}`
+        return "evicted" as EvictOutcome
+      })
+    )
+  }).pipe(Effect.mapError(failed))
+
+export const readTombstones = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  return (yield* sql<TombstoneRow>`SELECT * FROM tombstones ORDER BY evicted_at DESC, blake3_hash`).map((t) => ({ ...t, ...toArtifact(t) }))
+}).pipe(Effect.mapError(failed))
