@@ -50,7 +50,10 @@ describe("pcli audit --verify (hash chain)", () => {
     const after = await audit(["--verify"])
     expect(after.code).toBe(0)
     expect(after.stdout).toMatch(/^ledger chain intact: 5 row\(s\), head [0-9a-f]{64}\n$/)
-    expect(after.stdout).toContain(sqlite(store, "SELECT row_hash FROM ledger ORDER BY seq DESC LIMIT 1").trim())
+    const head = sqlite(store, "SELECT row_hash FROM ledger ORDER BY seq DESC LIMIT 1").trim()
+    expect(after.stdout).toContain(head)
+    const shown = await runCli(["policy", "show", "--state-path", store, "--output", "json"], { cwd: dir })
+    expect(JSON.parse(shown.stdout).ledger_head_hash).toBe(head)
   })
 
   const tampered = (name: string, edit: string) => {
