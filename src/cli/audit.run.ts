@@ -1,11 +1,12 @@
 // Loaded only when `pcli audit` runs.
 import { Effect, Option } from "effect"
 import { auditList, auditVerify } from "../commands/audit"
+import { auditScorecard } from "../commands/auditScorecard"
 import { UsageError } from "../commands/errors"
 import { StateReadLayer } from "../layers/ProjectLayer"
 import { ReportedFailure } from "../render/errors"
-import { auditListText, auditVerifyText } from "../render/text/audit"
-import { AuditListOutput, AuditVerifyOutput } from "../schemas/audit"
+import { auditListText, auditVerifyText, scorecardText } from "../render/text/audit"
+import { AuditListOutput, AuditScorecardOutput, AuditVerifyOutput } from "../schemas/audit"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import { type CommonOptions, globalOptions } from "./options"
 import { emit } from "./output"
@@ -69,8 +70,10 @@ export const runAudit = (opts: AuditOptions) =>
           })
           return yield* emit(opts.output, AuditListOutput, out, auditListText)
         }
-        default:
-          return yield* new UsageError({ detail: `${form.form === "custody" ? "--for" : "--scorecard"} is not built yet` })
+        case "scorecard":
+          return yield* emit(opts.output, AuditScorecardOutput, yield* auditScorecard({ by: form.by, window: form.window }), scorecardText)
+        case "custody":
+          return yield* new UsageError({ detail: "--for (custody chain) is not built yet" })
       }
     })
     yield* body.pipe(Effect.provide(StateReadLayer(globalOptions(opts))))

@@ -32,3 +32,31 @@ export const AuditListOutput = Schema.Struct({
   unattributed_skipped: Schema.Int
 }).annotations({ identifier: "AuditListOutput" })
 export type AuditListOutput = typeof AuditListOutput.Type
+
+export const ScorecardDimension = Schema.Literal("principal", "rule", "scope")
+export type ScorecardDimension = typeof ScorecardDimension.Type
+
+/** One group's policy outcomes; rates are shares of its evaluations, 4 decimals. */
+export const ScorecardGroup = Schema.Struct({
+  key: Schema.String,
+  evaluations: Schema.Int,
+  allowed: Schema.Int,
+  denied: Schema.Int,
+  escalated: Schema.Int,
+  acceptance_rate: Schema.Number,
+  denial_rate: Schema.Number,
+  escalation_rate: Schema.Number
+}).annotations({ identifier: "ScorecardGroup" })
+export type ScorecardGroup = typeof ScorecardGroup.Type
+
+/** `pcli audit --scorecard`: only policy evaluations count (never freeze/unfreeze/verification/approval/refusal rows). */
+export const AuditScorecardOutput = Schema.Struct({
+  command: Schema.Literal("audit_scorecard"),
+  by: ScorecardDimension,
+  window: Schema.String,
+  /** The window's start as UTC; null for `all`. */
+  window_start: Schema.NullOr(Schema.String),
+  evaluations: Schema.Int,
+  groups: Schema.Array(ScorecardGroup)
+}).annotations({ identifier: "AuditScorecardOutput" })
+export type AuditScorecardOutput = typeof AuditScorecardOutput.Type

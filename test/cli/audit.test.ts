@@ -34,7 +34,9 @@ beforeAll(async () => {
       seedRow("2026-01-01T10:00:00.000Z", "evaluation", "agent", "bot-1", "orders", "allow", 1, "p1"),
       seedRow("2026-01-02T00:00:00.000Z", "evaluation", "human", null, "orders", "require_review", null, "p2"),
       seedRow("2026-01-03T05:30:00.000Z", "escalation", "agent", "bot-1", "customers", "require_review", 2, "p3"),
-      seedRow("2026-01-04T00:00:00.000Z", "approval", "human", "alice", "orders", null, null, "p1")
+      seedRow("2026-01-04T00:00:00.000Z", "approval", "human", "alice", "orders", null, null, "p1"),
+      seedRow("2026-01-05T00:00:00.000Z", "evaluation", "agent", "bot-2", "orders", "deny", 1, "p4"),
+      seedRow("2026-01-05T01:00:00.000Z", "verification", "human", "alice", "*", null, null, "p1")
     ].join("\n")
   )
 })
@@ -42,14 +44,14 @@ beforeAll(async () => {
 describe("pcli audit --verify (hash chain)", () => {
   it("chains pre-existing rows on migration, and appends extend the chain", async () => {
     const first = await json(["--verify"])
-    expect(first).toMatchObject({ command: "audit_verify", intact: true, rows: 4, first_bad: null })
+    expect(first).toMatchObject({ command: "audit_verify", intact: true, rows: 6, first_bad: null })
     const hashes = sqlite(store, "SELECT row_hash FROM ledger ORDER BY seq").trim().split("\n")
-    expect(first.head_hash).toBe(hashes[3])
+    expect(first.head_hash).toBe(hashes[5])
     const frozen = await runCli(["policy", "freeze", "--principal", "agent", "--state-path", store, "--principal-id", "ops"], { cwd: dir })
     expect(frozen.code, frozen.stderr).toBe(0)
     const after = await audit(["--verify"])
     expect(after.code).toBe(0)
-    expect(after.stdout).toMatch(/^ledger chain intact: 5 row\(s\), head [0-9a-f]{64}\n$/)
+    expect(after.stdout).toMatch(/^ledger chain intact: 7 row\(s\), head [0-9a-f]{64}\n$/)
     const head = sqlite(store, "SELECT row_hash FROM ledger ORDER BY seq DESC LIMIT 1").trim()
     expect(after.stdout).toContain(head)
     const shown = await runCli(["policy", "show", "--state-path", store, "--output", "json"], { cwd: dir })
@@ -80,7 +82,7 @@ describe("pcli audit --verify (hash chain)", () => {
     const tail = tampered("tail", "DELETE FROM ledger WHERE seq = (SELECT max(seq) FROM ledger)")
     const t = await audit(["--verify", "--output", "json"], tail)
     expect(t.code).toBe(1)
-    expect(JSON.parse(t.stdout)).toMatchObject({ rows: 4, first_bad: { seq: 5, reason: expect.stringContaining("at the end") } })
+    expect(JSON.parse(t.stdout)).toMatchObject({ rows: 6, first_bad: { seq: 7, reason: expect.stringContaining("at the end") } })
   })
 
   it("a swapped pair (hashes moved with the rows) is detected", async () => {
@@ -148,8 +150,30 @@ describe("pcli audit list", () => {
   it("--product filters on the product's output model", async () => {
     const out = await json(["--product", "weekly"])
     expect(out.model).toBe("orders")
-    expect(out.entries.map((e: { plan_id: string }) => e.plan_id)).toEqual(["p1", "p2", "p1"])
+    expect(out.entries.map((e: { plan_id: string }) => e.plan_id)).toEqual(["p1", "p2", "p1", "p4"])
     expect((await json(["--product", "weekly", "--actor", "alice"])).entries).toHaveLength(1)
+  })
+
+  it("--scorecard groups evaluations by principal, rule or scope; records never count", async () => {
+    const byPrincipal = await json(["--scorecard"])
+    expect(byPrincipal).toMatchObject({ command: "audit_scorecard", by: "principal", window: "all", window_start: null, evaluations: 4 })
+    expect(byPrincipal.groups).toEqual([
+      { key: "agent(bot-1)", evaluations: 2, allowed: 1, denied: 0, escalated: 1, acceptance_rate: 0.5, denial_rate: 0, escalation_rate: 0.5 },
+      { key: "agent(bot-2)", evaluations: 1, allowed: 0, denied: 1, escalated: 0, acceptance_rate: 0, denial_rate: 1, escalation_rate: 0 },
+      { key: "human(unrecorded)", evaluations: 1, allowed: 0, denied: 0, escalated: 1, acceptance_rate: 0, denial_rate: 0, escalation_rate: 1 }
+    ])
+    const byRule = await json(["--scorecard", "--by", "rule"])
+    expect(byRule.groups.map((g: { key: string; evaluations: number }) => [g.key, g.evaluations])).toEqual([["default", 1], ["rule 1", 2], ["rule 2", 1]])
+    const byScope = await json(["--scorecard", "--by", "scope"])
+    expect(byScope.groups.map((g: { key: string; evaluations: number }) => [g.key, g.evaluations])).toEqual([["customers", 1], ["orders", 3]])
+    const windowed = await json(["--scorecard", "--window", "2026-01-05"])
+    expect(windowed).toMatchObject({ window_start: "2026-01-05T00:00:00.000Z", evaluations: 1 })
+    expect((await json(["--scorecard", "--window", "1d"])).evaluations).toBe(0)
+    const text = await audit(["--scorecard"])
+    expect(text.stdout).toContain("agent(bot-1)  evaluations 2  accepted 50.0%  denied 0.0%  escalated 50.0%")
+    const bad = await audit(["--scorecard", "--window", "soon"])
+    expect(bad.code).toBe(1)
+    expect(bad.stderr).toContain("invalid-since")
   })
 
   it("every flag conflict is a usage error (exit 2)", async () => {

@@ -1,4 +1,4 @@
-import type { AuditListOutput, AuditVerifyOutput } from "../../schemas/audit"
+import type { AuditListOutput, AuditScorecardOutput, AuditVerifyOutput } from "../../schemas/audit"
 import type { LedgerRow } from "../../schemas/ledger"
 
 /** `class(id)`, or `unrecorded` for rows written before ids existed. */
@@ -25,3 +25,14 @@ export const auditVerifyText = (out: AuditVerifyOutput): string =>
         `ledger chain BROKEN at seq ${out.first_bad.seq}${out.first_bad.decision_ref === null ? "" : ` (${out.first_bad.decision_ref})`}: ${out.first_bad.reason}`,
         `${out.rows} row(s) verified before it; last good hash ${out.head_hash}`
       ].join("\n")
+
+const pct = (r: number) => `${(r * 100).toFixed(1)}%`
+
+export const scorecardText = (out: AuditScorecardOutput): string => {
+  const head = `scorecard by ${out.by}, window ${out.window}${out.window_start === null ? "" : ` (since ${out.window_start})`}: ${out.evaluations} evaluation(s)`
+  if (out.groups.length === 0) return `${head}\nno policy evaluations recorded`
+  return [
+    head,
+    ...out.groups.map((g) => `${g.key}  evaluations ${g.evaluations}  accepted ${pct(g.acceptance_rate)}  denied ${pct(g.denial_rate)}  escalated ${pct(g.escalation_rate)}`)
+  ].join("\n")
+}
