@@ -1,6 +1,6 @@
 // Loaded only when `pcli audit` runs.
 import { Effect, Option } from "effect"
-import { auditList, auditVerify } from "../commands/audit"
+import { auditList, auditVerify, NotImplemented } from "../commands/audit"
 import { auditScorecard } from "../commands/auditScorecard"
 import { UsageError } from "../commands/errors"
 import { StateReadLayer } from "../layers/ProjectLayer"
@@ -73,7 +73,7 @@ export const runAudit = (opts: AuditOptions) =>
         case "scorecard":
           return yield* emit(opts.output, AuditScorecardOutput, yield* auditScorecard({ by: form.by, window: form.window }), scorecardText)
         case "custody":
-          return yield* new UsageError({ detail: "--for (custody chain) is not built yet" })
+          return yield* new NotImplemented({ feature: "pcli audit --for (custody chain)" })
       }
     })
     yield* body.pipe(Effect.provide(StateReadLayer(globalOptions(opts))))

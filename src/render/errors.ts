@@ -29,6 +29,7 @@ export const errorTable: Readonly<Record<string, ErrorRow>> = {
   InvalidPrincipal: invalid("use human or agent"),
   InvalidPrincipalClass: invalid("set PCLI_PRINCIPAL to human or agent, or unset it"),
   InvalidPrincipalId: invalid("ids match [a-z0-9._-]{1,63}"),
+  NotImplemented: row(501),
   InvalidSince: invalid("YYYY-MM-DD, 2026-01-02T03:04:05+02:00, 7d or 24h"),
   InvalidCapability: invalid(),
   InvalidSelector: invalid("scopes: any | layer=<n> | model=<glob> | classification=<v> | tag=<k>[=<v>]"),
