@@ -5,6 +5,7 @@ import { ReportedFailure } from "../render/errors"
 import { PolicyCheckOutput, PolicyFreezeOutput, PolicyShowOutput, PolicyTestOutput } from "../schemas/policy-output"
 import { failOnScenarioFailures, policyCheck, policyFreeze, policyShow, policyTest, policyUnfreeze } from "../services/PolicyEngine/commands"
 import { checkText, freezeText, showText, testText } from "../services/PolicyEngine/text"
+import { Ledger } from "../services/Ledger/Ledger"
 import { Principal } from "../services/Principal/Principal"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import { type CommonOptions, globalOptions } from "./options"
@@ -32,9 +33,11 @@ export const runTest = (opts: CommonOptions) =>
   }).pipe(Effect.provide(PolicyReadLayer(globalOptions(opts))))
 
 export const runShow = (opts: CommonOptions) =>
-  Effect.flatMap(policyShow, (out) => emit(opts.output, PolicyShowOutput, out, showText)).pipe(
-    Effect.provide(PolicyReadLayer(globalOptions(opts)))
-  )
+  Effect.gen(function* () {
+    const shown = yield* policyShow
+    const out = { ...shown, ledger_head_hash: yield* Effect.flatMap(Ledger, (l) => l.headHash) }
+    yield* emit(opts.output, PolicyShowOutput, out, (o) => `${showText(o).replace(/\n$/, "")}\nledger head: ${o.ledger_head_hash}`)
+  }).pipe(Effect.provide(PolicyReadLayer(globalOptions(opts))))
 
 export interface FreezeOptions extends CommonOptions {
   readonly principal: Option.Option<string>

@@ -1,4 +1,5 @@
 import { Command } from "@effect/cli"
+import { auditCommand } from "./audit"
 import { commandTree } from "./commandTree"
 import { discoverCommand } from "./discover"
 import { governCommands } from "./govern"
@@ -10,7 +11,7 @@ import { reclaimCommands } from "./reclaim"
 import { stateCommand } from "./state"
 import { validateCommand } from "./validate"
 
-const topLevel = [validateCommand, ...pipelineCommands, ...governCommands, ...reclaimCommands, discoverCommand, policyCommand, productCommand, stateCommand] as const
+const topLevel = [validateCommand, ...pipelineCommands, ...governCommands, ...reclaimCommands, discoverCommand, policyCommand, productCommand, stateCommand, auditCommand] as const
 
 export const rootCommand = Command.make("pcli").pipe(
   Command.withDescription(

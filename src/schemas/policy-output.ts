@@ -92,7 +92,9 @@ export const PolicyShowOutput = Schema.Struct({
   default_agent_effect: PolicyEffect,
   rules: Schema.Array(ShownRule),
   freezes: Schema.Array(ShownFreeze),
-  freeze_sources: Schema.Struct({ ledger: LedgerSourceMode, markers: MarkerSourceMode })
+  freeze_sources: Schema.Struct({ ledger: LedgerSourceMode, markers: MarkerSourceMode }),
+  /** The decision ledger's head `row_hash` (decisions.md 27), so a person can pin it. */
+  ledger_head_hash: Schema.optional(Schema.String)
 })
 export type PolicyShowOutput = typeof PolicyShowOutput.Type
 

@@ -139,7 +139,9 @@ describe("dynamic layer: NotConfigured", () => {
         query: () => {
           queries++
           return Stream.empty
-        }
+        },
+        verify: Effect.die("no chain walk expected"),
+        headHash: Effect.die("no head read expected")
       })
     )
     return Effect.gen(function* () {

@@ -27,12 +27,33 @@ export class LedgerUnavailable extends Data.TaggedError("LedgerUnavailable")<{ r
   }
 }
 
+/** Where `audit --verify` found the chain broken. */
+export interface ChainBreak {
+  readonly seq: number
+  readonly decision_ref: string | null
+  readonly expected_hash: string | null
+  readonly stored_hash: string | null
+  readonly reason: string
+}
+
+/** The result of walking the chain: rows verified before any break, and the last good hash. */
+export interface ChainReport {
+  readonly intact: boolean
+  readonly rows: number
+  readonly head_hash: string
+  readonly first_bad: ChainBreak | null
+}
+
 export interface LedgerService {
   readonly append: (row: NewLedgerRow) => Effect.Effect<LedgerRow, LedgerUnavailable>
   /** Appends every row in one transaction, with one timestamp: all are recorded or none. */
   readonly appendAll: (rows: ReadonlyArray<NewLedgerRow>) => Effect.Effect<ReadonlyArray<LedgerRow>, LedgerUnavailable>
   /** Rows matching the filter, oldest first, streamed from SQL. */
   readonly query: (filter: LedgerFilter) => Stream.Stream<LedgerRow, LedgerUnavailable>
+  /** Recomputes every row's hash in order (decisions.md 27). */
+  readonly verify: Effect.Effect<ChainReport, LedgerUnavailable>
+  /** The newest row's `row_hash` (64 zeros for an empty ledger): what a person pins. */
+  readonly headHash: Effect.Effect<string, LedgerUnavailable>
 }
 
 export class Ledger extends Context.Tag("pcli/Ledger")<Ledger, LedgerService>() {}

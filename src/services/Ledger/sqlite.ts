@@ -1,7 +1,8 @@
 import { SqlClient, type Statement } from "@effect/sql"
 import { Chunk, Clock, Effect, Layer, Option, Schedule, Schema, Stream } from "effect"
 import { LedgerRow } from "../../schemas/ledger"
-import { Ledger, type LedgerFilter, LedgerUnavailable, type NewLedgerRow } from "./Ledger"
+import { fromStored, GENESIS_HASH, rowHash } from "./chain"
+import { type ChainReport, Ledger, type LedgerFilter, LedgerUnavailable, type NewLedgerRow } from "./Ledger"
 
 /** A row as SQLite holds it: `principal_id_verified` is the integer 0. */
 const StoredRow = Schema.Struct({ ...LedgerRow.fields, principal_id_verified: Schema.transformLiteral(0, false) })
@@ -25,7 +26,11 @@ const busyRetry = Schedule.exponential("5 millis").pipe(Schedule.jittered, Sched
 export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
-  /** Inserts one row stamped `timestamp`; must run inside the caller's transaction. */
+  const head = sql<{ row_hash: string | null }>`SELECT row_hash FROM ledger ORDER BY seq DESC LIMIT 1`.pipe(
+    Effect.map((rows) => rows[0]?.row_hash ?? GENESIS_HASH)
+  )
+
+  /** Inserts one row stamped `timestamp`, chained to the current head; must run inside the caller's transaction. */
   const insert = (row: NewLedgerRow, timestamp: string) =>
     Effect.gen(function* () {
       const base = `${timestamp}|${row.plan_id ?? ""}|${row.model ?? ""}`
@@ -50,7 +55,8 @@ export const make = Effect.gen(function* () {
         plan_id: row.plan_id,
         reason: row.reason
       }
-      yield* sql`INSERT INTO ledger ${sql.insert({ ...stored, principal_id_verified: 0 })}`
+      const row_hash = rowHash(yield* head, stored)
+      yield* sql`INSERT INTO ledger ${sql.insert({ ...stored, principal_id_verified: 0, row_hash })}`
       return stored
     })
 
@@ -95,7 +101,55 @@ export const make = Effect.gen(function* () {
       )
     )
 
-  return Ledger.of({ append, appendAll, query })
+  const VERIFY_PAGE = 20000
+
+  /** Walks the chain in seq order, page by page, stopping at the first row whose hash does not recompute. */
+  const verify: Effect.Effect<ChainReport, LedgerUnavailable> = Effect.gen(function* () {
+    let previous = GENESIS_HASH
+    let previousSeq = 0
+    let count = 0
+    for (;;) {
+      const rows = yield* sql<Record<string, unknown> & { seq: number; row_hash: string | null }>`SELECT * FROM ledger WHERE seq > ${previousSeq} ORDER BY seq LIMIT ${VERIFY_PAGE}`
+      for (const raw of rows) {
+        const expected = rowHash(previous, fromStored(raw))
+        if (expected !== raw.row_hash) {
+          const gap = raw.seq !== previousSeq + 1
+          return {
+            intact: false,
+            rows: count,
+            head_hash: previous,
+            first_bad: {
+              seq: raw.seq,
+              decision_ref: String(raw.decision_ref),
+              expected_hash: expected,
+              stored_hash: raw.row_hash,
+              reason: gap
+                ? `row(s) ${previousSeq + 1}..${raw.seq - 1} before it are missing (deleted)`
+                : "its hash does not recompute: the row was edited, or rows before it were reordered"
+            }
+          }
+        }
+        previous = expected
+        previousSeq = raw.seq
+        count++
+      }
+      if (rows.length < VERIFY_PAGE) break
+    }
+    // AUTOINCREMENT remembers the highest seq ever issued: a lower last row means the tail was deleted.
+    const issued = yield* sql<{ seq: number }>`SELECT seq FROM sqlite_sequence WHERE name = 'ledger'`
+    const highest = issued[0]?.seq ?? 0
+    if (highest > previousSeq) {
+      return {
+        intact: false,
+        rows: count,
+        head_hash: previous,
+        first_bad: { seq: previousSeq + 1, decision_ref: null, expected_hash: null, stored_hash: null, reason: `row(s) ${previousSeq + 1}..${highest} at the end are missing (deleted)` }
+      }
+    }
+    return { intact: true, rows: count, head_hash: previous, first_bad: null }
+  }).pipe(Effect.mapError(unavailable))
+
+  return Ledger.of({ append, appendAll, query, verify, headHash: Effect.mapError(head, unavailable) })
 })
 
 /** The decision ledger on the state store's SQLite. Rows come back in append order. */

@@ -64,6 +64,7 @@ const migrate = (sql: SqlClient.SqlClient, from: number, path: string) =>
         for (const m of migrations) {
           if (m.version <= from) continue
           for (const statement of m.statements) yield* sql.unsafe(statement)
+          if (m.run !== undefined) yield* m.run(sql)
         }
         yield* sql`INSERT INTO meta (key, value) VALUES ('schema_version', ${String(CURRENT_SCHEMA_VERSION)})
                    ON CONFLICT (key) DO UPDATE SET value = excluded.value`

@@ -31,7 +31,9 @@ export const brokenLedgerLayer = Layer.succeed(
   Ledger.of({
     append: () => Effect.fail(new LedgerUnavailable({ detail: "disk I/O error" })),
     appendAll: () => Effect.fail(new LedgerUnavailable({ detail: "disk I/O error" })),
-    query: () => Stream.fail(new LedgerUnavailable({ detail: "disk I/O error" }))
+    query: () => Stream.fail(new LedgerUnavailable({ detail: "disk I/O error" })),
+    verify: Effect.fail(new LedgerUnavailable({ detail: "disk I/O error" })),
+    headHash: Effect.fail(new LedgerUnavailable({ detail: "disk I/O error" }))
   })
 )
 

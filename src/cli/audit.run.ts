@@ -1,0 +1,80 @@
+// Loaded only when `pcli audit` runs.
+import { Effect, Option } from "effect"
+import { auditList, auditVerify, NotImplemented } from "../commands/audit"
+import { auditScorecard } from "../commands/auditScorecard"
+import { UsageError } from "../commands/errors"
+import { StateReadLayer } from "../layers/ProjectLayer"
+import { ReportedFailure } from "../render/errors"
+import { auditListText, auditVerifyText, scorecardText } from "../render/text/audit"
+import { AuditListOutput, AuditScorecardOutput, AuditVerifyOutput } from "../schemas/audit"
+import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
+import { type CommonOptions, globalOptions } from "./options"
+import { emit } from "./output"
+
+export interface AuditOptions extends CommonOptions {
+  readonly verify: boolean
+  readonly subject: Option.Option<string>
+  readonly scorecard: boolean
+  readonly by: Option.Option<"principal" | "rule" | "scope">
+  readonly window: Option.Option<string>
+  readonly product: Option.Option<string>
+  readonly actor: Option.Option<string>
+  readonly since: Option.Option<string>
+}
+
+type Form =
+  | { readonly form: "verify" }
+  | { readonly form: "custody"; readonly subject: string }
+  | { readonly form: "scorecard"; readonly by: "principal" | "rule" | "scope"; readonly window: string }
+  | { readonly form: "list" }
+
+/** The interface's conflicts (`--product`/`--actor`/`--since` with `--for`/`--scorecard`; `--by`/`--window` without `--scorecard`) are usage errors. */
+const auditForm = (opts: AuditOptions): Effect.Effect<Form, UsageError> => {
+  const usage = (detail: string) => Effect.fail(new UsageError({ detail }))
+  const listFlags = [["--product", opts.product], ["--actor", opts.actor], ["--since", opts.since]] as const
+  const setList = listFlags.filter(([, v]) => Option.isSome(v)).map(([f]) => f)
+  if (opts.verify) {
+    const others = [...setList, ...(Option.isSome(opts.subject) ? ["--for"] : []), ...(opts.scorecard ? ["--scorecard"] : [])]
+    if (others.length > 0) return usage(`--verify conflicts with ${others[0]}`)
+  }
+  if (Option.isSome(opts.subject) && opts.scorecard) return usage("--for conflicts with --scorecard")
+  const mode = Option.isSome(opts.subject) ? "--for" : opts.scorecard ? "--scorecard" : undefined
+  if (mode !== undefined && setList.length > 0) return usage(`${setList[0]} conflicts with ${mode}`)
+  if (!opts.scorecard && Option.isSome(opts.by)) return usage("--by requires --scorecard")
+  if (!opts.scorecard && Option.isSome(opts.window)) return usage("--window requires --scorecard")
+  if (opts.verify) return Effect.succeed({ form: "verify" })
+  if (Option.isSome(opts.subject)) return Effect.succeed({ form: "custody", subject: opts.subject.value })
+  if (opts.scorecard) return Effect.succeed({ form: "scorecard", by: Option.getOrElse(opts.by, () => "principal" as const), window: Option.getOrElse(opts.window, () => "all") })
+  return Effect.succeed({ form: "list" })
+}
+
+export const runAudit = (opts: AuditOptions) =>
+  Effect.gen(function* () {
+    const form = yield* auditForm(opts)
+    const body = Effect.gen(function* () {
+      switch (form.form) {
+        case "verify": {
+          const out = yield* auditVerify
+          yield* emit(opts.output, AuditVerifyOutput, out, auditVerifyText)
+          if (!out.intact) return yield* new ReportedFailure({ code: "ledger-chain-broken", detail: `ledger chain broken at seq ${out.first_bad?.seq}` })
+          return
+        }
+        case "list": {
+          const { modelsDir, root } = yield* ProjectContext
+          const out = yield* auditList({
+            since: Option.getOrUndefined(opts.since),
+            actor: Option.getOrUndefined(opts.actor),
+            product: Option.getOrUndefined(opts.product),
+            root,
+            modelsDir
+          })
+          return yield* emit(opts.output, AuditListOutput, out, auditListText)
+        }
+        case "scorecard":
+          return yield* emit(opts.output, AuditScorecardOutput, yield* auditScorecard({ by: form.by, window: form.window }), scorecardText)
+        case "custody":
+          return yield* new NotImplemented({ feature: "pcli audit --for (custody chain)" })
+      }
+    })
+    yield* body.pipe(Effect.provide(StateReadLayer(globalOptions(opts))))
+  })

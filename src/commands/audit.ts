@@ -1,0 +1,71 @@
+import { Path } from "@effect/platform"
+import { Chunk, Clock, Data, Effect, Either, Stream } from "effect"
+import type { AuditListOutput, AuditVerifyOutput } from "../schemas/audit"
+import { Ledger, type LedgerFilter } from "../services/Ledger/Ledger"
+import { InvalidPrincipalId } from "../services/Principal/Principal"
+import { productOutputModel } from "../services/Products/files"
+import { parseSince } from "./since"
+
+/** `pcli audit --verify`: recompute the chain; the CLI exits 1 when it is broken. */
+export const auditVerify = Effect.map(Effect.flatMap(Ledger, (l) => l.verify), (r): AuditVerifyOutput => ({ command: "audit_verify", ...r }))
+
+export interface AuditListInput {
+  readonly since?: string | undefined
+  /** A principal id, or `unrecorded` for rows written without one. */
+  readonly actor?: string | undefined
+  readonly product?: string | undefined
+  readonly root: string
+  readonly modelsDir: string
+}
+
+const ACTOR = /^[a-z0-9._-]{1,63}$/
+
+/** The validated filter every audit read shares; the actor is taken only from input, never the environment. */
+export const auditFilter = (input: Omit<AuditListInput, "product">) =>
+  Effect.gen(function* () {
+    const now = yield* Clock.currentTimeMillis
+    const since = input.since === undefined ? undefined : yield* Either.match(parseSince(input.since, now), { onLeft: Effect.fail, onRight: Effect.succeed })
+    if (input.actor !== undefined && input.actor !== "unrecorded" && !ACTOR.test(input.actor)) {
+      return yield* new InvalidPrincipalId({ value: input.actor, origin: "--actor" })
+    }
+    const filter: LedgerFilter = {
+      ...(since === undefined ? {} : { since }),
+      ...(input.actor === undefined ? {} : { principalId: input.actor === "unrecorded" ? null : input.actor })
+    }
+    return filter
+  })
+
+/** `pcli audit [--since] [--actor] [--product]`: decisions oldest first, filtered in SQL. */
+export const auditList = (input: AuditListInput) =>
+  Effect.gen(function* () {
+    const ledger = yield* Ledger
+    const path = yield* Path.Path
+    const base = yield* auditFilter(input)
+    const model =
+      input.product === undefined
+        ? undefined
+        : yield* productOutputModel({ root: input.root, modelsRel: path.relative(input.root, input.modelsDir).split(path.sep).join("/") }, input.product)
+    const filter: LedgerFilter = { ...base, ...(model === undefined ? {} : { models: [model] }) }
+    const entries = yield* Stream.runCollect(ledger.query(filter))
+    // An id filter cannot match rows recorded without an id: count them so the reader knows.
+    const skipped =
+      base.principalId === undefined || base.principalId === null ? 0 : yield* Stream.runCount(ledger.query({ ...filter, principalId: null }))
+    const out: AuditListOutput = {
+      command: "audit",
+      since: base.since?.toISOString() ?? null,
+      actor: input.actor ?? null,
+      product: input.product ?? null,
+      model: model ?? null,
+      entries: Chunk.toReadonlyArray(entries),
+      unattributed_skipped: skipped
+    }
+    return out
+  })
+
+/** A documented form whose implementation has not landed yet (HTTP answers 501, decisions.md 28). */
+export class NotImplemented extends Data.TaggedError("NotImplemented")<{ readonly feature: string }> {
+  readonly code = "not-implemented"
+  override get message() {
+    return `${this.feature} is not implemented yet`
+  }
+}

@@ -1,0 +1,32 @@
+import type { LedgerRow } from "../../schemas/ledger"
+import { blake3Hex, canonicalJson } from "../Artifacts/artifacts"
+
+/** The `row_hash` the first row chains from (decisions.md 27). */
+export const GENESIS_HASH = "0".repeat(64)
+
+const encoder = new TextEncoder()
+
+/** The public fields of a row, in the form they are hashed: `principal_id_verified` is `false`, never SQLite's 0. */
+export const chainedFields = (row: LedgerRow): LedgerRow => ({
+  decision_ref: row.decision_ref,
+  kind: row.kind,
+  timestamp: row.timestamp,
+  principal: row.principal,
+  principal_id: row.principal_id,
+  principal_id_source: row.principal_id_source,
+  principal_id_verified: false,
+  target_principal: row.target_principal,
+  capability: row.capability,
+  model: row.model,
+  effect: row.effect,
+  rule_id: row.rule_id,
+  plan_id: row.plan_id,
+  reason: row.reason
+})
+
+/** hex BLAKE3(previous row_hash ‖ canonical JSON of the row without row_hash). */
+export const rowHash = (previous: string, row: LedgerRow): string =>
+  blake3Hex(encoder.encode(previous + canonicalJson(chainedFields(row))))
+
+/** A row as SQLite returns it (integer flag, extra columns) seen as the public row, without decoding. */
+export const fromStored = (raw: Record<string, unknown>): LedgerRow => ({ ...(raw as unknown as LedgerRow), principal_id_verified: false })
