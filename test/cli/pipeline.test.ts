@@ -170,3 +170,25 @@ describe("pcli compile / run / playground (binary)", () => {
     expect(p.stderr).toMatch(/^error\[playground-not-empty\]/)
   })
 })
+
+describe("where the project and the store are (binary)", () => {
+  it("run in a directory with neither pcli.toml nor models/ is config-not-found and writes nothing", async () => {
+    const cwd = makeProject()
+    const r = await runCli(["run"], { cwd })
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/^error\[config-not-found\]: /)
+    expect(readdirSync(cwd)).toEqual([])
+  })
+
+  it("--state-path into a missing directory, or naming a directory, is refused with a plain message", async () => {
+    const cwd = makeProject({ "models/a.sql": "SELECT 1 AS id", "models/a.toml": `name = "a"\n[target]\ncatalog = "w"\nschema = "s"\ntable = "a"\n` })
+    const missing = await runCli(["run", "--state-path", "nosuch/dir/state.sqlite"], { cwd })
+    expect(missing.code).toBe(1)
+    expect(missing.stderr).toMatch(/^error\[state-store-io\]: .*does not exist; create it first/)
+    expect(existsSync(join(cwd, "nosuch"))).toBe(false)
+    const dir = await runCli(["run", "--state-path", "models"], { cwd })
+    expect(dir.code).toBe(1)
+    expect(dir.stderr).toMatch(/^error\[state-store-io\]: .*is a directory/)
+    expect(dir.stderr).not.toContain("disk I/O error")
+  })
+})
