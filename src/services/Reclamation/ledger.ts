@@ -1,27 +1,14 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
-import type { ArtifactRow, ProvenanceRow, UpstreamRecord } from "../Runner/RunStore"
+import type { ArtifactRow, ProvenanceRow, StoredProvenance, UpstreamRecord } from "../Runner/RunStore"
 import { RunStoreFailed } from "../Runner/RunStore"
 
 /** Reads and writes of the artifact ledger, provenance and tombstones that gc and restore share. */
 
 const failed = (e: SqlError) => new RunStoreFailed({ detail: e.message })
 
-interface RawProvenance {
-  run_id: string
-  model_name: string
-  recipe_hash: string
-  input_hash: string
-  model_canonical_json: string
-  upstreams_json: string
-  output_blake3_json: string
-  output_path_json: string
-  proof_class: "strong" | "heuristic"
-  recorded_at: string
-}
-
-const toProvenance = (r: RawProvenance): ProvenanceRow => ({
+const toProvenance = (r: StoredProvenance): ProvenanceRow => ({
   run_id: r.run_id,
   model_name: r.model_name,
   recipe_hash: r.recipe_hash,
@@ -56,7 +43,7 @@ export const readSnapshot = Effect.gen(function* () {
     Effect.gen(function* () {
       const artifacts = (yield* sql<ArtifactRow>`SELECT * FROM artifacts`).map(toArtifact)
       const provenance = new Map(
-        (yield* sql<RawProvenance>`SELECT * FROM provenance`).map((r) => [keyOf(r.run_id, r.model_name), toProvenance(r)] as const)
+        (yield* sql<StoredProvenance>`SELECT * FROM provenance`).map((r) => [keyOf(r.run_id, r.model_name), toProvenance(r)] as const)
       )
       const durations = new Map(
         (yield* sql<{ run_id: string; model_name: string; duration_ms: number | null }>`SELECT run_id, model_name, duration_ms FROM run_models WHERE output_hash IS NOT NULL`).map(

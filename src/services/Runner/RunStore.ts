@@ -38,6 +38,20 @@ export interface ProvenanceRow {
   readonly recorded_at: string
 }
 
+/** A provenance row as SQLite holds it (JSON columns still encoded). */
+export interface StoredProvenance {
+  readonly run_id: string
+  readonly model_name: string
+  readonly recipe_hash: string
+  readonly input_hash: string
+  readonly model_canonical_json: string
+  readonly upstreams_json: string
+  readonly output_blake3_json: string
+  readonly output_path_json: string
+  readonly proof_class: "strong" | "heuristic"
+  readonly recorded_at: string
+}
+
 export class RunStoreFailed extends Data.TaggedError("RunStoreFailed")<{ readonly detail: string }> {
   readonly code = "run-store-failed"
   override get message() {
@@ -176,18 +190,7 @@ export const layer: Layer.Layer<RunStore, never, SqlClient.SqlClient> = Layer.ef
           Effect.mapError(failed)
         ),
       provenanceOf: (runId, model) =>
-        sql<{
-          run_id: string
-          model_name: string
-          recipe_hash: string
-          input_hash: string
-          model_canonical_json: string
-          upstreams_json: string
-          output_blake3_json: string
-          output_path_json: string
-          proof_class: "strong" | "heuristic"
-          recorded_at: string
-        }>`SELECT * FROM provenance WHERE run_id = ${runId} AND model_name = ${model}`.pipe(
+        sql<StoredProvenance>`SELECT * FROM provenance WHERE run_id = ${runId} AND model_name = ${model}`.pipe(
           Effect.map((rows) => {
             const r = rows[0]
             if (r === undefined) return undefined
