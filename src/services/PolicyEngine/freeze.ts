@@ -55,15 +55,15 @@ const markerBody = (body: FreezeMarkerBody) => `${JSON.stringify(body, null, 2)}
 const notEnforced = (direction: "freeze" | "unfreeze", principals: ReadonlyArray<Principal>, scope: string, configured: boolean) =>
   configured ? [] : [`${direction} of ${principals.join(" and ")} on scope '${scope}' recorded but NOT enforced: pcli.toml has no [policy] block`]
 
-const freezeRow = (direction: "freeze" | "unfreeze", principal: Principal, scope: string, reason: string, planId: string, actor: PrincipalContext): NewLedgerRow => ({
-  kind: direction,
+const freezeRow = (kind: "freeze" | "unfreeze" | "refusal", principal: Principal, scope: string, reason: string, planId: string, actor: PrincipalContext): NewLedgerRow => ({
+  kind,
   principal: actor.class,
   principal_id: actor.id,
   principal_id_source: actor.idSource,
   target_principal: principal,
   capability: "apply",
   model: scope,
-  effect: direction === "freeze" ? "deny" : "allow",
+  effect: kind === "unfreeze" ? "allow" : "deny",
   rule_id: null,
   plan_id: planId,
   reason
@@ -134,19 +134,16 @@ const refuseUnfreeze = (ledger: LedgerService, principals: ReadonlyArray<Princip
     const recordedAt = yield* now
     const written = yield* Effect.either(
       ledger.appendAll(
-        principals.map((principal) => ({
-          kind: "refusal" as const,
-          principal: actor.class,
-          principal_id: actor.id,
-          principal_id_source: actor.idSource,
-          target_principal: principal,
-          capability: "apply",
-          model: scope,
-          effect: "deny" as const,
-          rule_id: null,
-          plan_id: `unfreeze-refused:${principal}:${recordedAt}`,
-          reason: `unfreeze of ${principal} on scope '${scope}' refused: only a human may lift a freeze (asked by ${actor.class}(${actor.id}))`
-        }))
+        principals.map((principal) =>
+          freezeRow(
+            "refusal",
+            principal,
+            scope,
+            `unfreeze of ${principal} on scope '${scope}' refused: only a human may lift a freeze (asked by ${actor.class}(${actor.id}))`,
+            `unfreeze-refused:${principal}:${recordedAt}`,
+            actor
+          )
+        )
       )
     )
     return yield* new UnfreezeNeedsHuman({
