@@ -63,6 +63,7 @@ export const errorTable: Readonly<Record<string, ErrorRow>> = {
   StateStoreIo: failed(),
   LedgerUnavailable: unavailable(),
   RunStoreFailed: failed(),
+  DigestReadFailed: failed(),
   // policy
   PolicyConfigMissing: notFound("add a pcli.toml with a [policy] block"),
   PolicyNotConfigured: notFound("add a [policy] block to pcli.toml"),
