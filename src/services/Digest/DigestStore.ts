@@ -24,6 +24,8 @@ export interface ExecutionSummary {
   readonly cost: ReadonlyArray<{ readonly run_id: string; readonly duration_ms: number; readonly rows_affected: number }>
 }
 
+export type RunSelector = { readonly runId: string } | { readonly planId: string } | { readonly model: string }
+
 /** The state-store reads `pcli brief` needs beyond the ledger, and the cursor that is its only write. */
 export interface DigestStoreService {
   /** `last_brief_at`: the `generated_at` of the previous `--since last` digest. */
@@ -33,6 +35,10 @@ export interface DigestStoreService {
   readonly runs: (window: Window) => Effect.Effect<ReadonlyArray<BriefRun>, DigestReadFailed>
   /** Model executions of the runs started in the window: failures, warnings, time and rows. */
   readonly executions: (window: Window) => Effect.Effect<ExecutionSummary, DigestReadFailed>
+  /** Runs for the custody chain: one run, the runs that applied a plan, or the runs that executed a model; newest first. */
+  readonly runsFor: (selector: RunSelector) => Effect.Effect<ReadonlyArray<BriefRun>, DigestReadFailed>
+  /** Models one run executed, in run order. */
+  readonly modelsOfRun: (runId: string) => Effect.Effect<ReadonlyArray<string>, DigestReadFailed>
   /** Plans with an escalation (or a require_review evaluation) and no approval row, newest first, over the whole ledger. */
   readonly pendingEscalations: Effect.Effect<ReadonlyArray<PendingEscalation>, DigestReadFailed>
 }
@@ -50,12 +56,28 @@ export const layer: Layer.Layer<DigestStore, never, SqlClient.SqlClient> = Layer
     const inWindow = (column: string, w: Window) =>
       w.from === undefined ? sql`${sql(column)} < ${w.to}` : sql`${sql(column)} >= ${w.from} AND ${sql(column)} < ${w.to}`
 
+    const runColumns = sql`r.run_id, r.status, r.started_at, r.finished_at, r.trigger, r.plan_id, r.models_total, r.models_failed, r.models_skipped`
+    const readRuns = (rows: ReadonlyArray<BriefRun>) =>
+      rows.map((r) => ({ ...r, models_total: Number(r.models_total), models_failed: Number(r.models_failed), models_skipped: Number(r.models_skipped) }))
+
     const runs = (w: Window) =>
-      sql<BriefRun>`SELECT run_id, status, started_at, finished_at, trigger, plan_id, models_total, models_failed, models_skipped
-        FROM runs WHERE ${inWindow("started_at", w)} ORDER BY started_at DESC, run_id DESC`.pipe(
-        Effect.map((rows) =>
-          rows.map((r) => ({ ...r, models_total: Number(r.models_total), models_failed: Number(r.models_failed), models_skipped: Number(r.models_skipped) }))
-        ),
+      sql<BriefRun>`SELECT ${runColumns} FROM runs r WHERE ${inWindow("r.started_at", w)} ORDER BY r.started_at DESC, r.run_id DESC`.pipe(
+        Effect.map(readRuns),
+        Effect.mapError(failed)
+      )
+
+    const runsFor = (selector: RunSelector) =>
+      ("runId" in selector
+        ? sql<BriefRun>`SELECT ${runColumns} FROM runs r WHERE r.run_id = ${selector.runId}`
+        : "planId" in selector
+          ? sql<BriefRun>`SELECT ${runColumns} FROM runs r WHERE r.plan_id = ${selector.planId} ORDER BY r.started_at DESC, r.run_id DESC`
+          : sql<BriefRun>`SELECT ${runColumns} FROM runs r JOIN run_models m ON m.run_id = r.run_id
+              WHERE m.model_name = ${selector.model} ORDER BY r.started_at DESC, r.run_id DESC`
+      ).pipe(Effect.map(readRuns), Effect.mapError(failed))
+
+    const modelsOfRun = (runId: string) =>
+      sql<{ model_name: string }>`SELECT model_name FROM run_models WHERE run_id = ${runId} ORDER BY position`.pipe(
+        Effect.map((rows) => rows.map((r) => r.model_name)),
         Effect.mapError(failed)
       )
 
@@ -114,6 +136,8 @@ export const layer: Layer.Layer<DigestStore, never, SqlClient.SqlClient> = Layer
           Effect.mapError(failed)
         ),
       runs,
+      runsFor,
+      modelsOfRun,
       executions,
       pendingEscalations
     }
