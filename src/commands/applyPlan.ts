@@ -246,11 +246,12 @@ function applyWith(input: ApplyInput, executeGc: boolean): Effect.Effect<ApplyOu
         projectRoot: input.projectRoot,
         models: plan.payload.models,
         trigger: `backfill:${plan.plan_id}`,
+        planId: plan.plan_id,
         ...(window === undefined ? {} : { partition: window })
       })
     } else {
       // (4) Execution through the standard run path.
-      record = yield* runner.run(admitted.project, { projectRoot: input.projectRoot, models: plan.payload.models, trigger: `apply:${plan.plan_id}` })
+      record = yield* runner.run(admitted.project, { projectRoot: input.projectRoot, models: plan.payload.models, trigger: `apply:${plan.plan_id}`, planId: plan.plan_id })
       const applied = yield* AppliedState
       const built = record.models.filter((m) => m.status === "success").flatMap((m) => {
         const files = admitted.current.get(m.model_name)
