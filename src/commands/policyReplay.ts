@@ -43,12 +43,11 @@ export const policyReplay = (input: PolicyReplayInput) =>
     const since = input.since === undefined ? undefined : yield* Either.match(parseSince(input.since, now), { onLeft: Effect.fail, onRight: Effect.succeed })
     const proposedFile = yield* loadLazyConfigFile(input.proposedConfig, yield* Environment)
     const proposed = compilePolicy(proposedFile.settings.policy)
-    const current = engine.compiled
     const groups = yield* ledger.evaluationGroups(since)
 
     const notes: Array<string> = []
     const absent = new Set<string>()
-    const subjects = new Map<string, ReturnType<typeof toSubject>>()
+    const subjects = new Map<string, { readonly attrs: ModelAttributes; readonly subject: ReturnType<typeof toSubject> }>()
     const subjectOf = (model: string) =>
       Effect.gen(function* () {
         const cached = subjects.get(model)
@@ -60,9 +59,10 @@ export const policyReplay = (input: PolicyReplayInput) =>
           }
           absent.add(model)
         }
-        const subject = toSubject(Either.getOrElse(resolved, () => bare(model)))
-        subjects.set(model, subject)
-        return subject
+        const attrs = Either.getOrElse(resolved, () => bare(model))
+        const entry = { attrs, subject: toSubject(attrs) }
+        subjects.set(model, entry)
+        return entry
       })
 
     let evaluations = 0
@@ -77,8 +77,8 @@ export const policyReplay = (input: PolicyReplayInput) =>
         continue
       }
       const capability = g.capability as Capability
-      const subject = yield* subjectOf(g.model)
-      const before = evaluate(current, g.principal, capability, subject)
+      const { attrs, subject } = yield* subjectOf(g.model)
+      const before = engine.check(g.principal, capability, attrs)
       const after = evaluate(proposed, g.principal, capability, subject)
       if (before.effect === after.effect) continue
       const direction = effectRank(after.effect) > effectRank(before.effect) ? "tightened" : "loosened"
