@@ -50,6 +50,11 @@ export interface LedgerService {
   readonly appendAll: (rows: ReadonlyArray<NewLedgerRow>) => Effect.Effect<ReadonlyArray<LedgerRow>, LedgerUnavailable>
   /** Rows matching the filter, oldest first, streamed from SQL. */
   readonly query: (filter: LedgerFilter) => Stream.Stream<LedgerRow, LedgerUnavailable>
+  /**
+   * The same rows as `query`, collected: one bounded SELECT, paging only past the first page.
+   * What the policy gate reads on every evaluation (usually no rows at all).
+   */
+  readonly list: (filter: LedgerFilter) => Effect.Effect<ReadonlyArray<LedgerRow>, LedgerUnavailable>
   /** Recomputes every row's hash in order (decisions.md 27). */
   readonly verify: Effect.Effect<ChainReport, LedgerUnavailable>
   /** The newest row's `row_hash` (64 zeros for an empty ledger): what a person pins. */
