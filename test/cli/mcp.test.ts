@@ -289,7 +289,7 @@ describe("pcli mcp through the official MCP client", () => {
   it("survives 1,000 sequential calls with flat memory", async () => {
     const pid = transport.pid!
     const args = { principal: "agent", capability: "apply", model: "gold_customers" }
-    for (let i = 0; i < 200; i++) await call(i % 2 === 0 ? "policy_check" : "policy_show", i % 2 === 0 ? args : {})
+    for (let i = 0; i < 500; i++) await call(i % 2 === 0 ? "policy_check" : "policy_show", i % 2 === 0 ? args : {})
     const warm = rss(pid)
     for (let i = 0; i < 1000; i++) {
       const r = await call(i % 2 === 0 ? "policy_check" : "policy_show", i % 2 === 0 ? args : {})
