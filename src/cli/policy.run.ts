@@ -1,12 +1,15 @@
 // Loaded only when a `pcli policy` command runs: the policy engine stays off the start-up path.
 import { Effect, Option } from "effect"
 import { PolicyReadLayer, PolicyWriteLayer } from "../layers/ProjectLayer"
+import { sanitize } from "../platform/echo"
 import { ReportedFailure } from "../render/errors"
 import { PolicyCheckOutput, PolicyFreezeOutput, PolicyShowOutput, PolicyTestOutput } from "../schemas/policy-output"
 import { policyCheck } from "../commands/policyCheck"
+import { policyFreeze } from "../commands/policyFreeze"
 import { policyShow } from "../commands/policyShow"
-import { failOnScenarioFailures, policyFreeze, policyTest, policyUnfreeze } from "../services/PolicyEngine/commands"
-import { checkText, freezeText, showText, testText } from "../services/PolicyEngine/text"
+import { failOnScenarioFailures, policyTest } from "../commands/policyTest"
+import { policyUnfreeze } from "../commands/policyUnfreeze"
+import { checkText, freezeText, showText, testText } from "../render/text/policy"
 import { Principal } from "../services/Principal/Principal"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import { type CommonOptions, globalOptions } from "./options"
@@ -55,6 +58,6 @@ export const runFreeze = (name: "freeze" | "unfreeze", opts: FreezeOptions) =>
     }
     const context = { class: actor.class, id: actor.id, idSource: actor.source }
     const out = yield* (name === "freeze" ? policyFreeze : policyUnfreeze)(input, context)
-    for (const note of out.notes ?? []) yield* writeStderr(`warning: ${note}\n`)
+    for (const note of out.notes ?? []) yield* writeStderr(`warning: ${sanitize(note)}\n`)
     yield* emit(opts.output, PolicyFreezeOutput, out, freezeText)
   }).pipe(Effect.provide(PolicyWriteLayer(globalOptions(opts))))
