@@ -187,7 +187,7 @@ describe("pcli mcp through the official MCP client", () => {
     // brief has not landed: an honest not-implemented error, no made-up sections.
     const brief = await call("brief")
     expect(brief.isError).toBe(true)
-    expect(brief.structuredContent!["code"]).toBe("not-implemented")
+    expect(brief.structuredContent!["code"]).toMatch(/^not[-_]implemented$/)
   })
 
   it("propose: deny records no plan; require_review records an ai_authored plan for a human; allow returns the plan; every evaluation is attributed to mcp-ci", async () => {
@@ -284,6 +284,14 @@ describe("pcli mcp through the official MCP client", () => {
     await expect(client.callTool({ name: "propose", arguments: { models: "bronze_leaf" } })).rejects.toThrow(/models/)
     await expect(client.callTool({ name: "lineage", arguments: { model: "bronze_raw", extra: 1 } })).rejects.toThrow(/extra/)
     expect((await call("lineage", { model: "bronze_raw" })).isError).toBeFalsy()
+  })
+
+  it("ends with exit 0 and nothing on stdout when the client closes stdin; a bad profile fails before serving", async () => {
+    const closed = await runCli(["mcp"], { cwd })
+    expect(closed).toMatchObject({ code: 0, stdout: "" })
+    const bad = await runCli(["mcp", "--profile", "Bad Name"], { cwd })
+    expect(bad.code).toBe(1)
+    expect(bad.stderr).toMatch(/^error\[invalid-principal-id\]: --profile/)
   })
 
   it("survives 1,000 sequential calls with flat memory", async () => {
