@@ -26,6 +26,7 @@ export const breakingChange = (input: BreakingChangeInput) =>
     if (!base.has(input.model) && !working.has(input.model)) return yield* new ModelNotFound({ model: input.model, modelsDir })
     const [change] = yield* diffRevisions(base, working, [input.model], env)
     const project = yield* compiledProject
+    const downstream = new Set(downstreamClosure(project, input.model))
     return {
       command: "breaking_change",
       model: input.model,
@@ -34,6 +35,6 @@ export const breakingChange = (input: BreakingChangeInput) =>
       change_class: change?.change_class ?? null,
       breaking: change === undefined ? false : breakingFindings([change]).length > 0 || change.change_class === "schema_change.breaking",
       findings: [...(change?.findings ?? [])],
-      downstream_closure: project.order.filter((n) => new Set(downstreamClosure(project, input.model)).has(n))
+      downstream_closure: project.order.filter((n) => downstream.has(n))
     } satisfies BreakingChangeOutput
   })

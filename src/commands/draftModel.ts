@@ -89,6 +89,7 @@ export const draftModel = (input: DraftModelInput) =>
       Effect.tapError(() => restore)
     )
     const project = yield* loadAndCompile({ modelsDir: input.modelsDir, env }).pipe(Effect.tapError(() => restore))
+    const downstream = new Set(downstreamClosure(project, input.name))
     return {
       command: "draft_model",
       model: input.name,
@@ -97,6 +98,6 @@ export const draftModel = (input: DraftModelInput) =>
       effect: decision?.effect ?? null,
       decision_ref: decision?.ref ?? null,
       model_count: project.models.size,
-      downstream_closure: project.order.filter((n) => downstreamClosure(project, input.name).includes(n))
+      downstream_closure: project.order.filter((n) => downstream.has(n))
     } satisfies DraftModelOutput
   })
