@@ -5,7 +5,7 @@ import { Environment } from "../services/Environment/Environment"
 import { Ledger, type LedgerUnavailable } from "../services/Ledger/Ledger"
 import { AppliedState, appliedRevision } from "../services/Plans/AppliedState"
 import { diffRevisions } from "../services/Plans/diff"
-import type { AppliedStateIo, BaseRefNotFound, GitFailed, PlanStoreIo } from "../services/Plans/errors"
+import { type AppliedStateIo, type BaseRefNotFound, type GitFailed, type PlanStoreIo, ProposalDenied } from "../services/Plans/errors"
 import { evaluateItems, gateItems } from "../services/Plans/gate"
 import { readTreeAt, resolveCommit } from "../services/Plans/git"
 import { appendRows, evaluationRow, refusalRow } from "../services/Plans/ledgerRows"
@@ -25,6 +25,8 @@ export interface PlanCreateInput {
   readonly models: ReadonlyArray<string>
   /** Diff against this git ref instead of the last applied state. */
   readonly base?: string | undefined
+  /** MCP `propose`: record an `ai_authored` plan, and record none when policy denies (decisions.md 32). */
+  readonly aiAuthored?: boolean | undefined
 }
 
 export type PlanCreateError =
@@ -38,6 +40,7 @@ export type PlanCreateError =
   | PlanStoreIo
   | StatementFailed
   | LedgerUnavailable
+  | ProposalDenied
 
 export type PlanCreateRequirements =
   | PlanStore
@@ -73,7 +76,7 @@ const nextStep = (planId: string, kind: string, evaluations: ReadonlyArray<Evalu
   if (denied !== undefined) {
     return `policy denies ${denied.model} (${denied.rule_id === null ? "default agent effect" : `rule ${denied.rule_id}`}) for this principal: pcli apply ${planId} will be refused`
   }
-  return kind === "escalation" ? `pcli review ${planId} --approve, then pcli apply ${planId}` : `pcli apply ${planId}`
+  return kind === "escalation" || kind === "ai_authored" ? `pcli review ${planId} --approve, then pcli apply ${planId}` : `pcli apply ${planId}`
 }
 
 /**
@@ -119,7 +122,18 @@ export const planCreate = (input: PlanCreateInput): Effect.Effect<PlanOutput, Pl
     // Evaluated exactly as apply will evaluate it (the kind does not change what is asked).
     const items = gateItems({ kind: "run", payload }, project)
     const evaluated = yield* evaluateItems(actor.class, items)
-    const kind = evaluated?.some((e) => e.verdict.effect === "require_review") === true ? "escalation" : "run"
+    const kind = input.aiAuthored === true ? "ai_authored" : evaluated?.some((e) => e.verdict.effect === "require_review") === true ? "escalation" : "run"
+    const denied = input.aiAuthored === true ? evaluated?.find((e) => e.verdict.effect === "deny") : undefined
+    if (denied !== undefined) {
+      // A denied proposal records its evaluations and no plan.
+      yield* appendRows(
+        ledger,
+        evaluated!.map(({ item, verdict }) =>
+          evaluationRow({ actor, principal: actor.class, model: item.model, capability: item.capability, effect: verdict.effect, ruleId: verdict.static.matched_rule, planId: null, reason: `${verdict.reason}; proposal refused, no plan recorded` })
+        )
+      )
+      return yield* new ProposalDenied({ model: denied.item.model, capability: denied.item.capability, rule: denied.verdict.matched_rule, reason: denied.verdict.reason })
+    }
     const written = yield* store.write({ kind, payload, principal: { class: actor.class, id: actor.id, source: actor.source } })
     const planId = written.plan.plan_id
 

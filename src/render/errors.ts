@@ -129,6 +129,11 @@ export const errorTable: Readonly<Record<string, ErrorRow>> = {
   ApprovalNeedsHuman: row(403, "a human (PCLI_PRINCIPAL=human) approves plans"),
   PolicyDenied: row(403, "no marker satisfies a deny: change the policy or the plan"),
   PlanKindNotExecutable: row(501),
+  // agent authoring (MCP propose, draft_model)
+  ProposalDenied: row(403, "no review satisfies a deny: change the model so the policy allows it, or ask a human to change the policy"),
+  ProposalNeedsReview: row(403, "a human approves with pcli review <plan-id> --approve, then applies with pcli apply <plan-id>"),
+  DraftWriteFailed: failed(),
+  DraftNotAllowed: row(403, "policy check --principal agent --capability propose --model <name> explains the effect"),
   RunNeedsPlan: row(403, "pcli plan, then pcli review <id> --approve (a human), then pcli apply <id>"),
   // reclamation and recovery
   BackfillNothingToDo: invalid("name models with --model, or use --from-last-run"),

@@ -1,10 +1,9 @@
-import { Effect, Either, Layer } from "effect"
+import { Effect, Either } from "effect"
 import { spawn } from "node:child_process"
 import { describe, expect, it } from "vitest"
 import { readCommandLine } from "../../src/cli/argv"
 import { allNodes } from "../../src/cli/commandTree"
 import { rootTree } from "../../src/cli/root"
-import { Environment } from "../../src/services/Environment/Environment"
 import { mcpPrincipal } from "../../src/services/Principal/Principal"
 import { type CliResult, makeProject, PCLI_BIN, runCli } from "../support/cli"
 
@@ -57,12 +56,17 @@ describe("pcli command line (binary)", () => {
     expect(ok.map((r) => r.code)).toEqual([0, 0, 0])
   })
 
-  it("the MCP server's principal is mcp-<profile> with source mcp_profile", async () => {
-    const env = (vars: Record<string, string>) => Layer.succeed(Environment, vars)
-    const p = await Effect.runPromise(mcpPrincipal("analytics").pipe(Effect.provide(env({ PCLI_PRINCIPAL: "agent" }))))
+  it("the MCP server's principal is agent mcp-<profile> with source mcp_profile, whatever PCLI_PRINCIPAL says", async () => {
+    const p = await Effect.runPromise(mcpPrincipal("analytics"))
     expect(p).toEqual({ class: "agent", id: "mcp-analytics", source: "mcp_profile" })
-    const bad = await Effect.runPromise(Effect.either(mcpPrincipal("Has Spaces").pipe(Effect.provide(env({})))))
-    expect(Either.isLeft(bad) && bad.left._tag).toBe("InvalidPrincipalId")
+    for (const bad of ["Has Spaces", "", "x".repeat(60)]) {
+      const r = await Effect.runPromise(Effect.either(mcpPrincipal(bad)))
+      expect(Either.isLeft(r) && r.left._tag).toBe("InvalidPrincipalId")
+    }
+    // PCLI_PRINCIPAL=human cannot turn the server into a human: the binary refuses nothing and the id stays agent.
+    const human = await runCli(["mcp", "--profile", "Bad Name"], { cwd: project(), env: { PCLI_PRINCIPAL: "human" } })
+    expect(human.code).toBe(1)
+    expect(human.stderr).toMatch(/^error\[invalid-principal-id\]: --profile must match/)
   })
 
   it("accepts global flags before the command, between its words and after it, alike", async () => {
@@ -100,7 +104,7 @@ describe("pcli command line (binary)", () => {
       [["validate", "--bogus"], "unknown flag --bogus"],
       [["valdate"], "unknown command 'valdate' (did you mean validate?)"],
       [["policy", "chek"], "unknown command 'policy chek' (did you mean check?)"],
-      [["--output", "json"], "pcli needs a command: validate, compile, run, playground, plan, review, apply, backfill, gc, restore, discover, policy, product, state, audit, brief"],
+      [["--output", "json"], "pcli needs a command: validate, compile, run, playground, plan, review, apply, backfill, gc, restore, discover, policy, product, state, audit, brief, mcp"],
       [["policy", "--output", "json"], "pcli policy needs a command: check, test, show, freeze, unfreeze, replay"],
       [["validate", "--output", "xml"], "--output must be one of text, json, got 'xml'"],
       [["policy", "check", "--principal", "agent", "--capability", "apply"], "missing --model"],

@@ -140,6 +140,10 @@ describe("dynamic layer: NotConfigured", () => {
           queries++
           return Stream.empty
         },
+        list: () => {
+          queries++
+          return Effect.succeed([])
+        },
         verify: Effect.die("no chain walk expected"),
         evaluationGroups: () => Effect.die("no replay expected"),
         headHash: Effect.die("no head read expected")

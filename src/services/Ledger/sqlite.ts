@@ -101,6 +101,16 @@ export const make = Effect.gen(function* () {
       )
     )
 
+  const list = (filter: LedgerFilter): Effect.Effect<ReadonlyArray<LedgerRow>, LedgerUnavailable> =>
+    page(filter, 0).pipe(
+      Effect.mapError(unavailable),
+      Effect.flatMap((rows) =>
+        rows.length < PAGE
+          ? decodePage(rows)
+          : Effect.map(Stream.runCollect(query(filter)), Chunk.toReadonlyArray)
+      )
+    )
+
   const VERIFY_PAGE = 20000
 
   /** Walks the chain in seq order, page by page, stopping at the first row whose hash does not recompute. */
@@ -158,7 +168,7 @@ export const make = Effect.gen(function* () {
       Effect.mapError(unavailable)
     )
 
-  return Ledger.of({ append, appendAll, query, verify, evaluationGroups, headHash: Effect.mapError(head, unavailable) })
+  return Ledger.of({ append, appendAll, query, list, verify, evaluationGroups, headHash: Effect.mapError(head, unavailable) })
 })
 
 /** The decision ledger on the state store's SQLite. Rows come back in append order. */

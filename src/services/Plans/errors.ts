@@ -161,6 +161,52 @@ export class PolicyDenied extends Data.TaggedError("PolicyDenied")<{
   }
 }
 
+/** MCP `propose` (decisions.md 29, 32): policy denies the proposed change, so no plan is recorded. */
+export class ProposalDenied extends Data.TaggedError("ProposalDenied")<{
+  readonly model: string
+  readonly capability: string
+  readonly rule: number | null
+  readonly reason: string
+}> {
+  readonly code = "policy_denied"
+  override get message() {
+    const by = this.rule === null ? "the default agent effect" : `rule ${this.rule}`
+    return `policy denies the proposal: model ${this.model} (${this.capability}) denied by ${by} — ${this.reason}; no plan recorded`
+  }
+}
+
+/** MCP `propose`: the `ai_authored` plan is recorded and waits for a human's review. */
+export class ProposalNeedsReview extends Data.TaggedError("ProposalNeedsReview")<{
+  readonly planId: string
+  readonly model: string
+  readonly rule: number | null
+}> {
+  readonly code = "policy_review_required"
+  override get message() {
+    const by = this.rule === null ? "the default agent effect" : `rule ${this.rule}`
+    return `policy requires review of plan ${this.planId}: model ${this.model} resolved to require_review by ${by}`
+  }
+  get commands(): ReadonlyArray<string> {
+    return [`pcli review ${this.planId} --approve`, `pcli apply ${this.planId}`]
+  }
+}
+
+/** MCP `draft_model`: capability `propose` on the model did not resolve `allow`; no file was written. */
+export class DraftNotAllowed extends Data.TaggedError("DraftNotAllowed")<{
+  readonly model: string
+  readonly effect: "deny" | "require_review"
+  readonly rule: number | null
+  readonly reason: string
+}> {
+  get code() {
+    return this.effect === "deny" ? "policy_denied" : "draft_review_required"
+  }
+  override get message() {
+    const by = this.rule === null ? "the default agent effect" : `rule ${this.rule}`
+    return `policy resolves propose on model ${this.model} to ${this.effect} (${by}) — ${this.reason}; no file written`
+  }
+}
+
 /** gc, restore and backfill plans pass the gates but have no executor yet. */
 export class PlanKindNotExecutable extends Data.TaggedError("PlanKindNotExecutable")<{
   readonly planId: string
@@ -180,5 +226,13 @@ export class RunNeedsPlan extends Data.TaggedError("RunNeedsPlan")<{
   override get message() {
     const list = this.blocked.map((b) => `${b.model} (${b.effect}${b.rule === null ? "" : `, rule ${b.rule}`})`).join(", ")
     return `an agent may not run ${list} directly; nothing was run. Go through pcli plan → pcli review <id> --approve → pcli apply <id>`
+  }
+}
+
+/** MCP `draft_model` could not write or restore a model file. */
+export class DraftWriteFailed extends Data.TaggedError("DraftWriteFailed")<{ readonly path: string; readonly detail: string }> {
+  readonly code = "draft-write-failed"
+  override get message() {
+    return `cannot write ${this.path}: ${this.detail}`
   }
 }

@@ -1,5 +1,5 @@
 import { FileSystem, Path } from "@effect/platform"
-import { Chunk, Clock, Context, Effect, Either, Layer, Stream } from "effect"
+import { Clock, Context, Effect, Either, Layer } from "effect"
 import type { LedgerSourceMode, MarkerSourceMode } from "../../schemas/policy-output"
 import type { PolicyFreezeOutput } from "../../schemas/policy-output"
 import type { Capability, ClassificationsBlock, MaskBlock, PolicyBlock, PolicyRule, Principal } from "../../schemas/policy"
@@ -73,7 +73,6 @@ export interface PolicyEngineService {
 
 export class PolicyEngine extends Context.Tag("pcli/PolicyEngine")<PolicyEngine, PolicyEngineService>() {}
 
-const collect = <A, E>(stream: Stream.Stream<A, E>) => Effect.map(Stream.runCollect(stream), Chunk.toReadonlyArray)
 
 export const make = (settings: PolicySettings) =>
   Effect.gen(function* () {
@@ -106,7 +105,7 @@ export const make = (settings: PolicySettings) =>
     const ledgerLocation = settings.ledger.kind === "local" ? settings.ledger.path : "the local mirror of the remote state store"
 
     const readLedgerFreezes = (mode: "read" | "local_mirror"): Effect.Effect<{ readonly mode: LedgerSourceMode; readonly freezes: ReadonlyArray<ActiveFreeze> }, FreezeSourceUnreadable> =>
-      collect(ledger.query({ kinds: ["freeze", "unfreeze"] })).pipe(
+      ledger.list({ kinds: ["freeze", "unfreeze"] }).pipe(
         Effect.map((rows) => ({ mode, freezes: ledgerFreezes(rows) })),
         Effect.mapError((e) => ledgerUnreadable(ledgerLocation, e.detail))
       )
@@ -145,13 +144,11 @@ export const make = (settings: PolicySettings) =>
     /** Freeze rows, plus (when any rule has a budget) failed verifications in the widest window and their plans' evaluations. */
     const snapshot = (now: Date) =>
       Effect.gen(function* () {
-        const freezeRows = yield* collect(ledger.query({ kinds: ["freeze", "unfreeze"] }))
+        const freezeRows = yield* ledger.list({ kinds: ["freeze", "unfreeze"] })
         if (maxBudgetWindow === 0) return freezeRows
-        const verifications = yield* collect(
-          ledger.query({ kinds: ["verification"], since: new Date(now.getTime() - maxBudgetWindow) })
-        )
+        const verifications = yield* ledger.list({ kinds: ["verification"], since: new Date(now.getTime() - maxBudgetWindow) })
         const failedPlans = [...new Set(verifications.filter((r) => r.effect === "deny" && r.plan_id !== null).map((r) => r.plan_id!))]
-        const evaluations = yield* Effect.forEach(failedPlans, (planId) => collect(ledger.query({ planId, kinds: ["evaluation"] })))
+        const evaluations = yield* Effect.forEach(failedPlans, (planId) => ledger.list({ planId, kinds: ["evaluation"] }))
         return [...freezeRows, ...verifications, ...evaluations.flat()] as ReadonlyArray<LedgerRow>
       })
 

@@ -66,11 +66,11 @@ export const resolvePrincipal = (flagId: Option.Option<string>) =>
     return { class: cls, id, source } satisfies ActingPrincipal
   })
 
-/** The principal under `pcli mcp` (decisions.md item 26): id `mcp-<profile>`, source `mcp_profile`, class as ever. */
-export const mcpPrincipal = (profile: string) =>
-  Effect.gen(function* () {
-    const cls = yield* principalClass
-    const id = `mcp-${profile}`
-    if (!idGrammar.test(id)) return yield* new InvalidPrincipalId({ value: id, origin: "the MCP profile id" })
-    return { class: cls, id, source: "mcp_profile" } satisfies ActingPrincipal
-  })
+/**
+ * The principal under `pcli mcp` (decisions.md item 26): always class `agent`, id `mcp-<profile>`,
+ * source `mcp_profile`. PCLI_PRINCIPAL is not read: the server can never act as a human.
+ */
+export const mcpPrincipal = (profile: string): Effect.Effect<ActingPrincipal, InvalidPrincipalId> =>
+  idGrammar.test(profile) && idGrammar.test(`mcp-${profile}`)
+    ? Effect.succeed({ class: "agent", id: `mcp-${profile}`, source: "mcp_profile" })
+    : Effect.fail(new InvalidPrincipalId({ value: profile, origin: "--profile" }))
