@@ -4,7 +4,7 @@ import type { GatedPlan } from "../schemas/plans"
 import { GcApplyOutput, GcEviction } from "../schemas/reclaim"
 import { deriveChecks } from "../services/Reclamation/checks"
 import { PhysicalDeleteUnsupported } from "../services/Reclamation/errors"
-import { evict, keyOf, readSnapshot } from "../services/Reclamation/ledger"
+import { evict, keyOf, readCheckedSnapshot, readSnapshot } from "../services/Reclamation/ledger"
 import { RunStoreFailed } from "../services/Runner/RunStore"
 
 const GcPayload = Schema.Struct({ min_age_days: Schema.Number, evictions: Schema.Array(GcEviction) })
@@ -25,8 +25,10 @@ export const applyGc = (
       Effect.mapError((e) => new RunStoreFailed({ detail: `gc plan ${plan.plan_id} payload: ${e.message}` }))
     )
     const out = { evicted: [] as Array<GcApplyOutput["evicted"][number]>, refused: [] as Array<GcApplyOutput["refused"][number]>, already: [] as Array<string> }
+    // The recorded SQL is immutable, so it is parsed once; the ledger is re-read per entry.
+    const { determinism } = yield* readCheckedSnapshot
     for (const entry of payload.evictions) {
-      const snapshot = yield* readSnapshot
+      const snapshot = { ...(yield* readSnapshot), determinism }
       const now = yield* Clock.currentTimeMillis
       const live = snapshot.artifacts.find((a) => a.run_id === entry.run_id && a.model_name === entry.model_name && a.file_path === entry.file_path)
       const base = { model_name: entry.model_name, run_id: entry.run_id, blake3_hash: entry.blake3_hash, size_bytes: entry.size_bytes }

@@ -3,6 +3,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 import type { ArtifactRow, ProvenanceRow, StoredProvenance, UpstreamRecord } from "../Runner/RunStore"
 import { RunStoreFailed } from "../Runner/RunStore"
+import { type Determinism, scanDeterminism } from "./determinism"
 
 /** Reads and writes of the artifact ledger, provenance and tombstones that gc and restore share. */
 
@@ -54,6 +55,33 @@ export const readSnapshot = Effect.gen(function* () {
     })
   )
 }).pipe(Effect.mapError(failed))
+
+/** A snapshot plus the determinism verdict of every recorded recipe's SQL (what the six checks need). */
+export interface CheckedSnapshot extends LedgerSnapshot {
+  readonly determinism: ReadonlyMap<string, Determinism>
+}
+
+/** SQL text of a recorded recipe, when the canonical JSON carries one. */
+const recipeSql = (json: string): string | undefined => {
+  try {
+    const sql = (JSON.parse(json) as { sql?: unknown }).sql
+    return typeof sql === "string" ? sql : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** `readSnapshot`, then one parser pass over the distinct recorded SQL texts. */
+export const readCheckedSnapshot = Effect.gen(function* () {
+  const snapshot = yield* readSnapshot
+  const sqls: Array<string> = []
+  for (const p of snapshot.provenance.values()) {
+    const sql = recipeSql(p.model_canonical_json)
+    if (sql !== undefined) sqls.push(sql)
+  }
+  const determinism = yield* scanDeterminism(sqls)
+  return { ...snapshot, determinism } satisfies CheckedSnapshot
+})
 
 export interface TombstoneRow extends ArtifactRow {
   readonly recipe_hash: string | null
