@@ -1,5 +1,6 @@
 import type { SqlClient } from "@effect/sql"
 import { Clock, Effect, Schema } from "effect"
+import type { Environment } from "../services/Environment/Environment"
 import type { GatedPlan } from "../schemas/plans"
 import { GcApplyOutput, GcEviction } from "../schemas/reclaim"
 import { deriveChecks } from "../services/Reclamation/checks"
@@ -18,7 +19,7 @@ export const isGcApply = (out: { readonly command: string }): out is GcApplyOutp
 export const applyGc = (
   plan: GatedPlan,
   physicalDelete: { readonly configPath: string } | undefined
-): Effect.Effect<GcApplyOutput, PhysicalDeleteUnsupported | RunStoreFailed, SqlClient.SqlClient> =>
+): Effect.Effect<GcApplyOutput, PhysicalDeleteUnsupported | RunStoreFailed, SqlClient.SqlClient | Environment> =>
   Effect.gen(function* () {
     if (physicalDelete !== undefined) return yield* new PhysicalDeleteUnsupported(physicalDelete)
     const payload = yield* Schema.decodeUnknown(GcPayload)(plan.payload).pipe(
