@@ -23,8 +23,18 @@ export const parseRecipe = (json: string): { readonly sql: string; readonly stra
   }
 }
 
+const recipeCache = new WeakMap<CheckedSnapshot, Map<string, ReturnType<typeof parseRecipe>>>()
+
+/** Recipes repeat across runs: each distinct JSON text is parsed once per snapshot. */
+const recipeOf = (json: string, snapshot: CheckedSnapshot) => {
+  let cache = recipeCache.get(snapshot)
+  if (cache === undefined) recipeCache.set(snapshot, (cache = new Map()))
+  if (!cache.has(json)) cache.set(json, parseRecipe(json))
+  return cache.get(json)
+}
+
 const replayable = (p: ProvenanceRow, live: ReadonlyMap<string, number>, snapshot: CheckedSnapshot): CheckResult => {
-  const recipe = parseRecipe(p.model_canonical_json)
+  const recipe = recipeOf(p.model_canonical_json, snapshot)
   if (recipe === undefined) return { check: "replayable", passed: false, detail: "recorded recipe does not deserialize" }
   const unresolved = p.upstreams.filter((u) => u.kind !== "content" || u.blake3_hash === undefined || !live.has(u.blake3_hash))
   if (unresolved.length > 0) {

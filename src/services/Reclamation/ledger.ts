@@ -39,14 +39,33 @@ export interface LedgerSnapshot {
 
 export const keyOf = (runId: string, model: string) => `${runId}|${model}`
 
+type ProvenanceFacts = Omit<StoredProvenance, "model_canonical_json">
+
+/**
+ * The recipe JSON is most of provenance's bytes and repeats across runs, so it is read once per
+ * recipe hash; a hash whose rows disagree on the JSON (a damaged store) falls back to per-row text.
+ */
 export const readSnapshot = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   return yield* sql.withTransaction(
     Effect.gen(function* () {
       const artifacts = (yield* sql<ArtifactRow>`SELECT * FROM artifacts`).map(toArtifact)
-      const provenance = new Map(
-        (yield* sql<StoredProvenance>`SELECT * FROM provenance`).map((r) => [keyOf(r.run_id, r.model_name), toProvenance(r)] as const)
+      const recipes = new Map(
+        (yield* sql<{ recipe_hash: string; model_canonical_json: string }>`SELECT recipe_hash, min(model_canonical_json) AS model_canonical_json
+          FROM provenance GROUP BY recipe_hash HAVING count(DISTINCT model_canonical_json) = 1`).map((r) => [r.recipe_hash, r.model_canonical_json] as const)
       )
+      const perRow = new Map(
+        (yield* sql<{ run_id: string; model_name: string; model_canonical_json: string }>`SELECT run_id, model_name, model_canonical_json FROM provenance
+          WHERE recipe_hash IN (SELECT recipe_hash FROM provenance GROUP BY recipe_hash HAVING count(DISTINCT model_canonical_json) > 1)`).map(
+          (r) => [keyOf(r.run_id, r.model_name), r.model_canonical_json] as const
+        )
+      )
+      const facts = yield* sql<ProvenanceFacts>`SELECT run_id, model_name, recipe_hash, input_hash, upstreams_json, output_blake3_json, output_path_json, proof_class, recorded_at FROM provenance`
+      const provenance = new Map<string, ProvenanceRow>()
+      for (const r of facts) {
+        const key = keyOf(r.run_id, r.model_name)
+        provenance.set(key, toProvenance({ ...r, model_canonical_json: perRow.get(key) ?? recipes.get(r.recipe_hash) ?? "" }))
+      }
       const durations = new Map(
         (yield* sql<{ run_id: string; model_name: string; duration_ms: number | null }>`SELECT run_id, model_name, duration_ms FROM run_models WHERE output_hash IS NOT NULL`).map(
           (r) => [keyOf(r.run_id, r.model_name), r.duration_ms === null ? null : Number(r.duration_ms)] as const
@@ -76,8 +95,8 @@ const recipeSql = (json: string): string | undefined => {
 export const readCheckedSnapshot = Effect.gen(function* () {
   const snapshot = yield* readSnapshot
   const sqls: Array<string> = []
-  for (const p of snapshot.provenance.values()) {
-    const sql = recipeSql(p.model_canonical_json)
+  for (const json of new Set([...snapshot.provenance.values()].map((p) => p.model_canonical_json))) {
+    const sql = recipeSql(json)
     if (sql !== undefined) sqls.push(sql)
   }
   const determinism = yield* scanDeterminism(sqls)
