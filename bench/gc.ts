@@ -37,11 +37,12 @@ const seed = (artifacts: number, distinctSql: boolean) =>
             const body = distinctSql ? `SELECT ${i} AS id, lower(v) AS v FROM w.s.src${m} ORDER BY id` : `SELECT id, lower(v) AS v, amount * 2 AS amount FROM w.s.src${m} WHERE amount > 0 ORDER BY id`
             const path = `artifacts/m${m}/${hash}.parquet`
             const recipe = `{"contract":null,"name":"m${m}","sql":${JSON.stringify(body)},"strategy":{"partition_columns":[],"storage_prefix":"artifacts/m${m}","type":"content_addressed"},"target":{"catalog":"w","schema":"s","table":"m${m}"},"tests":[]}`
-            return { runId, model: `m${m}`, hash, path, recipe, at, i }
+            // The recipe hash is the hash of the canonical recipe: shared by every run of an unchanged model.
+            return { runId, model: `m${m}`, hash, path, recipe, recipeHash: distinctSql ? hex(i, "7") : hex(m, "7"), at, i }
           })
-          yield* sql`INSERT INTO run_models ${sql.insert(models.map((x, position) => ({ run_id: runId, model_name: x.model, position, status: "success", strategy: "content_addressed", started_at: x.at, finished_at: x.at, duration_ms: 100 + (x.i % 900), rows_affected: 10, attempts: 1, sql_hash: hex(x.i, "5"), recipe_hash: hex(x.i, "7"), output_hash: x.hash })))}`
+          yield* sql`INSERT INTO run_models ${sql.insert(models.map((x, position) => ({ run_id: runId, model_name: x.model, position, status: "success", strategy: "content_addressed", started_at: x.at, finished_at: x.at, duration_ms: 100 + (x.i % 900), rows_affected: 10, attempts: 1, sql_hash: hex(x.i, "5"), recipe_hash: x.recipeHash, output_hash: x.hash })))}`
           yield* sql`INSERT INTO artifacts ${sql.insert(models.map((x) => ({ run_id: runId, model_name: x.model, file_path: x.path, blake3_hash: x.hash, size_bytes: 4096 + x.i, commit_version: r + 1, rows: 10, written_at: x.at })))}`
-          yield* sql`INSERT INTO provenance ${sql.insert(models.map((x) => ({ run_id: runId, model_name: x.model, recipe_hash: hex(x.i, "7"), input_hash: hex(x.i, "9"), model_canonical_json: x.recipe, upstreams_json: "[]", output_blake3_json: JSON.stringify([x.hash]), output_path_json: JSON.stringify([x.path]), proof_class: "strong", recorded_at: x.at })))}`
+          yield* sql`INSERT INTO provenance ${sql.insert(models.map((x) => ({ run_id: runId, model_name: x.model, recipe_hash: x.recipeHash, input_hash: hex(x.i, "9"), model_canonical_json: x.recipe, upstreams_json: "[]", output_blake3_json: JSON.stringify([x.hash]), output_path_json: JSON.stringify([x.path]), proof_class: "strong", recorded_at: x.at })))}`
         }
       })
     )

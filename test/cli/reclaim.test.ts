@@ -14,6 +14,8 @@ const ca = (name: string) =>
   `name = "${name}"\n[target]\ncatalog = "w"\nschema = "s"\ntable = "${name}"\n[strategy]\ntype = "content_addressed"\nstorage_prefix = "artifacts"\n`
 const plain = (name: string) => `name = "${name}"\n[target]\ncatalog = "w"\nschema = "s"\ntable = "${name}"\n`
 
+/** Each case drives the binary many times; on a shared 2-core machine that is minutes, not seconds. */
+const SLOW = 300_000
 const human = { PCLI_PRINCIPAL: "human", PCLI_PRINCIPAL_ID: "alice" }
 const json = async (args: ReadonlyArray<string>, cwd: string, env: Record<string, string> = {}) => {
   const r = await runCli([...args, "--output", "json"], { cwd, env: { ...human, ...env } })
@@ -66,7 +68,7 @@ describe("artifact reclamation: restore refusals (Errors table)", () => {
     cwd = makeProject(models)
     hashes = (await evictAll(cwd)).hashes
     for (const m of ["child", "parted", "drift", "outside", "badir", "unbound", "race"]) rmSync(file(m))
-  }, 180_000)
+  }, SLOW)
 
   it("the volatile model was never derivable; everything else was evicted", () => {
     expect([...hashes.keys()].sort()).toEqual(["child", ...names].sort())
@@ -79,13 +81,13 @@ describe("artifact reclamation: restore refusals (Errors table)", () => {
     expect(child.out.refused).toMatchObject([{ model_name: "child", condition: "restorable_recipe" }])
     expect(child.out.refused[0].reason).toMatch(/1 recorded upstream/)
     expect(existsSync(file("child"))).toBe(false)
-  })
+  }, SLOW)
 
   it("a partitioned recipe is refused outright", async () => {
     sqlite(cwd, `UPDATE provenance SET model_canonical_json = replace(model_canonical_json, '"partition_columns":[]', '"partition_columns":["id"]') WHERE model_name = 'parted'`)
     expect((await restore(cwd, "parted")).out.refused).toMatchObject([{ condition: "restorable_recipe", reason: expect.stringMatching(/partitioned/) }])
     expect(existsSync(file("parted"))).toBe(false)
-  })
+  }, SLOW)
 
   it("a recorded SQL that no longer reproduces the tombstoned hash writes nothing", async () => {
     // As after an encoder change: the recorded recipe now yields other bytes.
@@ -93,7 +95,7 @@ describe("artifact reclamation: restore refusals (Errors table)", () => {
     const drift = await restore(cwd, "drift")
     expect(drift.out.refused).toMatchObject([{ condition: "hash_reproduces", reason: expect.stringMatching(/REBUILD MISMATCH.*nothing was written/) }])
     expect(existsSync(file("drift"))).toBe(false)
-  })
+  }, SLOW)
 
   it("a path outside the storage prefix is refused", async () => {
     const outside = `../escaped/${hashes.get("outside")}.parquet`
@@ -101,21 +103,21 @@ describe("artifact reclamation: restore refusals (Errors table)", () => {
     sqlite(cwd, `UPDATE provenance SET output_path_json = '["${outside}"]' WHERE model_name = 'outside'`)
     expect((await restore(cwd, "outside")).out.refused).toMatchObject([{ condition: "storage", reason: expect.stringMatching(/not inside the storage prefix/) }])
     expect(existsSync(join(cwd, "..", "escaped"))).toBe(false)
-  })
+  }, SLOW)
 
   it("a canonical IR that will not deserialize, and a missing provenance binding, are refused", async () => {
     sqlite(cwd, `UPDATE provenance SET model_canonical_json = '{"sql": 42' WHERE model_name = 'badir'`)
     expect((await restore(cwd, "badir")).out.refused).toMatchObject([{ condition: "recipe_deserializes" }])
     sqlite(cwd, `UPDATE provenance SET output_blake3_json = '[]' WHERE model_name = 'unbound'`)
     expect((await restore(cwd, "unbound")).out.refused).toMatchObject([{ condition: "provenance_binding" }])
-  })
+  }, SLOW)
 
   it("a corrupted (truncated) file at the tombstoned path is never overwritten", async () => {
     const original = readFileSync(file("corrupt"))
     writeFileSync(file("corrupt"), original.subarray(0, 40))
     expect((await restore(cwd, "corrupt")).out.refused).toMatchObject([{ condition: "write", reason: expect.stringMatching(/never overwrites/) }])
     expect(readFileSync(file("corrupt")).equals(original.subarray(0, 40))).toBe(true)
-  })
+  }, SLOW)
 
   it("a lost race on reinstatement (the location re-materialized with other bytes) is refused", async () => {
     const racePlan = await json(["restore", "race"], cwd)
@@ -124,7 +126,7 @@ describe("artifact reclamation: restore refusals (Errors table)", () => {
       SELECT run_id, model_name, file_path, '${"f".repeat(64)}', size_bytes, commit_version, rows, written_at FROM tombstones WHERE model_name = 'race'`)
     const race = await json(["apply", racePlan.out.plan_id], cwd)
     expect(race.out.refused).toMatchObject([{ condition: "reinstate", reason: expect.stringMatching(/lost the race/) }])
-  })
+  }, SLOW)
 
   it("every refused artifact stays evicted", () => {
     for (const m of ["child", "parted", "drift", "outside", "badir", "unbound", "corrupt", "race"]) expect(tombstoneOpen(m), m).toBe(true)
@@ -148,7 +150,7 @@ describe("artifact reclamation: restore target", () => {
     expect(sqlite(cwd, "SELECT count(*) FROM ledger")).toBe(plansBefore)
     // A hash prefix picks one.
     expect((await json(["restore", first.slice(0, 8)], cwd)).code).toBe(0)
-  })
+  }, SLOW)
 })
 
 describe("artifact reclamation: crash safety and store version", () => {
@@ -174,7 +176,7 @@ describe("artifact reclamation: crash safety and store version", () => {
     const done = await json(["apply", rplan.out.plan_id], cwd)
     expect(done.out.restored).toMatchObject([{ blake3_hash: hash, bytes_written: false }])
     expect(sqlite(cwd, "SELECT (SELECT count(*) FROM artifacts) || '/' || (SELECT count(*) FROM tombstones WHERE restored_at IS NULL)")).toBe("1/0")
-  })
+  }, SLOW)
 
   it("a newer state store is refused by gc, restore, backfill and by the apply of each of their plans", async () => {
     const cwd = makeProject({
@@ -204,5 +206,5 @@ describe("artifact reclamation: crash safety and store version", () => {
       expect(r.stderr, args.join(" ")).toMatch(/^error\[state-store-newer\]/)
     }
     expect(sqlite(cwd, "SELECT (SELECT count(*) FROM artifacts) || '/' || (SELECT count(*) FROM tombstones) || '/' || (SELECT count(*) FROM runs)")).toBe(before)
-  })
+  }, SLOW)
 })
