@@ -1,11 +1,12 @@
 import type { SqlClient } from "@effect/sql"
 import { Clock, Effect, Schema } from "effect"
+import type { Environment } from "../services/Environment/Environment"
 import type { GatedPlan } from "../schemas/plans"
 import { GcApplyOutput, GcEviction } from "../schemas/reclaim"
 import { deriveChecks } from "../services/Reclamation/checks"
 import type { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import type { PhysicalDeleteUnsupported } from "../services/Reclamation/errors"
-import { evict, keyOf, readSnapshot } from "../services/Reclamation/ledger"
+import { evict, keyOf, readCheckedSnapshot, readSnapshot } from "../services/Reclamation/ledger"
 import { RunStoreFailed } from "../services/Runner/RunStore"
 import { refusePhysicalDelete } from "./gcDerivable"
 
@@ -17,15 +18,17 @@ export const isGcApply = (out: { readonly command: string }): out is GcApplyOutp
  * Executes an admitted gc plan: per entry, the six checks are re-derived now against the live
  * row; a derivable row is evicted (tombstone + ledger retirement in one transaction). Bytes stay.
  */
-export const applyGc = (plan: GatedPlan): Effect.Effect<GcApplyOutput, PhysicalDeleteUnsupported | RunStoreFailed, SqlClient.SqlClient | ProjectContext> =>
+export const applyGc = (plan: GatedPlan): Effect.Effect<GcApplyOutput, PhysicalDeleteUnsupported | RunStoreFailed, SqlClient.SqlClient | ProjectContext | Environment> =>
   Effect.gen(function* () {
     yield* refusePhysicalDelete
     const payload = yield* Schema.decodeUnknown(GcPayload)(plan.payload).pipe(
       Effect.mapError((e) => new RunStoreFailed({ detail: `gc plan ${plan.plan_id} payload: ${e.message}` }))
     )
     const out = { evicted: [] as Array<GcApplyOutput["evicted"][number]>, refused: [] as Array<GcApplyOutput["refused"][number]>, already: [] as Array<string> }
+    // The recorded SQL is immutable, so it is parsed once; the ledger is re-read per entry.
+    const { determinism } = yield* readCheckedSnapshot
     for (const entry of payload.evictions) {
-      const snapshot = yield* readSnapshot
+      const snapshot = { ...(yield* readSnapshot), determinism }
       const now = yield* Clock.currentTimeMillis
       const live = snapshot.artifacts.find((a) => a.run_id === entry.run_id && a.model_name === entry.model_name && a.file_path === entry.file_path)
       const base = { model_name: entry.model_name, run_id: entry.run_id, blake3_hash: entry.blake3_hash, size_bytes: entry.size_bytes }

@@ -9,7 +9,7 @@ import { Principal } from "../services/Principal/Principal"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import { candidatesOf, deriveChecks } from "../services/Reclamation/checks"
 import { PhysicalDeleteUnsupported } from "../services/Reclamation/errors"
-import { keyOf, type LedgerSnapshot, readSnapshot } from "../services/Reclamation/ledger"
+import { type CheckedSnapshot, keyOf, readCheckedSnapshot } from "../services/Reclamation/ledger"
 import type { RunStoreFailed } from "../services/Runner/RunStore"
 import { UsageError } from "./errors"
 
@@ -43,7 +43,7 @@ export const checkGcFlags = (input: GcInput): Effect.Effect<void, UsageError> =>
       : Effect.void
 
 /** Every candidate with its six checks, newest first. */
-export const inventory = (snapshot: LedgerSnapshot, minAgeDays: number, nowMs: number): ReadonlyArray<GcCandidate> => {
+export const inventory = (snapshot: CheckedSnapshot, minAgeDays: number, nowMs: number): ReadonlyArray<GcCandidate> => {
   const refcounts = new Map<string, number>()
   for (const a of snapshot.artifacts) refcounts.set(a.blake3_hash, (refcounts.get(a.blake3_hash) ?? 0) + 1)
   return candidatesOf(snapshot.artifacts).map((row) => {
@@ -69,7 +69,7 @@ export const gcInventory = (input: GcInput): Effect.Effect<GcInventoryOutput, Us
   Effect.gen(function* () {
     yield* checkGcFlags(input)
     yield* refusePhysicalDelete
-    const snapshot = yield* readSnapshot
+    const snapshot = yield* readCheckedSnapshot
     const candidates = inventory(snapshot, input.minAgeDays, yield* Clock.currentTimeMillis)
     const managed = candidates.reduce((n, c) => n + c.size_bytes, 0)
     const derivable = candidates.filter((c) => c.derivable)
@@ -100,7 +100,7 @@ export const gcPlan = (
   Effect.gen(function* () {
     yield* checkGcFlags(input)
     yield* refusePhysicalDelete
-    const snapshot = yield* readSnapshot
+    const snapshot = yield* readCheckedSnapshot
     const candidates = inventory(snapshot, input.minAgeDays, yield* Clock.currentTimeMillis).filter((c) => c.derivable)
     const rows = new Map(snapshot.artifacts.map((a) => [`${keyOf(a.run_id, a.model_name)}|${a.file_path}`, a]))
     const evictions: Array<GcEviction> = candidates.map((c) => {

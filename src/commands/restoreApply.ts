@@ -1,6 +1,7 @@
 import type { FileSystem, Path } from "@effect/platform"
 import type { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
+import type { Environment } from "../services/Environment/Environment"
 import type { GatedPlan } from "../schemas/plans"
 import { RestoreApplyOutput, Restoration } from "../schemas/reclaim"
 import { restoreOne } from "../services/Reclamation/restore"
@@ -15,7 +16,7 @@ export const isRestoreApply = (out: { readonly command: string }): out is Restor
 export const applyRestore = (
   plan: GatedPlan,
   projectRoot: string
-): Effect.Effect<RestoreApplyOutput, RunStoreFailed, SqlClient.SqlClient | Warehouse | FileSystem.FileSystem | Path.Path> =>
+): Effect.Effect<RestoreApplyOutput, RunStoreFailed, SqlClient.SqlClient | Warehouse | FileSystem.FileSystem | Path.Path | Environment> =>
   Effect.gen(function* () {
     const payload = yield* Schema.decodeUnknown(RestorePayload)(plan.payload).pipe(
       Effect.mapError((e) => new RunStoreFailed({ detail: `restore plan ${plan.plan_id} payload: ${e.message}` }))

@@ -51,7 +51,7 @@ describe("pcli restore through the binary", () => {
     expect(again.out.already_restored).toEqual([hash])
     // The reinstated row is live again.
     expect((await json(["gc", "--derivable", "--dry-run", "--min-age-days", "0"], cwd)).out.artifact_count).toBe(1)
-  })
+  }, 300_000)
 
   it("a foreign file at the tombstoned path is never overwritten; identical bytes in place count as verified with no write", async () => {
     const { cwd, hash, file } = await evicted()
@@ -65,7 +65,7 @@ describe("pcli restore through the binary", () => {
     writeFileSync(file, original)
     const verified = await json(["apply", plan.out.plan_id], cwd)
     expect(verified.out.restored).toMatchObject([{ blake3_hash: hash, bytes_written: false }])
-  })
+  }, 300_000)
 
   it("a live artifact is not restorable", async () => {
     const cwd = makeProject({

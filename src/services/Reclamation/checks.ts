@@ -1,6 +1,5 @@
 import type { ArtifactRow, ProvenanceRow } from "../Runner/RunStore"
-import { scanDeterminism } from "./determinism"
-import { keyOf, type LedgerSnapshot } from "./ledger"
+import { keyOf, type CheckedSnapshot, type LedgerSnapshot } from "./ledger"
 
 export const CHECKS = ["recipe_recorded", "recipe_produces_output", "replayable", "unreferenced", "policy_allows", "age_threshold"] as const
 export type CheckName = (typeof CHECKS)[number]
@@ -24,14 +23,25 @@ export const parseRecipe = (json: string): { readonly sql: string; readonly stra
   }
 }
 
-const replayable = (p: ProvenanceRow, live: ReadonlyMap<string, number>): CheckResult => {
-  const recipe = parseRecipe(p.model_canonical_json)
+const recipeCache = new WeakMap<CheckedSnapshot, Map<string, ReturnType<typeof parseRecipe>>>()
+
+/** Recipes repeat across runs: each distinct JSON text is parsed once per snapshot. */
+const recipeOf = (json: string, snapshot: CheckedSnapshot) => {
+  let cache = recipeCache.get(snapshot)
+  if (cache === undefined) recipeCache.set(snapshot, (cache = new Map()))
+  if (!cache.has(json)) cache.set(json, parseRecipe(json))
+  return cache.get(json)
+}
+
+const replayable = (p: ProvenanceRow, live: ReadonlyMap<string, number>, snapshot: CheckedSnapshot): CheckResult => {
+  const recipe = recipeOf(p.model_canonical_json, snapshot)
   if (recipe === undefined) return { check: "replayable", passed: false, detail: "recorded recipe does not deserialize" }
   const unresolved = p.upstreams.filter((u) => u.kind !== "content" || u.blake3_hash === undefined || !live.has(u.blake3_hash))
   if (unresolved.length > 0) {
     return { check: "replayable", passed: false, detail: `upstream(s) do not resolve to live content: ${unresolved.map((u) => u.upstream_key).join(", ")}` }
   }
-  const scan = scanDeterminism(recipe.sql)
+  // Fail closed: a text the scan never saw counts as volatile.
+  const scan = snapshot.determinism.get(recipe.sql) ?? { volatile: true as const, reason: "SQL was not scanned" }
   if (scan.volatile) return { check: "replayable", passed: false, detail: `nondeterministic construct (${scan.reason}) — retained as unique history` }
   return { check: "replayable", passed: true, detail: `recipe deserializes, ${p.upstreams.length} upstream(s) resolve, SQL is deterministic` }
 }
@@ -49,7 +59,7 @@ const refcountsOf = (snapshot: LedgerSnapshot): ReadonlyMap<string, number> => {
 }
 
 /** The six checks, in order, for one exact ledger row; all fail closed. */
-export const deriveChecks = (row: ArtifactRow, snapshot: LedgerSnapshot, minAgeDays: number, nowMs: number): ReadonlyArray<CheckResult> => {
+export const deriveChecks = (row: ArtifactRow, snapshot: CheckedSnapshot, minAgeDays: number, nowMs: number): ReadonlyArray<CheckResult> => {
   const p = snapshot.provenance.get(keyOf(row.run_id, row.model_name))
   const refcounts = refcountsOf(snapshot)
   const refcount = refcounts.get(row.blake3_hash) ?? 0
@@ -72,7 +82,7 @@ export const deriveChecks = (row: ArtifactRow, snapshot: LedgerSnapshot, minAgeD
       : binds
         ? { check: "recipe_produces_output", passed: true, detail: "provenance binds this hash and path" }
         : { check: "recipe_produces_output", passed: false, detail: "provenance records a DIFFERENT output" },
-    p === undefined ? { check: "replayable", passed: false, detail: none } : replayable(p, refcounts),
+    p === undefined ? { check: "replayable", passed: false, detail: none } : replayable(p, refcounts, snapshot),
     refcount === 1
       ? { check: "unreferenced", passed: true, detail: "refcount 1" }
       : { check: "unreferenced", passed: false, detail: refcount === 0 ? "row vanished mid-scan" : `shared bytes: ${refcount} ledger references` },

@@ -1,15 +1,17 @@
 import { FileSystem, Path } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
-import { commitStaged } from "../../platform/atomicWrite"
+import { pathToFileURL } from "node:url"
+import { fromUrl } from "../../platform/ObjectStore/ObjectStore"
 import type { Restoration } from "../../schemas/reclaim"
-import { artifactFilePath, blake3Hex, resolveStoragePrefix, writeParquetArtifact } from "../Artifacts/artifacts"
+import { blake3Hex, writeParquetArtifact } from "../Artifacts/artifacts"
 import { bodyOf } from "../Runner/strategies"
 import { RunStoreFailed } from "../Runner/RunStore"
 import { DuckDb } from "../Warehouse/embedded"
 import { Warehouse } from "../Warehouse/Warehouse"
 import { parseRecipe } from "./checks"
 import type { TombstoneRow } from "./ledger"
+import { crashPoint } from "./testHooks"
 
 export type RestoreOutcome =
   | { readonly _tag: "Restored"; readonly bytesWritten: boolean }
@@ -23,7 +25,7 @@ const refuse = (condition: string, reason: string): RestoreOutcome => ({ _tag: "
  * storage, re-execution of the RECORDED SQL, hash equality, create-only write, reinstatement.
  */
 export const restoreOne = (r: Restoration, planId: string, projectRoot: string) =>
-  Effect.gen(function* () {
+  Effect.scoped(Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
@@ -55,40 +57,35 @@ export const restoreOne = (r: Restoration, planId: string, projectRoot: string) 
     }
     // (5) storage reachable and the path inside the storage prefix.
     const prefix = recipe.strategy.storage_prefix
-    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(prefix) && !prefix.startsWith("file://")) {
-      return refuse("storage", `storage ${prefix} is not reachable from restore (only file:// and project-relative prefixes)`)
-    }
-    if (r.file_path !== artifactFilePath(prefix, r.blake3_hash)) return refuse("storage", `path ${r.file_path} is not inside the storage prefix ${prefix}`)
-    const dir = resolveStoragePrefix(prefix, projectRoot, path)
-    const target = path.join(dir, `${r.blake3_hash}.parquet`)
-    // (6) re-execute the recorded SQL through the same encoder, into a private directory.
+    const located = locateInStore(prefix, r.file_path, projectRoot, path)
+    if (typeof located === "string") return refuse("storage", located)
+    const store = yield* fromUrl(located.url).pipe(Effect.either)
+    if (store._tag === "Left") return refuse("storage", `storage ${prefix} is not reachable: ${store.left.message}`)
+    const reachable = yield* store.right.head(located.key).pipe(Effect.either)
+    if (reachable._tag === "Left") return refuse("storage", `storage is not reachable: ${reachable.left.message}; nothing was written`)
+    // (6) re-execute the recorded SQL through the same encoder, into a private scratch directory.
     const duck = yield* Effect.serviceOption(DuckDb)
     const wh = yield* Warehouse
     if (Option.isNone(duck) || wh.kind !== "embedded") return refuse("reexecute", "restore needs the embedded DuckDB warehouse; nothing was written")
-    const scratch = path.join(dir, `.pcli-restore-${planId.slice(0, 16)}`)
+    const scratch = yield* fs.makeTempDirectoryScoped({ prefix: "pcli-restore-" }).pipe(Effect.mapError(failed))
     const stage = `"__pcli_restore_${r.blake3_hash.slice(0, 16)}"`
     const rebuilt = yield* Effect.gen(function* () {
       yield* wh.execute(`CREATE OR REPLACE TABLE ${stage} AS (\n${bodyOf(recipe.sql)}\n)`)
-      return yield* writeParquetArtifact({ duck: duck.value, model: r.model_name, relation: stage, dir: scratch, tempName: ".rebuild.parquet" })
+      const written = yield* writeParquetArtifact({ duck: duck.value, model: r.model_name, relation: stage, dir: scratch, tempName: ".rebuild.parquet" })
+      return { hash: written.hash, bytes: yield* fs.readFile(written.absolutePath) }
     }).pipe(Effect.either)
     yield* wh.execute(`DROP TABLE IF EXISTS ${stage}`).pipe(Effect.ignore)
-    const cleanup = fs.remove(scratch, { recursive: true, force: true }).pipe(Effect.ignore)
-    if (rebuilt._tag === "Left") {
-      yield* cleanup
-      return refuse("reexecute", `re-executing the recorded SQL failed: ${rebuilt.left.message}; nothing was written`)
-    }
+    if (rebuilt._tag === "Left") return refuse("reexecute", `re-executing the recorded SQL failed: ${rebuilt.left.message}; nothing was written`)
     // (7) the hash must equal the tombstoned hash.
     if (rebuilt.right.hash !== r.blake3_hash) {
-      yield* cleanup
       return refuse("hash_reproduces", `REBUILD MISMATCH: rebuilt ${rebuilt.right.hash.slice(0, 12)}… but the tombstone holds ${r.blake3_hash.slice(0, 12)}…; nothing was written`)
     }
     // (8) create-only: identical bytes already there are verified, different bytes are never overwritten.
-    const created = yield* commitStaged(rebuilt.right.absolutePath, target, "create").pipe(Effect.either)
-    yield* cleanup
-    if (created._tag === "Left") return refuse("write", `cannot write ${target}: ${created.left.message}`)
+    const created = yield* store.right.putIfAbsent(located.key, rebuilt.right.bytes, { contentType: "application/vnd.apache.parquet" }).pipe(Effect.either)
+    if (created._tag === "Left") return refuse("write", `cannot write ${r.file_path}: ${created.left.message}`)
     if (!created.right) {
-      const existing = yield* fs.readFile(target).pipe(Effect.either)
-      if (existing._tag === "Left" || blake3Hex(existing.right) !== r.blake3_hash) {
+      const existing = yield* store.right.get(located.key).pipe(Effect.either)
+      if (existing._tag === "Left" || Option.isNone(existing.right) || blake3Hex(existing.right.value) !== r.blake3_hash) {
         return refuse("write", `different bytes already sit at ${r.file_path}: restore never overwrites`)
       }
     }
@@ -113,6 +110,7 @@ export const restoreOne = (r: Restoration, planId: string, projectRoot: string) 
             rows: tomb.rows,
             written_at: now
           })}`
+          yield* crashPoint("restore-row-reinstated")
           yield* sql`UPDATE tombstones SET restored_at = ${now}, restore_plan_id = ${planId} WHERE run_id = ${r.run_id} AND model_name = ${r.model_name}
             AND file_path = ${r.file_path} AND evicted_at = ${tomb.evicted_at}`
           return true
@@ -121,4 +119,25 @@ export const restoreOne = (r: Restoration, planId: string, projectRoot: string) 
       .pipe(Effect.mapError(failed))
     if (!stamped) return refuse("reinstate", "lost the race to reinstate the ledger row (the tombstone or the row changed); verified bytes were left in place")
     return { _tag: "Restored", bytesWritten: created.right } as RestoreOutcome
-  })
+  }))
+
+const SCHEME = /^([a-z][a-z0-9+.-]*):\/\//i
+
+/**
+ * The object store a `storage_prefix` names and the key of `filePath` in it: `s3://`, `gs://`,
+ * `az://`, `file://` as written, a bare directory relative to the project. A path that is not
+ * strictly under the prefix at a `/` boundary (or climbs with `..`) is refused, as a string.
+ */
+export const locateInStore = (prefix: string, filePath: string, projectRoot: string, path: Path.Path): { readonly url: string; readonly key: string } | string => {
+  const scheme = SCHEME.exec(prefix)?.[1]?.toLowerCase()
+  if (scheme !== undefined && !["s3", "gs", "az", "file"].includes(scheme)) {
+    return `storage ${prefix} is not reachable: scheme ${scheme}:// is not supported (s3://, gs://, az://, file:// or a project directory)`
+  }
+  const root = prefix.replace(/\/+$/, "")
+  const key = filePath.startsWith(`${root}/`) ? filePath.slice(root.length + 1) : undefined
+  if (key === undefined || key.split("/").some((s) => s === "" || s === "." || s === "..")) {
+    return `path ${filePath} is not inside the storage prefix ${prefix}`
+  }
+  const url = scheme !== undefined ? `${root}/` : `${pathToFileURL(path.resolve(projectRoot, root)).href}/`
+  return { url, key }
+}
