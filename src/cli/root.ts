@@ -3,6 +3,7 @@ import { auditCommand } from "./audit"
 import { commandTree } from "./commandTree"
 import { discoverCommand } from "./discover"
 import { governCommands } from "./govern"
+import { historyCommand } from "./history"
 import { described } from "./help"
 import { pipelineCommands } from "./pipeline"
 import { policyCommand } from "./policy"
@@ -11,7 +12,7 @@ import { reclaimCommands } from "./reclaim"
 import { stateCommand } from "./state"
 import { validateCommand } from "./validate"
 
-const topLevel = [validateCommand, ...pipelineCommands, ...governCommands, ...reclaimCommands, discoverCommand, policyCommand, productCommand, stateCommand, auditCommand] as const
+const topLevel = [validateCommand, ...pipelineCommands, historyCommand, ...governCommands, ...reclaimCommands, discoverCommand, policyCommand, productCommand, stateCommand, auditCommand] as const
 
 export const rootCommand = Command.make("pcli").pipe(
   Command.withDescription(

@@ -54,6 +54,7 @@ export const errorTable: Readonly<Record<string, ErrorRow>> = {
   InvalidStrategy: invalid(),
   ModelNotFound: notFound("pcli compile lists the models"),
   ModelsNotFound: notFound("pcli compile lists the models"),
+  RunNotFound: notFound("pcli history lists the runs"),
   ModelAttributesUnavailable: failed(),
   PlaygroundNotEmpty: conflict("choose an empty or new directory"),
   PlaygroundWriteFailed: failed(),

@@ -111,6 +111,23 @@ export interface RunSummaryRow {
   readonly models_failed: number
   readonly models_skipped: number
   readonly models_unchanged: number
+  /** Attempts past the first, over all the run's models. */
+  readonly retries: number
+  /** With a model filter: that model's row in this run. */
+  readonly model?: {
+    readonly status: ModelExecution["status"]
+    readonly duration_ms: number | null
+    readonly rows_affected: number | null
+    readonly attempts: number
+  }
+}
+
+/** `pcli history <run_id>` names a run the store does not hold. */
+export class RunNotFound extends Data.TaggedError("RunNotFound")<{ readonly runId: string }> {
+  readonly code = "run-not-found"
+  override get message() {
+    return `run ${JSON.stringify(this.runId)} not found in the state store`
+  }
 }
 
 export interface RunStoreService {
@@ -143,6 +160,13 @@ const failed = (e: SqlError) => new RunStoreFailed({ detail: e.message })
 type RunRow = Omit<RunRecord, "models">
 
 type ModelRow = Omit<ModelExecution, "warnings" | "failed_upstream"> & { readonly warnings_json: string }
+
+interface StoredSummary extends Omit<RunSummaryRow, "model"> {
+  readonly m_status?: ModelExecution["status"] | null
+  readonly m_duration_ms?: number | null
+  readonly m_rows_affected?: number | null
+  readonly m_attempts?: number | null
+}
 
 interface StoredBuild extends Omit<BuildState, "inputs"> {
   readonly inputs_json: string
@@ -188,7 +212,8 @@ export const layer: Layer.Layer<RunStore, never, SqlClient.SqlClient> = Layer.ef
         )
       )
     const runColumns = sql`run_id, started_at, finished_at, status, trigger, partition_from, partition_to`
-    const summaryColumns = sql`run_id, started_at, finished_at, status, trigger, models_total, models_failed, models_skipped, models_unchanged`
+    const summaryColumns = sql`r.run_id, r.started_at, r.finished_at, r.status, r.trigger, r.models_total, r.models_failed,
+      r.models_skipped, r.models_unchanged, (SELECT coalesce(sum(max(a.attempts - 1, 0)), 0) FROM run_models a WHERE a.run_id = r.run_id) AS retries`
     return {
       recordRun: (run, changes) =>
         sql
@@ -236,17 +261,30 @@ export const layer: Layer.Layer<RunStore, never, SqlClient.SqlClient> = Layer.ef
         ),
       listRuns: ({ last, model }) =>
         (model === undefined
-          ? sql<RunSummaryRow>`SELECT ${summaryColumns} FROM runs ORDER BY started_at DESC, run_id DESC LIMIT ${last}`
-          : sql<RunSummaryRow>`SELECT ${summaryColumns} FROM runs WHERE run_id IN (SELECT run_id FROM run_models WHERE model_name = ${model})
-              ORDER BY started_at DESC, run_id DESC LIMIT ${last}`
+          ? sql<StoredSummary>`SELECT ${summaryColumns} FROM runs r ORDER BY r.started_at DESC, r.run_id DESC LIMIT ${last}`
+          : sql<StoredSummary>`SELECT ${summaryColumns}, m.status AS m_status, m.duration_ms AS m_duration_ms,
+                m.rows_affected AS m_rows_affected, m.attempts AS m_attempts
+              FROM runs r JOIN run_models m ON m.run_id = r.run_id AND m.model_name = ${model}
+              ORDER BY r.started_at DESC, r.run_id DESC LIMIT ${last}`
         ).pipe(
           Effect.map((rows) =>
-            rows.map((r) => ({
+            rows.map(({ m_status, m_duration_ms, m_rows_affected, m_attempts, ...r }): RunSummaryRow => ({
               ...r,
               models_total: Number(r.models_total),
               models_failed: Number(r.models_failed),
               models_skipped: Number(r.models_skipped),
-              models_unchanged: Number(r.models_unchanged)
+              models_unchanged: Number(r.models_unchanged),
+              retries: Number(r.retries),
+              ...(m_status === undefined || m_status === null
+                ? {}
+                : {
+                    model: {
+                      status: m_status,
+                      duration_ms: toNumberOrNull(m_duration_ms),
+                      rows_affected: toNumberOrNull(m_rows_affected),
+                      attempts: Number(m_attempts)
+                    }
+                  })
             }))
           ),
           Effect.mapError(failed)
