@@ -147,7 +147,7 @@ const mergeResults = (results: ReadonlyArray<BuildResult>): BuildResult => ({
 type Decision =
   | { readonly kind: "unchanged" }
   | { readonly kind: "build" }
-  | { readonly kind: "intervals"; readonly windows: ReadonlyArray<PartitionOptions> }
+  | { readonly kind: "intervals"; readonly keys: ReadonlyArray<string>; readonly windows: ReadonlyArray<PartitionOptions> }
 
 /**
  * Runs the compiled project: layer by layer, models of a layer concurrently; transient
@@ -223,7 +223,7 @@ export const runProject = (
         const stale = staleIntervals(yield* store.intervalsOf(model.name), now.value)
         return stale.length === 0
           ? ({ kind: "unchanged" } as Decision)
-          : ({ kind: "intervals", windows: contiguousWindows(stale, s.granularity) } as Decision)
+          : ({ kind: "intervals", keys: stale, windows: contiguousWindows(stale, s.granularity) } as Decision)
       })
 
     const record = (name: string, model: CompiledModel, fields: Partial<ModelExecution> & Pick<ModelExecution, "status">) => {
@@ -351,11 +351,15 @@ export const runProject = (
             const built = windows ?? (options.partition === undefined ? undefined : [options.partition])
             intervalsBuilt = built === undefined ? (digests._tag === "Some" ? digests.value.length : 0) : countIntervals(built, model)
             if (digests._tag === "Some") {
+              // Only the intervals this run built are re-recorded: the others keep the digest of their own build.
+              const rebuilt = decision.kind === "intervals" ? new Set(decision.keys) : undefined
+              const kept = digests.value.filter((d) => rebuilt === undefined || rebuilt.has(d.key))
+              const present = new Set(kept.map((d) => d.key))
               intervalChanges.push({
                 model_name: name,
-                replaceAll: true,
-                removed: [],
-                rows: digests.value.map((d) => ({ interval_key: d.key, fingerprint, row_count: d.row_count, checksum: d.checksum, run_id: runId }))
+                replaceAll: rebuilt === undefined,
+                removed: rebuilt === undefined ? [] : [...rebuilt].filter((k) => !present.has(k)),
+                rows: kept.map((d) => ({ interval_key: d.key, fingerprint, row_count: d.row_count, checksum: d.checksum, run_id: runId }))
               })
             }
           }
