@@ -29,7 +29,7 @@ const runCommand = Command.make(
 ).pipe(
   Command.withDescription(
     described(
-      "Build every model (or the --model ones) in layer order on the target; models whose SQL, sidecar and inputs did not change since their last build are reported unchanged",
+      "Build every model (or the --model ones) in layer order; a model whose SQL, sidecar and inputs are as last built is left unchanged",
       "pcli run --model stg_orders --model orders",
       "Exit codes: 0 every model succeeded or was unchanged; 1 any model failed or was skipped (partial failure included), and the report says which; 130 Ctrl-C stopped the run after its in-flight models."
     )

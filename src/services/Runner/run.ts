@@ -214,6 +214,8 @@ export const runProject = (
         // An explicit window is a request to build it.
         if (s.type === "time_interval" && options.partition !== undefined) return { kind: "build" } as Decision
         const previous = states.get(model.name)
+        if (previous === undefined || previous.fingerprint !== fingerprint) return { kind: "build" } as Decision
+        // A table dropped behind pcli's back is built again (one catalog query per run, only when something could be reused).
         if (needsFullBuild(model, previous, fingerprint, yield* relations)) return { kind: "build" } as Decision
         if (sameInputs(previous!.inputs, inputs)) return { kind: "unchanged" } as Decision
         if (s.type !== "time_interval") return { kind: "build" } as Decision
