@@ -76,6 +76,9 @@ export interface BuildState {
   readonly run_id: string
   readonly output_hash: string | null
   readonly output_path: string | null
+  /** The build's `run_models` hashes, repeated on the rows of runs that leave it unchanged. */
+  readonly sql_hash: string
+  readonly recipe_hash: string
   readonly built_at: string
 }
 
@@ -155,6 +158,9 @@ export interface RunStoreService {
 
 export class RunStore extends Context.Tag("pcli/RunStore")<RunStore, RunStoreService>() {}
 
+/** 19 columns × 500 rows stays under SQLite's 32,766 bound parameters. */
+const INSERT_BATCH = 500
+
 const failed = (e: SqlError) => new RunStoreFailed({ detail: e.message })
 
 type RunRow = Omit<RunRecord, "models">
@@ -232,8 +238,10 @@ export const layer: Layer.Layer<RunStore, never, SqlClient.SqlClient> = Layer.ef
                 models_skipped: run.models.filter((m) => m.status === "skipped").length,
                 models_unchanged: run.models.filter((m) => m.status === "unchanged").length
               })}`
-              for (const m of run.models) {
-                yield* sql`INSERT INTO run_models ${sql.insert({ run_id: run.run_id, ...toModelRow(m) })}`
+              // Batches of rows per statement: a 1,000-model run is a handful of statements, not 1,000.
+              for (let i = 0; i < run.models.length; i += INSERT_BATCH) {
+                const rows = run.models.slice(i, i + INSERT_BATCH).map((m) => ({ run_id: run.run_id, ...toModelRow(m) }))
+                yield* sql`INSERT INTO run_models ${sql.insert(rows)}`
               }
               for (const { inputs, ...b } of changes?.builds ?? []) {
                 yield* sql`INSERT OR REPLACE INTO model_builds ${sql.insert({ ...b, inputs_json: JSON.stringify(inputs) })}`

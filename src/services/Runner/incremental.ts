@@ -1,6 +1,7 @@
+import { createHash } from "node:crypto"
 import { Effect } from "effect"
 import type { Granularity } from "../../schemas/model"
-import { hashCanonical } from "../Artifacts/artifacts"
+import { canonicalJson } from "../Artifacts/artifacts"
 import type { CompiledModel } from "../Project/compile"
 import { Warehouse } from "../Warehouse/Warehouse"
 import { formatPartitionKey, nextPartitionStart, parsePartitionKey, substituteWindow } from "./partitions"
@@ -8,15 +9,22 @@ import type { BuildState, IntervalState } from "./RunStore"
 import { bodyOf, physicalName } from "./strategies"
 import { quoteIdent } from "./tests"
 
-/** What a build depends on besides its inputs' data: the SQL as run, the sidecar, the contract, the strategy. */
+/**
+ * What a build depends on besides its inputs' data: the SQL as run, the sidecar, the contract, the
+ * strategy. SHA-256 (native) rather than BLAKE3 (JavaScript): it is computed for every model of every run.
+ */
 export const fingerprintOf = (model: CompiledModel): string =>
-  hashCanonical({
-    sql: bodyOf(model.definition.sql),
-    sidecar: model.definition.sidecar,
-    contract: model.definition.contract ?? null,
-    strategy: model.strategy,
-    target: model.target
-  })
+  createHash("sha256")
+    .update(
+      canonicalJson({
+        sql: bodyOf(model.definition.sql),
+        sidecar: model.definition.sidecar,
+        contract: model.definition.contract ?? null,
+        strategy: model.strategy,
+        target: model.target
+      })
+    )
+    .digest("hex")
 
 /**
  * Data version a build leaves behind (decisions.md "Incremental runs"): the bytes' hash for a

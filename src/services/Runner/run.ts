@@ -1,8 +1,8 @@
 import type { FileSystem, Path } from "@effect/platform"
 import { Clock, Context, Effect, Layer, Ref } from "effect"
 import type { Granularity } from "../../schemas/model"
-import type { ErrorClass, ModelExecution, ModelRunStatus, RunRecord, RunStatus } from "../../schemas/pipeline"
-import { defaultRetryPolicy, type RetryPolicy, retryTransient } from "../Warehouse/retry"
+import type { ErrorClass, ModelExecution, ModelRunStatus, RunRecord } from "../../schemas/pipeline"
+import { defaultRetryPolicy, retryTransient } from "../Warehouse/retry"
 import type { Warehouse } from "../Warehouse/Warehouse"
 import type { CompiledModel, CompiledProject } from "../Project/compile"
 import {
@@ -28,12 +28,12 @@ import {
   skippedMessage,
   UPSTREAM_FAILED
 } from "./RunStore"
+import { memoByKey, mergeResults, type RunOptions, runStatusOf, mintRunId } from "./runOptions"
 import { checkSelection, type SelectionError } from "./selection"
 import {
   ensureSchemas,
   type BuildError,
   buildModel,
-  type BuildResult,
   type ContentOutput,
   type PartitionOptions,
   recipeHash,
@@ -41,107 +41,12 @@ import {
   targetKey
 } from "./strategies"
 
-/** Per-model progress, for a live line on a TTY or one line per event off it; services never print. */
-export type ProgressEvent =
-  | {
-      readonly kind: "started"
-      readonly model: string
-      readonly strategy: string
-      /** Models started so far, this one included. */
-      readonly started: number
-      readonly done: number
-      readonly total: number
-    }
-  | {
-      readonly kind: "finished"
-      readonly model: string
-      readonly status: "success" | "failed" | "unchanged"
-      readonly strategy: string
-      readonly duration_ms: number
-      /** Rows the build wrote (success only). */
-      readonly rows?: number
-      /** Time-interval builds: intervals built. */
-      readonly intervals?: number
-      /** `[code] message` of a failure. */
-      readonly error?: string
-      readonly done: number
-      readonly total: number
-    }
-  | { readonly kind: "skipped"; readonly model: string; readonly because: string; readonly done: number; readonly total: number }
-
-export interface RunOptions {
-  /** Directory project-relative `storage_prefix`es resolve against. */
-  readonly projectRoot: string
-  /** A `--from/--to` window: checked against the selected time_interval models before any work. */
-  readonly partition?: PartitionOptions
-  /**
-   * Run only these models, in project order (backfill); upstreams outside the set impose nothing.
-   * An unknown name fails the run with `ModelsNotFound` before any work.
-   */
-  readonly models?: ReadonlyArray<string>
-  readonly trigger?: string
-  /** Models of one layer run at most this many at once (default: all). */
-  readonly concurrency?: number
-  /** Retries of a model whose build failed transiently; each retry is logged at WARN (see `retryTransient`). */
-  readonly retry?: RetryPolicy
-  /**
-   * Skip models whose last successful build still stands (`unchanged`) and build only the stale
-   * intervals of time_interval models. Off (rebuild everything) unless asked: `pcli run` asks
-   * unless `--full-refresh`; plan apply and backfill rebuild what they name.
-   */
-  readonly reuse?: boolean
-  /** Polled before each model starts: true once a stop was asked for (Ctrl-C); started models finish. */
-  readonly stopRequested?: Effect.Effect<boolean>
-  readonly onProgress?: (event: ProgressEvent) => Effect.Effect<void>
-  /** Fixed run id (tests); otherwise minted from the clock as `run-YYYYMMDD-HHMMSS-mmm`. */
-  readonly runId?: string
-}
-
-const pad = (n: number, w = 2) => String(n).padStart(w, "0")
-
-export const mintRunId = (millis: number): string => {
-  const d = new Date(millis)
-  return `run-${d.getUTCFullYear()}${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())}-${pad(d.getUTCHours())}${pad(d.getUTCMinutes())}${pad(d.getUTCSeconds())}-${pad(d.getUTCMilliseconds(), 3)}`
-}
-
-/**
- * interrupted: a stop left models unstarted; success: nothing failed or was skipped (unchanged
- * models count as fine); failure: nothing succeeded; partial_failure otherwise.
- */
-export const runStatusOf = (
-  models: ReadonlyArray<{ readonly status: ModelRunStatus; readonly error_code?: string | null }>
-): RunStatus => {
-  if (models.some((m) => m.status === "skipped" && m.error_code === INTERRUPTED)) return "interrupted"
-  const ok = models.filter((m) => m.status === "success" || m.status === "unchanged").length
-  if (ok === models.length) return "success"
-  return ok === 0 ? "failure" : "partial_failure"
-}
+export { mintRunId, type ProgressEvent, type RunOptions, runStatusOf } from "./runOptions"
 
 const classOf = (error: BuildError): ErrorClass =>
   error._tag === "StatementFailed" && error.transient ? "transient" : "permanent"
 
 const iso = (millis: number) => new Date(millis).toISOString()
-
-/** Memoizes an effect per key for one run: concurrent callers share the first evaluation. */
-const memoByKey = <A, E, R>(f: (key: string) => Effect.Effect<A, E, R>) => {
-  const cache = new Map<string, Effect.Effect<A, E, R>>()
-  return (key: string) =>
-    Effect.suspend(() => {
-      let cached = cache.get(key)
-      if (cached === undefined) {
-        cached = Effect.runSync(Effect.cached(f(key)))
-        cache.set(key, cached)
-      }
-      return cached
-    })
-}
-
-const mergeResults = (results: ReadonlyArray<BuildResult>): BuildResult => ({
-  rows: results.reduce((n, r) => n + r.rows, 0),
-  warnings: results.flatMap((r) => r.warnings),
-  sqlAsRun: results.map((r) => r.sqlAsRun).join("\n;\n"),
-  output: undefined
-})
 
 /** What a model's run does: reuse it, build it whole (or the run's window), or build some intervals. */
 type Decision =
@@ -230,6 +135,9 @@ export const runProject = (
 
     const record = (name: string, model: CompiledModel, fields: Partial<ModelExecution> & Pick<ModelExecution, "status">) => {
       const baseSql = model.definition.sql
+      const hashes = fields.sql_hash !== undefined && fields.recipe_hash !== undefined
+        ? { sql_hash: fields.sql_hash, recipe_hash: fields.recipe_hash }
+        : { sql_hash: sqlHash(baseSql), recipe_hash: recipeHash(model, baseSql) }
       executions.push({
         model_name: name,
         position: position.get(name) ?? 0,
@@ -239,8 +147,7 @@ export const runProject = (
         duration_ms: null,
         rows_affected: null,
         attempts: 0,
-        sql_hash: sqlHash(baseSql),
-        recipe_hash: recipeHash(model, baseSql),
+        ...hashes,
         output_hash: null,
         error_code: null,
         error_class: null,
@@ -294,6 +201,8 @@ export const runProject = (
             started_at: iso(startedAt),
             finished_at: iso(finishedAt),
             duration_ms: finishedAt - startedAt,
+            sql_hash: previous.sql_hash,
+            recipe_hash: previous.recipe_hash,
             intervals_built: isInterval ? 0 : null
           })
           const n = yield* Ref.updateAndGet(done, (x) => x + 1)
@@ -337,8 +246,10 @@ export const runProject = (
           if (r.output !== undefined) contentOutputs.set(name, r.output)
           status.set(name, "success")
           const dataVersion = dataVersionOf(runId, r.output?.hash)
+          const hashes = { sql_hash: sqlHash(r.sqlAsRun), recipe_hash: recipeHash(model, r.sqlAsRun) }
           versions.set(name, dataVersion)
           builds.push({
+            ...hashes,
             model_name: name,
             fingerprint,
             data_version: dataVersion,
@@ -369,8 +280,7 @@ export const runProject = (
             ...timing,
             status: "success",
             rows_affected: r.rows,
-            sql_hash: sqlHash(r.sqlAsRun),
-            recipe_hash: recipeHash(model, r.sqlAsRun),
+            ...hashes,
             output_hash: r.output?.hash ?? null,
             warnings: r.warnings,
             intervals_built: intervalsBuilt

@@ -64,6 +64,8 @@ export const migration: Migration = {
       run_id TEXT NOT NULL,
       output_hash TEXT,
       output_path TEXT,
+      sql_hash TEXT NOT NULL,
+      recipe_hash TEXT NOT NULL,
       built_at TEXT NOT NULL
     )`,
     `CREATE TABLE model_intervals (
