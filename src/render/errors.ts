@@ -31,7 +31,6 @@ export const errorTable: Readonly<Record<string, ErrorRow>> = {
   InvalidPrincipalClass: invalid("set PCLI_PRINCIPAL to human or agent, or unset it"),
   InvalidPrincipalId: invalid("ids match [a-z0-9._-]{1,63}"),
   PrincipalIdReserved: invalid("choose another id: unnamed, unrecorded and mcp-* are set by pcli itself"),
-  NotImplemented: row(501),
   InvalidSince: invalid("YYYY-MM-DD, 2026-01-02T03:04:05+02:00, 7d or 24h"),
   InvalidCapability: invalid(),
   InvalidSelector: invalid("scopes: any | layer=<n> | model=<glob> | classification=<v> | tag=<k>[=<v>]"),
@@ -65,6 +64,7 @@ export const errorTable: Readonly<Record<string, ErrorRow>> = {
   StateStoreIo: failed(),
   LedgerUnavailable: unavailable(),
   RunStoreFailed: failed(),
+  DigestReadFailed: failed(),
   // policy
   PolicyConfigMissing: notFound("add a pcli.toml with a [policy] block"),
   PolicyNotConfigured: notFound("add a [policy] block to pcli.toml"),

@@ -134,8 +134,11 @@ export class RunNotFound extends Data.TaggedError("RunNotFound")<{ readonly runI
 }
 
 export interface RunStoreService {
-  /** Writes the run, all its model executions and its state changes in one transaction. */
-  readonly recordRun: (run: RunRecord, changes?: StateChanges) => Effect.Effect<void, RunStoreFailed>
+  /**
+   * Writes the run, all its model executions and its state changes in one transaction; `planId`
+   * links a run `pcli apply` started to its plan.
+   */
+  readonly recordRun: (run: RunRecord, planId?: string, changes?: StateChanges) => Effect.Effect<void, RunStoreFailed>
   /** Every model's last successful build, by model name. */
   readonly buildStates: Effect.Effect<ReadonlyMap<string, BuildState>, RunStoreFailed>
   readonly intervalsOf: (model: string) => Effect.Effect<ReadonlyArray<IntervalState>, RunStoreFailed>
@@ -221,7 +224,7 @@ export const layer: Layer.Layer<RunStore, never, SqlClient.SqlClient> = Layer.ef
     const summaryColumns = sql`r.run_id, r.started_at, r.finished_at, r.status, r.trigger, r.models_total, r.models_failed,
       r.models_skipped, r.models_unchanged, (SELECT coalesce(sum(max(a.attempts - 1, 0)), 0) FROM run_models a WHERE a.run_id = r.run_id) AS retries`
     return {
-      recordRun: (run, changes) =>
+      recordRun: (run, planId, changes) =>
         sql
           .withTransaction(
             Effect.gen(function* () {
@@ -236,7 +239,8 @@ export const layer: Layer.Layer<RunStore, never, SqlClient.SqlClient> = Layer.ef
                 models_total: run.models.length,
                 models_failed: run.models.filter((m) => m.status === "failed").length,
                 models_skipped: run.models.filter((m) => m.status === "skipped").length,
-                models_unchanged: run.models.filter((m) => m.status === "unchanged").length
+                models_unchanged: run.models.filter((m) => m.status === "unchanged").length,
+                plan_id: planId ?? null
               })}`
               // Batches of rows per statement: a 1,000-model run is a handful of statements, not 1,000.
               for (let i = 0; i < run.models.length; i += INSERT_BATCH) {

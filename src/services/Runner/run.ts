@@ -320,7 +320,7 @@ export const runProject = (
       partition_to: options.partition?.to ?? null,
       models
     }
-    yield* store.recordRun(run, { builds, intervals: intervalChanges })
+    yield* store.recordRun(run, options.planId, { builds, intervals: intervalChanges })
     return run
   })
 

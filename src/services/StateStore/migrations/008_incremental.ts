@@ -21,10 +21,11 @@ export const migration: Migration = {
       models_total INTEGER NOT NULL,
       models_failed INTEGER NOT NULL,
       models_skipped INTEGER NOT NULL,
+      plan_id TEXT,
       models_unchanged INTEGER NOT NULL DEFAULT 0
     )`,
-    `INSERT INTO runs_v8 (run_id, started_at, finished_at, status, trigger, partition_from, partition_to, models_total, models_failed, models_skipped)
-      SELECT run_id, started_at, finished_at, status, trigger, partition_from, partition_to, models_total, models_failed, models_skipped FROM runs`,
+    `INSERT INTO runs_v8 (run_id, started_at, finished_at, status, trigger, partition_from, partition_to, models_total, models_failed, models_skipped, plan_id)
+      SELECT run_id, started_at, finished_at, status, trigger, partition_from, partition_to, models_total, models_failed, models_skipped, plan_id FROM runs`,
     `CREATE TABLE run_models_v8 (
       run_id TEXT NOT NULL REFERENCES runs_v8 (run_id),
       model_name TEXT NOT NULL,
@@ -55,6 +56,7 @@ export const migration: Migration = {
     `ALTER TABLE runs_v8 RENAME TO runs`,
     `ALTER TABLE run_models_v8 RENAME TO run_models`,
     `CREATE INDEX runs_started_at ON runs (started_at)`,
+    `CREATE INDEX runs_plan ON runs (plan_id)`,
     `CREATE INDEX run_models_model ON run_models (model_name)`,
     `CREATE TABLE model_builds (
       model_name TEXT PRIMARY KEY,
