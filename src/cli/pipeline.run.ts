@@ -5,55 +5,77 @@ import { playground } from "../commands/playground"
 import { runModels } from "../commands/runModels"
 import { BareLayer } from "../layers/ProjectLayer"
 import { CompileLayer, RunLayer } from "../layers/RunLayer"
-import { ReportedFailure } from "../render/errors"
+import { ReportedFailure, RunInterrupted } from "../render/errors"
+import { liveProgressText, progressText } from "../render/text/progress"
 import { PlaygroundOutput } from "../schemas/playground"
 import { CompileOutput, RunOutput } from "../schemas/pipeline"
 import { renderCompileText, renderRunText } from "../services/Runner/output"
 import type { ProgressEvent } from "../services/Runner/run"
 import { type CommonOptions, globalOptions } from "./options"
-import { emit, liveProgress, writeStderr } from "./output"
+import { emit, writeStderr } from "./output"
 
 export const runCompile = (opts: CommonOptions) =>
   Effect.flatMap(compile, (out) => emit(opts.output, CompileOutput, out, renderCompileText)).pipe(
     Effect.provide(CompileLayer(globalOptions(opts)))
   )
 
-/** A live line on a TTY; nothing when piped or in JSON mode. */
-const progressLine = (enabled: boolean) => (event: ProgressEvent) => {
-  if (!enabled) return Effect.void
-  const text =
-    event.kind === "started"
-      ? `running ${event.model}`
-      : event.kind === "finished"
-        ? `${event.status === "success" ? "done" : "FAILED"} ${event.model} (${event.duration_ms} ms)`
-        : `skipped ${event.model}`
-  const line = `[${event.done}/${event.total}] ${text}`
-  return writeStderr(`\r\x1b[2K${line.slice(0, (process.stderr.columns ?? 100) - 1)}`)
-}
+/** A live line on a terminal; off one, a line per model start and finish (CI logs). Always on stderr. */
+const progressReporter = (live: boolean) => (event: ProgressEvent) =>
+  live
+    ? writeStderr(`\r\x1b[2K${liveProgressText(event).slice(0, (process.stderr.columns ?? 100) - 1)}`)
+    : writeStderr(`${progressText(event)}\n`)
+
+/**
+ * Ctrl-C asks the run to stop after the models in flight (their statements are not cut off);
+ * a second Ctrl-C ends the process at once.
+ */
+const stopOnInterrupt = Effect.acquireRelease(
+  Effect.sync(() => {
+    let asked = false
+    const onSigint = () => {
+      if (asked) process.exit(130)
+      asked = true
+      process.stderr.write("\ninterrupt: finishing the models in flight, then stopping (Ctrl-C again to abort now)\n")
+    }
+    process.on("SIGINT", onSigint)
+    return { onSigint, requested: Effect.sync(() => asked) }
+  }),
+  ({ onSigint }) => Effect.sync(() => void process.off("SIGINT", onSigint))
+)
 
 export interface RunOptions extends CommonOptions {
   readonly model: ReadonlyArray<string>
   readonly from: Option.Option<string>
   readonly to: Option.Option<string>
   readonly target: Option.Option<string>
+  readonly fullRefresh: boolean
 }
 
 export const runRun = (opts: RunOptions) =>
-  Effect.gen(function* () {
-    const live = liveProgress(opts.output)
-    const out = yield* runModels({
-      models: opts.model,
-      from: Option.getOrUndefined(opts.from),
-      to: Option.getOrUndefined(opts.to),
-      onProgress: progressLine(live)
+  Effect.scoped(
+    Effect.gen(function* () {
+      const live = process.stderr.isTTY === true
+      const stop = yield* stopOnInterrupt
+      const out = yield* runModels({
+        models: opts.model,
+        from: Option.getOrUndefined(opts.from),
+        to: Option.getOrUndefined(opts.to),
+        fullRefresh: opts.fullRefresh,
+        stopRequested: stop.requested,
+        onProgress: progressReporter(live)
+      })
+      if (live) yield* writeStderr("\r\x1b[2K")
+      yield* emit(opts.output, RunOutput, out, renderRunText)
+      if (out.status === "interrupted") {
+        const notStarted = out.models.filter((m) => m.status === "skipped" && m.failed_upstream === undefined).length
+        return yield* new RunInterrupted({ runId: out.run_id, notStarted })
+      }
+      if (out.status !== "success") {
+        const failed = out.models.filter((m) => m.status !== "success" && m.status !== "unchanged").length
+        return yield* new ReportedFailure({ code: "run-failed", detail: `${failed} of ${out.models.length} models did not build` })
+      }
     })
-    if (live) yield* writeStderr("\r\x1b[2K")
-    yield* emit(opts.output, RunOutput, out, renderRunText)
-    if (out.status !== "success") {
-      const failed = out.models.filter((m) => m.status !== "success").length
-      return yield* new ReportedFailure({ code: "run-failed", detail: `${failed} of ${out.models.length} models did not build` })
-    }
-  }).pipe(Effect.provide(RunLayer(globalOptions(opts), Option.getOrUndefined(opts.target))))
+  ).pipe(Effect.provide(RunLayer(globalOptions(opts), Option.getOrUndefined(opts.target))))
 
 export const runPlayground = (opts: CommonOptions & { readonly dir: string }) =>
   Effect.gen(function* () {

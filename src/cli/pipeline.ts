@@ -17,6 +17,9 @@ const runCommand = Command.make(
     model: Options.text("model").pipe(Options.repeated, Options.withDescription("Run only these models (repeatable)")),
     from: Options.text("from").pipe(Options.optional, Options.withDescription("Partition window start key (needs --to)")),
     to: Options.text("to").pipe(Options.optional, Options.withDescription("Partition window end key (needs --from)")),
+    fullRefresh: Options.boolean("full-refresh").pipe(
+      Options.withDescription("Rebuild every selected model, even those whose inputs did not change")
+    ),
     target: Options.text("target").pipe(
       Options.optional,
       Options.withDescription("Adapter to run on (default: the warehouse adapter, else embedded)")
@@ -26,9 +29,9 @@ const runCommand = Command.make(
 ).pipe(
   Command.withDescription(
     described(
-      "Build every model (or the --model ones) in layer order on the target",
+      "Build every model (or the --model ones) in layer order; a model whose SQL, sidecar and inputs are as last built is left unchanged",
       "pcli run --model stg_orders --model orders",
-      "Exit codes: 0 every model succeeded; 1 any model failed or was skipped (partial failure included), and the report says which."
+      "Exit codes: 0 every model succeeded or was unchanged; 1 any model failed or was skipped (partial failure included), and the report says which; 130 Ctrl-C stopped the run after its in-flight models."
     )
   )
 )

@@ -5,6 +5,7 @@ import { commandTree } from "./commandTree"
 import { discoverCommand } from "./discover"
 import { governCommands } from "./govern"
 import { mcpCommand } from "./mcp"
+import { historyCommand } from "./history"
 import { described } from "./help"
 import { pipelineCommands } from "./pipeline"
 import { policyCommand } from "./policy"
@@ -13,7 +14,7 @@ import { reclaimCommands } from "./reclaim"
 import { stateCommand } from "./state"
 import { validateCommand } from "./validate"
 
-const topLevel = [validateCommand, ...pipelineCommands, ...governCommands, ...reclaimCommands, discoverCommand, policyCommand, productCommand, stateCommand, auditCommand, briefCommand, mcpCommand] as const
+const topLevel = [validateCommand, ...pipelineCommands, historyCommand, ...governCommands, ...reclaimCommands, discoverCommand, policyCommand, productCommand, stateCommand, auditCommand, briefCommand, mcpCommand] as const
 
 export const rootCommand = Command.make("pcli").pipe(
   Command.withDescription(

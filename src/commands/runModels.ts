@@ -13,10 +13,14 @@ export interface RunModelsInput {
   readonly models: ReadonlyArray<string>
   readonly from?: string | undefined
   readonly to?: string | undefined
+  /** Rebuild every selected model instead of reusing unchanged ones. */
+  readonly fullRefresh?: boolean
+  /** Polled before each model starts; true stops the run after the models in flight. */
+  readonly stopRequested?: Effect.Effect<boolean>
   readonly onProgress?: (event: ProgressEvent) => Effect.Effect<void>
 }
 
-/** `pcli run`: build the selected models in layer order on the chosen target. */
+/** `pcli run`: build the selected models in layer order on the chosen target, reusing unchanged ones. */
 export const runModels = (input: RunModelsInput) =>
   Effect.gen(function* () {
     if ((input.from === undefined) !== (input.to === undefined)) {
@@ -28,6 +32,8 @@ export const runModels = (input: RunModelsInput) =>
     const runner = yield* Runner.PipelineRunner
     const record = yield* runner.run(project, {
       projectRoot: root,
+      reuse: input.fullRefresh !== true,
+      ...(input.stopRequested === undefined ? {} : { stopRequested: input.stopRequested }),
       ...(input.models.length > 0 ? { models: input.models } : {}),
       ...(input.from !== undefined && input.to !== undefined ? { partition: { from: input.from, to: input.to } } : {}),
       ...(input.onProgress === undefined ? {} : { onProgress: input.onProgress })

@@ -3,7 +3,8 @@ import type { ErrorBody } from "./json"
 
 /** How one error tag reaches a user: exit code (decisions.md item 2), HTTP status, remediation hint. */
 export interface ErrorRow {
-  readonly exit: 0 | 1 | 2
+  /** 130: stopped by Ctrl-C, as a shell reports a SIGINT. */
+  readonly exit: 0 | 1 | 2 | 130
   readonly status: number
   readonly hint?: string
 }
@@ -52,6 +53,7 @@ export const errorTable: Readonly<Record<string, ErrorRow>> = {
   InvalidStrategy: invalid(),
   ModelNotFound: notFound("pcli compile lists the models"),
   ModelsNotFound: notFound("pcli compile lists the models"),
+  RunNotFound: notFound("pcli history lists the runs"),
   ModelAttributesUnavailable: failed(),
   PlaygroundNotEmpty: conflict("choose an empty or new directory"),
   PlaygroundWriteFailed: failed(),
@@ -166,6 +168,7 @@ export const errorTable: Readonly<Record<string, ErrorRow>> = {
   ModelsOutsideProject: invalid(),
   // a command that printed its report and still fails (run, validate, policy test)
   ReportedFailure: failed(),
+  RunInterrupted: { exit: 130, status: 500 },
   ProductVerifyNeedsInput: row(422),
   ProductVerifyFailed: row(422, undefined, 2)
 }
@@ -178,6 +181,15 @@ export class ReportedFailure extends Data.TaggedError("ReportedFailure")<{ reado
   readonly outputPrinted = true
   override get message() {
     return this.detail
+  }
+}
+
+/** Ctrl-C stopped a run after its in-flight models; the partial report is printed and recorded: exit 130. */
+export class RunInterrupted extends Data.TaggedError("RunInterrupted")<{ readonly runId: string; readonly notStarted: number }> {
+  readonly code = "interrupted"
+  readonly outputPrinted = true
+  override get message() {
+    return `run ${this.runId} interrupted: ${this.notStarted} model(s) not started`
   }
 }
 

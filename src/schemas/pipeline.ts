@@ -25,11 +25,15 @@ export const CompileOutput = Schema.Struct({
 })
 export type CompileOutput = typeof CompileOutput.Type
 
-export const RunStatus = Schema.Literal("success", "partial_failure", "failure")
+/** `interrupted`: Ctrl-C stopped the run after its in-flight models; the rest never started. */
+export const RunStatus = Schema.Literal("success", "partial_failure", "failure", "interrupted")
 export type RunStatus = typeof RunStatus.Type
 
-/** Per-model outcome of a run (decisions.md item 23: succeeded / failed / skipped). */
-export const ModelRunStatus = Schema.Literal("success", "failed", "skipped")
+/**
+ * Per-model outcome of a run (decisions.md item 23: succeeded / failed / skipped); `unchanged`:
+ * its fingerprint and every upstream's data version match its last successful build, nothing ran.
+ */
+export const ModelRunStatus = Schema.Literal("success", "failed", "skipped", "unchanged")
 export type ModelRunStatus = typeof ModelRunStatus.Type
 
 export const ErrorClass = Schema.Literal("transient", "permanent")
@@ -55,7 +59,9 @@ export const ModelExecution = Schema.Struct({
   /** For a skipped model: the failed model upstream of it that caused the skip (null when unknown). */
   failed_upstream: Schema.NullOr(Schema.String),
   /** Failed `warning` tests and contract warnings (W010), one line each. */
-  warnings: Schema.Array(Schema.String)
+  warnings: Schema.Array(Schema.String),
+  /** Time-interval models: how many intervals this run built (null for other strategies). */
+  intervals_built: Schema.NullOr(Schema.Int)
 })
 export type ModelExecution = typeof ModelExecution.Type
 
@@ -92,7 +98,8 @@ export const ModelRunOutput = Schema.Struct({
   /** A skipped model's failed upstream (the root failure, not an intermediate skipped model). */
   failed_upstream: Schema.optional(Schema.String),
   error: Schema.optional(ModelRunError),
-  warnings: Schema.Array(Schema.String)
+  warnings: Schema.Array(Schema.String),
+  intervals_built: Schema.optional(Schema.Number)
 })
 
 /**
@@ -108,9 +115,12 @@ export const RunOutput = Schema.Struct({
   partition_from: Schema.optional(Schema.String),
   partition_to: Schema.optional(Schema.String),
   models_total: Schema.Number,
+  /** Models built by this run. */
   models_succeeded: Schema.Number,
   models_failed: Schema.Number,
   models_skipped: Schema.Number,
+  /** Models left as they were: nothing they depend on changed since their last build. */
+  models_unchanged: Schema.Number,
   models: Schema.Array(ModelRunOutput)
 })
 export type RunOutput = typeof RunOutput.Type

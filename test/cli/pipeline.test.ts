@@ -41,8 +41,8 @@ describe("pcli compile / run / playground (binary)", () => {
     const out = JSON.parse(run.stdout)
     expect(out.status).toBe("success")
     expect(out.models_succeeded).toBe(6)
-    // JSON mode draws no progress line.
-    expect(run.stderr).toBe("")
+    // JSON mode keeps stdout to the one object; progress, a line per model start and finish, goes to stderr.
+    expect(run.stderr.trim().split("\n").every((l) => /^\[\d\/6\] (START|OK) /.test(l))).toBe(true)
     // The content-addressed model landed as a Parquet file named by its hash, and the run was recorded.
     const parquet = readdirSync(join(dir, "demo"), { recursive: true }).map(String).filter((f) => f.endsWith(".parquet"))
     expect(parquet.length).toBeGreaterThan(0)

@@ -37,9 +37,9 @@ describe("render/errors.ts", () => {
     expect(bad.map((d) => `${d.tag}: ${String(d.code)}`)).toEqual([])
   })
 
-  it("exit codes are 0, 1 or 2 and statuses are HTTP error statuses", () => {
+  it("exit codes are 0, 1 or 2 (130 only for a run stopped by Ctrl-C) and statuses are HTTP error statuses", () => {
     for (const [tag, row] of Object.entries(errorTable)) {
-      expect([0, 1, 2], tag).toContain(row.exit)
+      expect(tag === "RunInterrupted" ? [130] : [0, 1, 2], tag).toContain(row.exit)
       expect(row.status >= 400 && row.status < 600, tag).toBe(true)
     }
   })

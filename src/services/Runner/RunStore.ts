@@ -8,6 +8,11 @@ export const UPSTREAM_FAILED = "upstream-failed"
 
 export const skippedMessage = (failedUpstream: string) => `upstream ${failedUpstream} failed`
 
+/** Code of a model a stopped run never started (Ctrl-C). */
+export const INTERRUPTED = "interrupted"
+
+export const interruptedMessage = "the run was interrupted before this model started"
+
 export interface ArtifactRow {
   readonly run_id: string
   readonly model_name: string
@@ -59,9 +64,86 @@ export class RunStoreFailed extends Data.TaggedError("RunStoreFailed")<{ readonl
   }
 }
 
+/** A model's last successful build: what an incremental run compares against. */
+export interface BuildState {
+  readonly model_name: string
+  /** Hash of the SQL as run, the sidecar, the contract and the strategy. */
+  readonly fingerprint: string
+  /** What downstream models record having read: changes only when the model's data may have. */
+  readonly data_version: string
+  /** Data version of each upstream (model name or source reference) when this build read it. */
+  readonly inputs: Readonly<Record<string, string>>
+  readonly run_id: string
+  readonly output_hash: string | null
+  readonly output_path: string | null
+  /** The build's `run_models` hashes, repeated on the rows of runs that leave it unchanged. */
+  readonly sql_hash: string
+  readonly recipe_hash: string
+  readonly built_at: string
+}
+
+/** One built interval of a time_interval model, with a digest of the rows it holds. */
+export interface IntervalState {
+  readonly interval_key: string
+  readonly fingerprint: string
+  readonly row_count: number
+  readonly checksum: string
+  readonly run_id: string
+}
+
+/** What a run changes in the incremental state, written with the run in one transaction. */
+export interface StateChanges {
+  readonly builds: ReadonlyArray<BuildState>
+  /** Per model: intervals to write (replacing the same keys); `replaceAll` drops the model's others first. */
+  readonly intervals: ReadonlyArray<{
+    readonly model_name: string
+    readonly replaceAll: boolean
+    readonly rows: ReadonlyArray<IntervalState>
+    readonly removed: ReadonlyArray<string>
+  }>
+}
+
+/** One line of `pcli history`: a run without its model rows. */
+export interface RunSummaryRow {
+  readonly run_id: string
+  readonly started_at: string
+  readonly finished_at: string
+  readonly status: RunRecord["status"]
+  readonly trigger: string
+  readonly models_total: number
+  readonly models_failed: number
+  readonly models_skipped: number
+  readonly models_unchanged: number
+  /** Attempts past the first, over all the run's models. */
+  readonly retries: number
+  /** With a model filter: that model's row in this run. */
+  readonly model?: {
+    readonly status: ModelExecution["status"]
+    readonly duration_ms: number | null
+    readonly rows_affected: number | null
+    readonly attempts: number
+  }
+}
+
+/** `pcli history <run_id>` names a run the store does not hold. */
+export class RunNotFound extends Data.TaggedError("RunNotFound")<{ readonly runId: string }> {
+  readonly code = "run-not-found"
+  override get message() {
+    return `run ${JSON.stringify(this.runId)} not found in the state store`
+  }
+}
+
 export interface RunStoreService {
-  /** Writes the run and all its model executions in one transaction; `planId` links a run `pcli apply` started to its plan. */
-  readonly recordRun: (run: RunRecord, planId?: string) => Effect.Effect<void, RunStoreFailed>
+  /**
+   * Writes the run, all its model executions and its state changes in one transaction; `planId`
+   * links a run `pcli apply` started to its plan.
+   */
+  readonly recordRun: (run: RunRecord, planId?: string, changes?: StateChanges) => Effect.Effect<void, RunStoreFailed>
+  /** Every model's last successful build, by model name. */
+  readonly buildStates: Effect.Effect<ReadonlyMap<string, BuildState>, RunStoreFailed>
+  readonly intervalsOf: (model: string) => Effect.Effect<ReadonlyArray<IntervalState>, RunStoreFailed>
+  /** Most recent runs first; with `model`, only runs that include it. */
+  readonly listRuns: (query: { readonly last: number; readonly model?: string | undefined }) => Effect.Effect<ReadonlyArray<RunSummaryRow>, RunStoreFailed>
   readonly recordArtifact: (row: ArtifactRow) => Effect.Effect<void, RunStoreFailed>
   readonly recordProvenance: (row: ProvenanceRow) => Effect.Effect<void, RunStoreFailed>
   /** 1 + the highest commit version recorded for the model (1 for its first artifact). */
@@ -79,11 +161,25 @@ export interface RunStoreService {
 
 export class RunStore extends Context.Tag("pcli/RunStore")<RunStore, RunStoreService>() {}
 
+/** 19 columns × 500 rows stays under SQLite's 32,766 bound parameters. */
+const INSERT_BATCH = 500
+
 const failed = (e: SqlError) => new RunStoreFailed({ detail: e.message })
 
 type RunRow = Omit<RunRecord, "models">
 
 type ModelRow = Omit<ModelExecution, "warnings" | "failed_upstream"> & { readonly warnings_json: string }
+
+interface StoredSummary extends Omit<RunSummaryRow, "model"> {
+  readonly m_status?: ModelExecution["status"] | null
+  readonly m_duration_ms?: number | null
+  readonly m_rows_affected?: number | null
+  readonly m_attempts?: number | null
+}
+
+interface StoredBuild extends Omit<BuildState, "inputs"> {
+  readonly inputs_json: string
+}
 
 const toNumberOrNull = (v: unknown) => (v === null || v === undefined ? null : Number(v))
 
@@ -100,6 +196,7 @@ const fromModelRow = ({ warnings_json, ...m }: ModelRow): unknown => {
     ...m,
     duration_ms: toNumberOrNull(m.duration_ms),
     rows_affected: toNumberOrNull(m.rows_affected),
+    intervals_built: toNumberOrNull(m.intervals_built),
     attempts: Number(m.attempts),
     position: Number(m.position),
     error_message: upstream === null ? m.error_message : skippedMessage(upstream),
@@ -124,8 +221,10 @@ export const layer: Layer.Layer<RunStore, never, SqlClient.SqlClient> = Layer.ef
         )
       )
     const runColumns = sql`run_id, started_at, finished_at, status, trigger, partition_from, partition_to`
+    const summaryColumns = sql`r.run_id, r.started_at, r.finished_at, r.status, r.trigger, r.models_total, r.models_failed,
+      r.models_skipped, r.models_unchanged, (SELECT coalesce(sum(max(a.attempts - 1, 0)), 0) FROM run_models a WHERE a.run_id = r.run_id) AS retries`
     return {
-      recordRun: (run, planId) =>
+      recordRun: (run, planId, changes) =>
         sql
           .withTransaction(
             Effect.gen(function* () {
@@ -140,14 +239,68 @@ export const layer: Layer.Layer<RunStore, never, SqlClient.SqlClient> = Layer.ef
                 models_total: run.models.length,
                 models_failed: run.models.filter((m) => m.status === "failed").length,
                 models_skipped: run.models.filter((m) => m.status === "skipped").length,
+                models_unchanged: run.models.filter((m) => m.status === "unchanged").length,
                 plan_id: planId ?? null
               })}`
-              for (const m of run.models) {
-                yield* sql`INSERT INTO run_models ${sql.insert({ run_id: run.run_id, ...toModelRow(m) })}`
+              // Batches of rows per statement: a 1,000-model run is a handful of statements, not 1,000.
+              for (let i = 0; i < run.models.length; i += INSERT_BATCH) {
+                const rows = run.models.slice(i, i + INSERT_BATCH).map((m) => ({ run_id: run.run_id, ...toModelRow(m) }))
+                yield* sql`INSERT INTO run_models ${sql.insert(rows)}`
+              }
+              for (const { inputs, ...b } of changes?.builds ?? []) {
+                yield* sql`INSERT OR REPLACE INTO model_builds ${sql.insert({ ...b, inputs_json: JSON.stringify(inputs) })}`
+              }
+              for (const change of changes?.intervals ?? []) {
+                if (change.replaceAll) yield* sql`DELETE FROM model_intervals WHERE model_name = ${change.model_name}`
+                for (const key of change.removed) {
+                  yield* sql`DELETE FROM model_intervals WHERE model_name = ${change.model_name} AND interval_key = ${key}`
+                }
+                for (const row of change.rows) {
+                  yield* sql`INSERT OR REPLACE INTO model_intervals ${sql.insert({ model_name: change.model_name, ...row })}`
+                }
               }
             })
           )
           .pipe(Effect.mapError(failed)),
+      buildStates: sql<StoredBuild>`SELECT * FROM model_builds`.pipe(
+        Effect.map((rows) => new Map(rows.map(({ inputs_json, ...b }) => [b.model_name, { ...b, inputs: JSON.parse(inputs_json) as Record<string, string> }]))),
+        Effect.mapError(failed)
+      ),
+      intervalsOf: (model) =>
+        sql<IntervalState>`SELECT interval_key, fingerprint, row_count, checksum, run_id FROM model_intervals WHERE model_name = ${model} ORDER BY interval_key`.pipe(
+          Effect.map((rows) => rows.map((r) => ({ ...r, row_count: Number(r.row_count) }))),
+          Effect.mapError(failed)
+        ),
+      listRuns: ({ last, model }) =>
+        (model === undefined
+          ? sql<StoredSummary>`SELECT ${summaryColumns} FROM runs r ORDER BY r.started_at DESC, r.run_id DESC LIMIT ${last}`
+          : sql<StoredSummary>`SELECT ${summaryColumns}, m.status AS m_status, m.duration_ms AS m_duration_ms,
+                m.rows_affected AS m_rows_affected, m.attempts AS m_attempts
+              FROM runs r JOIN run_models m ON m.run_id = r.run_id AND m.model_name = ${model}
+              ORDER BY r.started_at DESC, r.run_id DESC LIMIT ${last}`
+        ).pipe(
+          Effect.map((rows) =>
+            rows.map(({ m_status, m_duration_ms, m_rows_affected, m_attempts, ...r }): RunSummaryRow => ({
+              ...r,
+              models_total: Number(r.models_total),
+              models_failed: Number(r.models_failed),
+              models_skipped: Number(r.models_skipped),
+              models_unchanged: Number(r.models_unchanged),
+              retries: Number(r.retries),
+              ...(m_status === undefined || m_status === null
+                ? {}
+                : {
+                    model: {
+                      status: m_status,
+                      duration_ms: toNumberOrNull(m_duration_ms),
+                      rows_affected: toNumberOrNull(m_rows_affected),
+                      attempts: Number(m_attempts)
+                    }
+                  })
+            }))
+          ),
+          Effect.mapError(failed)
+        ),
       recordArtifact: (row) => sql`INSERT INTO artifacts ${sql.insert({ ...row })}`.pipe(Effect.asVoid, Effect.mapError(failed)),
       recordProvenance: (row) =>
         sql`INSERT INTO provenance ${sql.insert({

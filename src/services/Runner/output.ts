@@ -52,6 +52,7 @@ export const runOutput = (run: RunRecord): RunOutput => ({
   models_succeeded: run.models.filter((m) => m.status === "success").length,
   models_failed: run.models.filter((m) => m.status === "failed").length,
   models_skipped: run.models.filter((m) => m.status === "skipped").length,
+  models_unchanged: run.models.filter((m) => m.status === "unchanged").length,
   models: run.models.map((m) => ({
     model_name: m.model_name,
     status: m.status,
@@ -67,20 +68,26 @@ export const runOutput = (run: RunRecord): RunOutput => ({
     ...(m.status === "failed" && m.error_code !== null
       ? { error: { code: m.error_code, class: m.error_class ?? "permanent", message: m.error_message ?? "" } }
       : {}),
-    warnings: [...m.warnings]
+    warnings: [...m.warnings],
+    ...(m.intervals_built === null ? {} : { intervals_built: m.intervals_built })
   }))
 })
 
 export const renderRunText = (out: RunOutput): string => {
-  const lines = [`Run ${out.run_id}: ${out.status} (${out.models_succeeded} succeeded, ${out.models_failed} failed, ${out.models_skipped} skipped)`]
+  const lines = [
+    `Run ${out.run_id}: ${out.status} (${out.models_succeeded} built, ${out.models_unchanged} unchanged, ${out.models_failed} failed, ${out.models_skipped} skipped)`
+  ]
   for (const m of out.models) {
+    const intervals = m.intervals_built === undefined ? "" : `, ${m.intervals_built} interval${m.intervals_built === 1 ? "" : "s"}`
     const detail =
       m.status === "success"
-        ? `${m.rows_affected ?? 0} rows, ${m.duration_ms ?? 0} ms${m.attempts > 1 ? `, ${m.attempts} attempts` : ""}`
+        ? `${m.rows_affected ?? 0} rows${intervals}, ${m.duration_ms ?? 0} ms${m.attempts > 1 ? `, ${m.attempts} attempts` : ""}`
         : m.status === "failed"
           ? `[${m.error?.code}] ${m.error?.message}`
-          : (m.skipped_because ?? "")
-    lines.push(`  ${m.status.padEnd(7)} ${m.model_name}  ${detail}`)
+          : m.status === "unchanged"
+            ? "nothing it depends on changed"
+            : (m.skipped_because ?? "")
+    lines.push(`  ${m.status.padEnd(9)} ${m.model_name}  ${detail}`)
     for (const w of m.warnings) lines.push(`          warning: ${w}`)
   }
   return `${lines.join("\n")}\n`

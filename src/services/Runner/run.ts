@@ -1,10 +1,34 @@
 import type { FileSystem, Path } from "@effect/platform"
 import { Clock, Context, Effect, Layer, Ref } from "effect"
-import type { ErrorClass, ModelExecution, ModelRunStatus, RunRecord, RunStatus } from "../../schemas/pipeline"
-import { defaultRetryPolicy, type RetryPolicy, retryTransient } from "../Warehouse/retry"
+import type { Granularity } from "../../schemas/model"
+import type { ErrorClass, ModelExecution, ModelRunStatus, RunRecord } from "../../schemas/pipeline"
+import { defaultRetryPolicy, retryTransient } from "../Warehouse/retry"
 import type { Warehouse } from "../Warehouse/Warehouse"
-import type { CompiledProject } from "../Project/compile"
-import { RunStore, type RunStoreFailed, skippedMessage, UPSTREAM_FAILED } from "./RunStore"
+import type { CompiledModel, CompiledProject } from "../Project/compile"
+import {
+  contiguousWindows,
+  dataVersionOf,
+  existingRelations,
+  fingerprintOf,
+  needsFullBuild,
+  queryDigests,
+  sameInputs,
+  sourceVersion,
+  staleIntervals,
+  tableDigests
+} from "./incremental"
+import { partitionsBetween } from "./partitions"
+import {
+  type BuildState,
+  INTERRUPTED,
+  interruptedMessage,
+  RunStore,
+  type RunStoreFailed,
+  type StateChanges,
+  skippedMessage,
+  UPSTREAM_FAILED
+} from "./RunStore"
+import { memoByKey, mergeResults, type RunOptions, runStatusOf, mintRunId } from "./runOptions"
 import { checkSelection, type SelectionError } from "./selection"
 import {
   ensureSchemas,
@@ -13,68 +37,30 @@ import {
   type ContentOutput,
   type PartitionOptions,
   recipeHash,
-  sqlHash
+  sqlHash,
+  targetKey
 } from "./strategies"
 
-/** Per-model progress, for a live line on a TTY; services never print. */
-export type ProgressEvent =
-  | { readonly kind: "started"; readonly model: string; readonly done: number; readonly total: number }
-  | {
-      readonly kind: "finished"
-      readonly model: string
-      readonly status: "success" | "failed"
-      readonly duration_ms: number
-      readonly done: number
-      readonly total: number
-    }
-  | { readonly kind: "skipped"; readonly model: string; readonly because: string; readonly done: number; readonly total: number }
-
-export interface RunOptions {
-  /** Directory project-relative `storage_prefix`es resolve against. */
-  readonly projectRoot: string
-  /** A `--from/--to` window: checked against the selected time_interval models before any work. */
-  readonly partition?: PartitionOptions
-  /**
-   * Run only these models, in project order (backfill); upstreams outside the set impose nothing.
-   * An unknown name fails the run with `ModelsNotFound` before any work.
-   */
-  readonly models?: ReadonlyArray<string>
-  readonly trigger?: string
-  /** The plan `pcli apply` is executing: stored on the run for the custody chain. */
-  readonly planId?: string
-  /** Models of one layer run at most this many at once (default: all). */
-  readonly concurrency?: number
-  /** Retries of a model whose build failed transiently; each retry is logged at WARN (see `retryTransient`). */
-  readonly retry?: RetryPolicy
-  readonly onProgress?: (event: ProgressEvent) => Effect.Effect<void>
-  /** Fixed run id (tests); otherwise minted from the clock as `run-YYYYMMDD-HHMMSS-mmm`. */
-  readonly runId?: string
-}
-
-const pad = (n: number, w = 2) => String(n).padStart(w, "0")
-
-export const mintRunId = (millis: number): string => {
-  const d = new Date(millis)
-  return `run-${d.getUTCFullYear()}${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())}-${pad(d.getUTCHours())}${pad(d.getUTCMinutes())}${pad(d.getUTCSeconds())}-${pad(d.getUTCMilliseconds(), 3)}`
-}
-
-/** success: nothing failed or was skipped; failure: nothing succeeded; partial_failure otherwise. */
-export const runStatusOf = (models: ReadonlyArray<{ readonly status: ModelRunStatus }>): RunStatus => {
-  const ok = models.filter((m) => m.status === "success").length
-  if (ok === models.length) return "success"
-  return ok === 0 ? "failure" : "partial_failure"
-}
+export { mintRunId, type ProgressEvent, type RunOptions, runStatusOf } from "./runOptions"
 
 const classOf = (error: BuildError): ErrorClass =>
   error._tag === "StatementFailed" && error.transient ? "transient" : "permanent"
 
 const iso = (millis: number) => new Date(millis).toISOString()
 
+/** What a model's run does: reuse it, build it whole (or the run's window), or build some intervals. */
+type Decision =
+  | { readonly kind: "unchanged" }
+  | { readonly kind: "build" }
+  | { readonly kind: "intervals"; readonly keys: ReadonlyArray<string>; readonly windows: ReadonlyArray<PartitionOptions> }
+
 /**
  * Runs the compiled project: layer by layer, models of a layer concurrently; transient
  * warehouse failures retried with jittered exponential backoff (the only retry layer); a failed
- * model's downstream closure is skipped while everything else still runs. The selection and
- * window are checked first, before any statement. Records the run in the state store.
+ * model's downstream closure is skipped while everything else still runs. With `reuse`, a model
+ * whose fingerprint and upstream data versions match its last successful build is `unchanged`.
+ * The selection and window are checked first, before any statement. Records the run, and the
+ * builds it made, in the state store in one transaction.
  */
 export const runProject = (
   project: CompiledProject,
@@ -93,59 +79,151 @@ export const runProject = (
     const position = new Map(layers.flat().map((m, i) => [m, i]))
     const retry = options.retry ?? defaultRetryPolicy
     const emit = options.onProgress ?? (() => Effect.void)
+    const stopRequested = options.stopRequested ?? Effect.succeed(false)
+    const reuse = options.reuse === true
     const done = yield* Ref.make(0)
+    const started = yield* Ref.make(0)
     const status = new Map<string, ModelRunStatus>()
     /** For each failed or skipped model, the failed model at the root of it. */
     const rootFailure = new Map<string, string>()
     const contentOutputs = new Map<string, ContentOutput>()
     const executions: Array<ModelExecution> = []
+    const states = yield* store.buildStates
+    /** Each model's current data version: its last build's, or this run's once it builds. */
+    const versions = new Map([...states.values()].map((b) => [b.model_name, b.data_version]))
+    const builds: Array<BuildState> = []
+    const intervalChanges: Array<StateChanges["intervals"][number]> = []
+    const relations = yield* Effect.cached(existingRelations)
+    const sourceVersionOf = memoByKey((ref) => sourceVersion(ref, runId))
+    const schemaLock = yield* Effect.makeSemaphore(1)
+    const ensured = new Set<string>()
+    const ensureSchemaOf = (model: CompiledModel) => {
+      const key = `${model.target.catalog}.${model.target.schema}`
+      return schemaLock.withPermits(1)(
+        Effect.suspend(() => (ensured.has(key) ? Effect.void : Effect.zipRight(ensureSchemas([model]), Effect.sync(() => ensured.add(key)))))
+      )
+    }
+
+    const inputsOf = (model: CompiledModel) =>
+      Effect.gen(function* () {
+        const inputs: Record<string, string> = {}
+        for (const u of model.upstream) inputs[u] = versions.get(u) ?? "none"
+        for (const ref of model.sourceRefs) inputs[`source:${ref}`] = yield* sourceVersionOf(ref)
+        return inputs
+      })
+
+    const decide = (model: CompiledModel, fingerprint: string, inputs: Record<string, string>) =>
+      Effect.gen(function* () {
+        if (!reuse) return { kind: "build" } as Decision
+        const s = model.strategy
+        // An explicit window is a request to build it.
+        if (s.type === "time_interval" && options.partition !== undefined) return { kind: "build" } as Decision
+        const previous = states.get(model.name)
+        if (previous === undefined || previous.fingerprint !== fingerprint) return { kind: "build" } as Decision
+        // A table dropped behind pcli's back is built again (one catalog query per run, only when something could be reused).
+        if (needsFullBuild(model, previous, fingerprint, yield* relations)) return { kind: "build" } as Decision
+        if (sameInputs(previous!.inputs, inputs)) return { kind: "unchanged" } as Decision
+        if (s.type !== "time_interval") return { kind: "build" } as Decision
+        // Upstream data changed: rebuild only the intervals whose rows the SQL now yields differently.
+        const now = yield* queryDigests(model).pipe(Effect.option)
+        if (now._tag === "None") return { kind: "build" } as Decision
+        const stale = staleIntervals(yield* store.intervalsOf(model.name), now.value)
+        return stale.length === 0
+          ? ({ kind: "unchanged" } as Decision)
+          : ({ kind: "intervals", keys: stale, windows: contiguousWindows(stale, s.granularity) } as Decision)
+      })
+
+    const record = (name: string, model: CompiledModel, fields: Partial<ModelExecution> & Pick<ModelExecution, "status">) => {
+      const baseSql = model.definition.sql
+      const hashes = fields.sql_hash !== undefined && fields.recipe_hash !== undefined
+        ? { sql_hash: fields.sql_hash, recipe_hash: fields.recipe_hash }
+        : { sql_hash: sqlHash(baseSql), recipe_hash: recipeHash(model, baseSql) }
+      executions.push({
+        model_name: name,
+        position: position.get(name) ?? 0,
+        strategy: model.strategy.type,
+        started_at: null,
+        finished_at: null,
+        duration_ms: null,
+        rows_affected: null,
+        attempts: 0,
+        ...hashes,
+        output_hash: null,
+        error_code: null,
+        error_class: null,
+        error_message: null,
+        failed_upstream: null,
+        warnings: [],
+        intervals_built: null,
+        ...fields
+      })
+    }
 
     const runOne = (name: string) =>
       Effect.gen(function* () {
         const model = project.models.get(name)!
-        const baseSql = model.definition.sql
+        if (yield* stopRequested) {
+          status.set(name, "skipped")
+          record(name, model, { status: "skipped", error_code: INTERRUPTED, error_message: interruptedMessage })
+          return
+        }
         const blocker = model.upstream.find((u) => status.get(u) === "failed" || status.get(u) === "skipped")
         if (blocker !== undefined) {
           const failedUpstream = rootFailure.get(blocker) ?? blocker
           status.set(name, "skipped")
           rootFailure.set(name, failedUpstream)
-          executions.push({
-            model_name: name,
-            position: position.get(name) ?? 0,
+          record(name, model, {
             status: "skipped",
-            strategy: model.strategy.type,
-            started_at: null,
-            finished_at: null,
-            duration_ms: null,
-            rows_affected: null,
-            attempts: 0,
-            sql_hash: sqlHash(baseSql),
-            recipe_hash: recipeHash(model, baseSql),
-            output_hash: null,
             error_code: UPSTREAM_FAILED,
-            error_class: null,
             error_message: skippedMessage(failedUpstream),
-            failed_upstream: failedUpstream,
-            warnings: []
+            failed_upstream: failedUpstream
           })
           const n = yield* Ref.updateAndGet(done, (x) => x + 1)
           yield* emit({ kind: "skipped", model: name, because: failedUpstream, done: n, total })
           return
         }
-        yield* emit({ kind: "started", model: name, done: yield* Ref.get(done), total })
+        const startedAt = yield* Clock.currentTimeMillis
+        const fingerprint = fingerprintOf(model)
+        const inputs = yield* inputsOf(model)
+        const isInterval = model.strategy.type === "time_interval"
+        const decision = yield* decide(model, fingerprint, inputs)
+        const previous = states.get(name)
+        if (decision.kind === "unchanged" && previous !== undefined) {
+          if (previous.output_hash !== null && previous.output_path !== null) {
+            contentOutputs.set(name, { hash: previous.output_hash, filePath: previous.output_path, upstreamKey: targetKey(model.target) })
+          }
+          // Newer inputs that left the data as it was: remember them so the next run need not look again.
+          if (!sameInputs(previous.inputs, inputs)) builds.push({ ...previous, inputs })
+          status.set(name, "unchanged")
+          const finishedAt = yield* Clock.currentTimeMillis
+          record(name, model, {
+            status: "unchanged",
+            started_at: iso(startedAt),
+            finished_at: iso(finishedAt),
+            duration_ms: finishedAt - startedAt,
+            sql_hash: previous.sql_hash,
+            recipe_hash: previous.recipe_hash,
+            intervals_built: isInterval ? 0 : null
+          })
+          const n = yield* Ref.updateAndGet(done, (x) => x + 1)
+          yield* emit({ kind: "finished", model: name, status: "unchanged", strategy: model.strategy.type, duration_ms: finishedAt - startedAt, done: n, total })
+          return
+        }
+        yield* emit({ kind: "started", model: name, strategy: model.strategy.type, started: yield* Ref.updateAndGet(started, (x) => x + 1), done: yield* Ref.get(done), total })
+        yield* ensureSchemaOf(model)
         const attempts = yield* Ref.make(0)
-        const started = yield* Clock.currentTimeMillis
+        const buildWith = (partition: PartitionOptions | undefined) =>
+          buildModel({
+            runId,
+            model,
+            projectRoot: options.projectRoot,
+            partition,
+            contentOutputs,
+            targetOf: (m) => project.models.get(m)?.target
+          })
+        const windows = decision.kind === "intervals" ? decision.windows : undefined
         const outcome = yield* Ref.update(attempts, (a) => a + 1).pipe(
-          Effect.zipRight(
-            buildModel({
-              runId,
-              model,
-              projectRoot: options.projectRoot,
-              partition: options.partition,
-              contentOutputs,
-              targetOf: (m) => project.models.get(m)?.target
-            })
-          ),
+          Effect.zipRight(windows === undefined ? buildWith(options.partition) : Effect.map(Effect.forEach(windows, buildWith), mergeResults)),
           (build) =>
             retryTransient(build, {
               policy: retry,
@@ -155,70 +233,84 @@ export const runProject = (
           Effect.either
         )
         const finished = yield* Clock.currentTimeMillis
-        const tries = yield* Ref.get(attempts)
-        const base = {
-          model_name: name,
-          position: position.get(name) ?? 0,
-          strategy: model.strategy.type,
-          started_at: iso(started),
+        const timing = {
+          started_at: iso(startedAt),
           finished_at: iso(finished),
-          duration_ms: finished - started,
-          attempts: tries
+          duration_ms: finished - startedAt,
+          attempts: yield* Ref.get(attempts)
         }
+        if (outcome._tag === "Left" && outcome.left._tag === "RunStoreFailed") return yield* outcome.left
+        let intervalsBuilt: number | null = null
         if (outcome._tag === "Right") {
           const r = outcome.right
           if (r.output !== undefined) contentOutputs.set(name, r.output)
           status.set(name, "success")
-          executions.push({
-            ...base,
+          const dataVersion = dataVersionOf(runId, r.output?.hash)
+          const hashes = { sql_hash: sqlHash(r.sqlAsRun), recipe_hash: recipeHash(model, r.sqlAsRun) }
+          versions.set(name, dataVersion)
+          builds.push({
+            ...hashes,
+            model_name: name,
+            fingerprint,
+            data_version: dataVersion,
+            inputs,
+            run_id: runId,
+            output_hash: r.output?.hash ?? null,
+            output_path: r.output?.filePath ?? null,
+            built_at: iso(finished)
+          })
+          if (isInterval) {
+            const digests = yield* tableDigests(model).pipe(Effect.option)
+            const built = windows ?? (options.partition === undefined ? undefined : [options.partition])
+            intervalsBuilt = built === undefined ? (digests._tag === "Some" ? digests.value.length : 0) : countIntervals(built, model)
+            if (digests._tag === "Some") {
+              // Only the intervals this run built are re-recorded: the others keep the digest of their own build.
+              const rebuilt = decision.kind === "intervals" ? new Set(decision.keys) : undefined
+              const kept = digests.value.filter((d) => rebuilt === undefined || rebuilt.has(d.key))
+              const present = new Set(kept.map((d) => d.key))
+              intervalChanges.push({
+                model_name: name,
+                replaceAll: rebuilt === undefined,
+                removed: rebuilt === undefined ? [] : [...rebuilt].filter((k) => !present.has(k)),
+                rows: kept.map((d) => ({ interval_key: d.key, fingerprint, row_count: d.row_count, checksum: d.checksum, run_id: runId }))
+              })
+            }
+          }
+          record(name, model, {
+            ...timing,
             status: "success",
             rows_affected: r.rows,
-            sql_hash: sqlHash(r.sqlAsRun),
-            recipe_hash: recipeHash(model, r.sqlAsRun),
+            ...hashes,
             output_hash: r.output?.hash ?? null,
-            error_code: null,
-            error_class: null,
-            error_message: null,
-            failed_upstream: null,
-            warnings: r.warnings
+            warnings: r.warnings,
+            intervals_built: intervalsBuilt
           })
         } else {
-          const e = outcome.left
-          if (e._tag === "RunStoreFailed") return yield* e
+          const e = outcome.left as Exclude<BuildError, RunStoreFailed>
           status.set(name, "failed")
           rootFailure.set(name, name)
-          executions.push({
-            ...base,
-            status: "failed",
-            rows_affected: null,
-            sql_hash: sqlHash(baseSql),
-            recipe_hash: recipeHash(model, baseSql),
-            output_hash: null,
-            error_code: e.code,
-            error_class: classOf(e),
-            error_message: e.message,
-            failed_upstream: null,
-            warnings: []
-          })
+          record(name, model, { ...timing, status: "failed", error_code: e.code, error_class: classOf(e), error_message: e.message })
         }
         const n = yield* Ref.updateAndGet(done, (x) => x + 1)
         yield* emit({
           kind: "finished",
           model: name,
           status: outcome._tag === "Right" ? "success" : "failed",
-          duration_ms: finished - started,
+          strategy: model.strategy.type,
+          duration_ms: finished - startedAt,
+          ...(outcome._tag === "Right" ? { rows: outcome.right.rows } : { error: `[${outcome.left.code}] ${outcome.left.message}` }),
+          ...(intervalsBuilt === null ? {} : { intervals: intervalsBuilt }),
           done: n,
           total
         })
       })
 
     for (const layer of layers) {
-      yield* ensureSchemas(layer.flatMap((name) => project.models.get(name) ?? []))
       yield* Effect.forEach(layer, runOne, { concurrency: options.concurrency ?? "unbounded", discard: true })
     }
     const finishedMillis = yield* Clock.currentTimeMillis
     const models = [...executions].sort((a, b) => a.position - b.position)
-    const record: RunRecord = {
+    const run: RunRecord = {
       run_id: runId,
       started_at: iso(startedMillis),
       finished_at: iso(finishedMillis),
@@ -228,9 +320,14 @@ export const runProject = (
       partition_to: options.partition?.to ?? null,
       models
     }
-    yield* store.recordRun(record, options.planId)
-    return record
+    yield* store.recordRun(run, options.planId, { builds, intervals: intervalChanges })
+    return run
   })
+
+const countIntervals = (windows: ReadonlyArray<PartitionOptions>, model: CompiledModel) =>
+  model.strategy.type === "time_interval"
+    ? windows.reduce((n, w) => n + (partitionsBetween(w.from, w.to, (model.strategy as { granularity: Granularity }).granularity)?.length ?? 0), 0)
+    : 0
 
 /** Runs compiled projects on the `Warehouse` in context. */
 export interface PipelineRunnerService {

@@ -1,0 +1,105 @@
+import { Effect } from "effect"
+import type { ModelRunStatus, RunStatus } from "../../schemas/pipeline"
+import type { RetryPolicy } from "../Warehouse/retry"
+import { INTERRUPTED } from "./RunStore"
+import type { BuildResult, PartitionOptions } from "./strategies"
+
+/** Per-model progress, for a live line on a TTY or one line per event off it; services never print. */
+export type ProgressEvent =
+  | {
+      readonly kind: "started"
+      readonly model: string
+      readonly strategy: string
+      /** Models started so far, this one included. */
+      readonly started: number
+      readonly done: number
+      readonly total: number
+    }
+  | {
+      readonly kind: "finished"
+      readonly model: string
+      readonly status: "success" | "failed" | "unchanged"
+      readonly strategy: string
+      readonly duration_ms: number
+      /** Rows the build wrote (success only). */
+      readonly rows?: number
+      /** Time-interval builds: intervals built. */
+      readonly intervals?: number
+      /** `[code] message` of a failure. */
+      readonly error?: string
+      readonly done: number
+      readonly total: number
+    }
+  | { readonly kind: "skipped"; readonly model: string; readonly because: string; readonly done: number; readonly total: number }
+
+export interface RunOptions {
+  /** Directory project-relative `storage_prefix`es resolve against. */
+  readonly projectRoot: string
+  /** A `--from/--to` window: checked against the selected time_interval models before any work. */
+  readonly partition?: PartitionOptions
+  /**
+   * Run only these models, in project order (backfill); upstreams outside the set impose nothing.
+   * An unknown name fails the run with `ModelsNotFound` before any work.
+   */
+  readonly models?: ReadonlyArray<string>
+  readonly trigger?: string
+  /** The plan `pcli apply` is executing: stored on the run for the custody chain. */
+  readonly planId?: string
+  /** Models of one layer run at most this many at once (default: all). */
+  readonly concurrency?: number
+  /** Retries of a model whose build failed transiently; each retry is logged at WARN (see `retryTransient`). */
+  readonly retry?: RetryPolicy
+  /**
+   * Skip models whose last successful build still stands (`unchanged`) and build only the stale
+   * intervals of time_interval models. Off (rebuild everything) unless asked: `pcli run` asks
+   * unless `--full-refresh`; plan apply and backfill rebuild what they name.
+   */
+  readonly reuse?: boolean
+  /** Polled before each model starts: true once a stop was asked for (Ctrl-C); started models finish. */
+  readonly stopRequested?: Effect.Effect<boolean>
+  readonly onProgress?: (event: ProgressEvent) => Effect.Effect<void>
+  /** Fixed run id (tests); otherwise minted from the clock as `run-YYYYMMDD-HHMMSS-mmm`. */
+  readonly runId?: string
+}
+
+const pad = (n: number, w = 2) => String(n).padStart(w, "0")
+
+export const mintRunId = (millis: number): string => {
+  const d = new Date(millis)
+  return `run-${d.getUTCFullYear()}${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())}-${pad(d.getUTCHours())}${pad(d.getUTCMinutes())}${pad(d.getUTCSeconds())}-${pad(d.getUTCMilliseconds(), 3)}`
+}
+
+/**
+ * interrupted: a stop left models unstarted; success: nothing failed or was skipped (unchanged
+ * models count as fine); failure: nothing succeeded; partial_failure otherwise.
+ */
+export const runStatusOf = (
+  models: ReadonlyArray<{ readonly status: ModelRunStatus; readonly error_code?: string | null }>
+): RunStatus => {
+  if (models.some((m) => m.status === "skipped" && m.error_code === INTERRUPTED)) return "interrupted"
+  const ok = models.filter((m) => m.status === "success" || m.status === "unchanged").length
+  if (ok === models.length) return "success"
+  return ok === 0 ? "failure" : "partial_failure"
+}
+
+/** Memoizes an effect per key for one run: concurrent callers share the first evaluation. */
+export const memoByKey = <A, E, R>(f: (key: string) => Effect.Effect<A, E, R>) => {
+  const cache = new Map<string, Effect.Effect<A, E, R>>()
+  return (key: string) =>
+    Effect.suspend(() => {
+      let cached = cache.get(key)
+      if (cached === undefined) {
+        cached = Effect.runSync(Effect.cached(f(key)))
+        cache.set(key, cached)
+      }
+      return cached
+    })
+}
+
+export const mergeResults = (results: ReadonlyArray<BuildResult>): BuildResult => ({
+  rows: results.reduce((n, r) => n + r.rows, 0),
+  warnings: results.flatMap((r) => r.warnings),
+  sqlAsRun: results.map((r) => r.sqlAsRun).join("\n;\n"),
+  output: undefined
+})
+
