@@ -7,6 +7,7 @@ import type { CompiledProject } from "../Project/compile"
 import { RunStore, type RunStoreFailed, skippedMessage, UPSTREAM_FAILED } from "./RunStore"
 import { checkSelection, type SelectionError } from "./selection"
 import {
+  connectionLanes,
   ensureSchemas,
   type BuildError,
   buildModel,
@@ -97,6 +98,8 @@ export const runProject = (
     const rootFailure = new Map<string, string>()
     const contentOutputs = new Map<string, ContentOutput>()
     const executions: Array<ModelExecution> = []
+    const onLane = yield* connectionLanes(options.concurrency)
+    const createdSchemas = new Set<string>()
 
     const runOne = (name: string) =>
       Effect.gen(function* () {
@@ -135,14 +138,16 @@ export const runProject = (
         const started = yield* Clock.currentTimeMillis
         const outcome = yield* Ref.update(attempts, (a) => a + 1).pipe(
           Effect.zipRight(
-            buildModel({
-              runId,
-              model,
-              projectRoot: options.projectRoot,
-              partition: options.partition,
-              contentOutputs,
-              targetOf: (m) => project.models.get(m)?.target
-            })
+            onLane(
+              buildModel({
+                runId,
+                model,
+                projectRoot: options.projectRoot,
+                partition: options.partition,
+                contentOutputs,
+                targetOf: (m) => project.models.get(m)?.target
+              })
+            )
           ),
           (build) =>
             retryTransient(build, {
@@ -211,7 +216,7 @@ export const runProject = (
       })
 
     for (const layer of layers) {
-      yield* ensureSchemas(layer.flatMap((name) => project.models.get(name) ?? []))
+      yield* ensureSchemas(layer.flatMap((name) => project.models.get(name) ?? []), createdSchemas)
       yield* Effect.forEach(layer, runOne, { concurrency: options.concurrency ?? "unbounded", discard: true })
     }
     const finishedMillis = yield* Clock.currentTimeMillis
@@ -228,7 +233,7 @@ export const runProject = (
     }
     yield* store.recordRun(record)
     return record
-  })
+  }).pipe(Effect.scoped)
 
 /** Runs compiled projects on the `Warehouse` in context. */
 export interface PipelineRunnerService {

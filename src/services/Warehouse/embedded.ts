@@ -1,8 +1,8 @@
 import type { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api"
 import { FileSystem, Path } from "@effect/platform"
-import { Context, Data, Effect, Layer } from "effect"
+import { Context, Data, Effect, Layer, type Scope } from "effect"
 import { type RetryPolicy, retryTransient } from "./retry"
-import { StatementFailed, type StatementResult, Warehouse } from "./Warehouse"
+import { StatementFailed, type StatementResult, Warehouse, type WarehouseService } from "./Warehouse"
 
 /** Default embedded warehouse file, project-relative (decisions.md item 6). */
 export const defaultEmbeddedPath = ".pcli/warehouse.duckdb"
@@ -81,6 +81,20 @@ const makeService = (instance: DuckDBInstance, path: string): DuckDbService => (
     })
 })
 
+/** One connection as a warehouse: a failed statement rolls back whatever transaction it left open. */
+const pinnedWarehouse = (connection: DuckDBConnection): WarehouseService => ({
+  kind: "embedded",
+  execute: (sql) =>
+    Effect.tryPromise({ try: () => readAll(connection, sql), catch: toFailure }).pipe(
+      Effect.tapError(() => Effect.promise(() => connection.run("ROLLBACK").then(() => undefined, () => undefined)))
+    )
+})
+
+const session = (instance: DuckDBInstance): Effect.Effect<WarehouseService, StatementFailed, Scope.Scope> =>
+  Effect.acquireRelease(Effect.tryPromise({ try: () => instance.connect(), catch: toFailure }), (connection) =>
+    Effect.sync(() => connection.closeSync())
+  ).pipe(Effect.map(pinnedWarehouse))
+
 /** Opens (creating if needed) a DuckDB database; DuckDB's module loads only here. */
 export const acquireDuckDbInstance = (path: string) =>
   Effect.acquireRelease(
@@ -125,7 +139,8 @@ export interface EmbeddedOptions {
 
 /**
  * The embedded warehouse: one DuckDB instance for the layer's lifetime, a fresh connection
- * per statement (so concurrent models never share transaction state). `execute` accepts
+ * per statement (so concurrent models never share transaction state), or one connection
+ * for a whole `session` (the runner keeps one per concurrency lane). `execute` accepts
  * several `;`-separated statements and returns the last result.
  */
 export const layer = (
@@ -146,7 +161,8 @@ export const layer = (
       return Context.make(DuckDb, duck).pipe(
         Context.add(Warehouse, {
           kind: "embedded" as const,
-          execute: (sql: string) => duck.withConnection((connection) => readAll(connection, sql))
+          execute: (sql: string) => duck.withConnection((connection) => readAll(connection, sql)),
+          session: session(instance)
         })
       )
     })
