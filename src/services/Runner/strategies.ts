@@ -110,7 +110,7 @@ export const connectionLanes = (concurrency: number | "unbounded" | undefined) =
     const size = typeof concurrency === "number" ? Math.max(1, concurrency) : defaultLanes
     const pool = yield* Pool.make({ acquire: session, size })
     return <A, E, R>(build: Effect.Effect<A, E, R>): Effect.Effect<A, E | StatementFailed, Exclude<R, Warehouse>> =>
-      Effect.scoped(Effect.flatMap(Pool.get(pool), (lane) => Effect.provideService(build, Warehouse, { ...wh, execute: lane.execute })))
+      Effect.scoped(Effect.flatMap(Pool.get(pool), (lane) => Effect.provideService(build, Warehouse, { ...wh, execute: lane.execute, pinned: true })))
   })
 
 /** The model's SELECT without trailing semicolons, safe to wrap in parentheses (newline before `)`). */
@@ -118,11 +118,16 @@ export const bodyOf = (sql: string): string => sql.trim().replace(/;+\s*$/, "")
 
 const subquery = (sql: string) => `(\n${sql}\n)`
 
-/** Publishes atomically: one transaction on the embedded warehouse; statement by statement on a remote one. */
+/**
+ * Publishes atomically: on the embedded warehouse in one transaction (when the whole build is
+ * already in one, on a pinned connection, the publish commits it); statement by statement on a remote one.
+ */
 const publish = (wh: WarehouseService, statements: ReadonlyArray<string>) =>
-  wh.kind === "embedded"
-    ? wh.execute(["BEGIN TRANSACTION", ...statements, "COMMIT"].join(";\n"))
-    : Effect.forEach(statements, (s) => wh.execute(s), { discard: true })
+  wh.kind !== "embedded"
+    ? Effect.forEach(statements, (s) => wh.execute(s), { discard: true })
+    : wh.pinned === true
+      ? wh.execute([...statements, "COMMIT"].join(";\n"))
+      : wh.execute(["BEGIN TRANSACTION", ...statements, "COMMIT"].join(";\n"))
 
 /**
  * Replaces the target with the staged table. Embedded: the staged table takes the target's name
@@ -178,7 +183,13 @@ export const buildModel = (
     const strategy = model.strategy
     let sql = bodyOf(model.definition.sql)
 
-    const dropStage = wh.execute(`DROP TABLE IF EXISTS ${stage}`).pipe(Effect.ignore)
+    // On a pinned connection the whole build is one transaction: one commit per model, and a
+    // failure rolls the staged table back with everything else. Content-addressed publishes
+    // from another connection, which must see the staged table committed.
+    const transactional = wh.kind === "embedded" && wh.pinned === true && strategy.type !== "content_addressed"
+    const unpinned: WarehouseService = { ...wh, pinned: false }
+    const dropStage = (transactional ? wh.execute("ROLLBACK") : wh.execute(`DROP TABLE IF EXISTS ${stage}`)).pipe(Effect.ignore)
+    if (transactional) yield* wh.execute("BEGIN TRANSACTION")
     const build = Effect.gen(function* () {
       switch (strategy.type) {
         case "full_refresh": {
@@ -263,7 +274,7 @@ export const buildModel = (
             tempName: `.tmp-${ctx.runId}-${model.name}.parquet`
           })
           const absolute = written.absolutePath.replace(/'/g, "''")
-          yield* publish(wh, [`CREATE OR REPLACE VIEW ${table} AS SELECT * FROM read_parquet('${absolute}')`, `DROP TABLE ${stage}`])
+          yield* publish(unpinned, [`CREATE OR REPLACE VIEW ${table} AS SELECT * FROM read_parquet('${absolute}')`, `DROP TABLE ${stage}`])
           const filePath = artifactFilePath(strategy.storage_prefix, written.hash)
           const output: ContentOutput = { hash: written.hash, filePath, upstreamKey: targetKey(target) }
           yield* recordArtifact(ctx, sql, output, written.size, rows)

@@ -38,6 +38,8 @@ export interface WarehouseService {
    * in order on that connection, and a failed one rolls back any transaction it left open.
    */
   readonly session?: Effect.Effect<WarehouseService, StatementFailed, Scope.Scope>
+  /** True on a `session`'s warehouse: a transaction may span several `execute` calls. */
+  readonly pinned?: boolean
 }
 
 export class Warehouse extends Context.Tag("pcli/Warehouse")<Warehouse, WarehouseService>() {}

@@ -84,6 +84,7 @@ const makeService = (instance: DuckDBInstance, path: string): DuckDbService => (
 /** One connection as a warehouse: a failed statement rolls back whatever transaction it left open. */
 const pinnedWarehouse = (connection: DuckDBConnection): WarehouseService => ({
   kind: "embedded",
+  pinned: true,
   execute: (sql) =>
     Effect.tryPromise({ try: () => readAll(connection, sql), catch: toFailure }).pipe(
       Effect.tapError(() => Effect.promise(() => connection.run("ROLLBACK").then(() => undefined, () => undefined)))
