@@ -131,7 +131,8 @@ const main = () => {
         `${pw.toFixed(0)} / ${pc.toFixed(0)}`,
         `${(pw / aw).toFixed(2)}x / ${(pc / ac).toFixed(2)}x`,
         `${(pw / bw).toFixed(2)}x / ${(pc / bc).toFixed(2)}x`,
-        Math.max(...samples.pcli.map((s) => s.rss)).toFixed(0)
+        Math.max(...samples.pcli.map((s) => s.rss)).toFixed(0),
+        Math.max(...samples.b.map((s) => s.rss)).toFixed(0)
       ])
       if (n === 1000) {
         const ok = (r: number, t: number) => (r <= t ? `ok (<= ${t})` : `MISSED (> ${t})`)
@@ -144,8 +145,13 @@ const main = () => {
       const dir = path.join(root, `p${rssSize}`)
       generate(dir, rssSize)
       fresh(dir)
+      const bigFloor = measure(root, [self, "--floor", dir, "b"], dir)
+      fresh(dir)
       const big = measure(root, [bin, "run", "--output", "json"], dir)
-      verdicts.push(`peak RSS of pcli run at ${rssSize} models: ${big.rss.toFixed(0)} MB ${big.rss <= 300 ? "ok (<= 300)" : "MISSED (> 300)"} (wall ${big.wall.toFixed(0)} ms)`)
+      verdicts.push(
+        `peak RSS of pcli run at ${rssSize} models: ${big.rss.toFixed(0)} MB ${big.rss <= 300 ? "ok (<= 300)" : "MISSED (> 300)"} ` +
+          `(wall ${big.wall.toFixed(0)} ms; floor b in the same run: ${bigFloor.rss.toFixed(0)} MB)`
+      )
     }
   } finally {
     fs.rmSync(root, { recursive: true, force: true })
