@@ -105,7 +105,7 @@ const main = () => {
   const rows: Array<Array<string>> = []
   const verdicts: Array<string> = []
   try {
-    for (const n of (process.env["BENCH_SIZES"] ?? "100,1000").split(",").map(Number)) {
+    for (const n of (process.env["BENCH_SIZES"] ?? "100,1000").split(",").filter((s) => s !== "").map(Number)) {
       const dir = path.join(root, `p${n}`)
       generate(dir, n)
       const samples = { pcli: [] as Array<Measure>, a: [] as Array<Measure>, b: [] as Array<Measure> }
@@ -162,5 +162,6 @@ const main = () => {
   for (const v of verdicts) console.log(v)
 }
 
-if (process.argv[2] === "--floor") void floor(process.argv[3]!, process.argv[4] === "b")
+if (process.argv[2] === "--generate") generate(process.argv[3]!, Number(process.argv[4])) // for profiling by hand
+else if (process.argv[2] === "--floor") void floor(process.argv[3]!, process.argv[4] === "b")
 else main()

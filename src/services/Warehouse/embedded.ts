@@ -97,12 +97,12 @@ const session = (instance: DuckDBInstance): Effect.Effect<WarehouseService, Stat
   ).pipe(Effect.map(pinnedWarehouse))
 
 /** Opens (creating if needed) a DuckDB database; DuckDB's module loads only here. */
-export const acquireDuckDbInstance = (path: string) =>
+export const acquireDuckDbInstance = (path: string, settings: Record<string, string> = {}) =>
   Effect.acquireRelease(
     Effect.tryPromise({
       try: async () => {
         const { DuckDBInstance } = await import("@duckdb/node-api")
-        return DuckDBInstance.create(path)
+        return DuckDBInstance.create(path, settings)
       },
       catch: toFailure
     }),
@@ -113,9 +113,9 @@ export const acquireDuckDbInstance = (path: string) =>
  * Opens the warehouse file, retrying while another process holds its lock (`policy`, each
  * retry logged like the runner's); a lock that outlasts the retries is `WarehouseLocked`.
  */
-const openLocked = (path: string, policy: RetryPolicy) => {
+const openLocked = (path: string, policy: RetryPolicy, settings: Record<string, string>) => {
   const holder = (e: StatementFailed) => /\(PID (\d+)\)/.exec(e.detail)?.[1]
-  return retryTransient(acquireDuckDbInstance(path), {
+  return retryTransient(acquireDuckDbInstance(path, settings), {
     policy,
     subject: `embedded warehouse ${path}`,
     isTransient: (e) => lockPattern.test(e.detail),
@@ -136,7 +136,15 @@ const openLocked = (path: string, policy: RetryPolicy) => {
 export interface EmbeddedOptions {
   /** Retries of opening a locked file (default `defaultOpenRetry`). */
   readonly openRetry?: RetryPolicy
+  /** DuckDB's `memory_limit` (default `defaultMemoryLimit`). */
+  readonly memoryLimit?: string
 }
+
+/**
+ * DuckDB caches every table it wrote until it runs out of room (80% of RAM by default), so a
+ * run's memory would grow with the number of models; capped, it stays flat and DuckDB spills.
+ */
+export const defaultMemoryLimit = "192MB"
 
 /**
  * The embedded warehouse: one DuckDB instance for the layer's lifetime, a fresh connection
@@ -157,7 +165,9 @@ export const layer = (
           .makeDirectory(dir, { recursive: true })
           .pipe(Effect.mapError((e) => new StatementFailed({ detail: `cannot create ${dir}: ${e.message}`, transient: false })))
       }
-      const instance = yield* openLocked(path, options.openRetry ?? defaultOpenRetry)
+      // An in-memory database cannot spill its tables, so it keeps DuckDB's own default.
+      const memoryLimit = options.memoryLimit ?? (path === ":memory:" ? undefined : defaultMemoryLimit)
+      const instance = yield* openLocked(path, options.openRetry ?? defaultOpenRetry, memoryLimit === undefined ? {} : { memory_limit: memoryLimit })
       const duck = makeService(instance, path)
       return Context.make(DuckDb, duck).pipe(
         Context.add(Warehouse, {
