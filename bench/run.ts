@@ -158,7 +158,7 @@ const main = () => {
   }
   console.log(`run overhead, medians of ${runs} runs; each cell wall ms / cpu ms (user+sys, whole process).`)
   console.log("floor a = model SQL alone, floor b = model SQL + the same tests as separate queries; both topological, one connection.")
-  printTable(["models", "floor a", "floor b", "pcli run", "pcli / a", "pcli / b", "pcli peak RSS MB"], rows)
+  printTable(["models", "floor a", "floor b", "pcli run", "pcli / a", "pcli / b", "pcli peak RSS MB", "floor b peak RSS MB"], rows)
   for (const v of verdicts) console.log(v)
 }
 
