@@ -1,10 +1,17 @@
 // Bundles the CLI into one file; native and heavy SDK packages stay external and load lazily.
 import { build } from "esbuild"
 import { execFileSync } from "node:child_process"
-import { chmodSync, copyFileSync, readFileSync, rmSync } from "node:fs"
+import { createHash } from "node:crypto"
+import { chmodSync, copyFileSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { deepImports } from "./deepImports.mjs"
 
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"))
+// The build id keys caches pcli writes (the compile cache): version plus a hash of the sources.
+const sources = createHash("sha256")
+for (const file of readdirSync("src", { recursive: true }).map(String).filter((f) => f.endsWith(".ts")).sort()) {
+  sources.update(file).update("\0").update(readFileSync(`src/${file}`)).update("\0")
+}
+const buildId = `${pkg.version}+${sources.digest("hex").slice(0, 16)}`
 
 await build({
   entryPoints: ["src/main.ts"],
@@ -15,7 +22,7 @@ await build({
   format: "cjs",
   // Lazy `import()`s become `require()` in a promise: every external package ships CommonJS.
   supported: { "dynamic-import": false },
-  define: { PCLI_VERSION: JSON.stringify(pkg.version) },
+  define: { PCLI_VERSION: JSON.stringify(pkg.version), PCLI_BUILD: JSON.stringify(buildId) },
   external: [
     "better-sqlite3",
     "@duckdb/*",

@@ -43,10 +43,11 @@ export const warehouseLayer = (target: Option.Option<string>) =>
       const path = yield* Path.Path
       const adapters = Option.match(project.config, { onNone: () => [], onSome: (c) => c.adapters })
       const targets = adapters.filter((a) => a.type === "warehouse" || a.type === "embedded")
-      const embeddedAt = (file: string | undefined): TargetLayer => Embedded.layer(path.resolve(project.root, file ?? Embedded.defaultEmbeddedPath))
+      const embeddedAt = (file: string | undefined, memoryLimit?: string): TargetLayer =>
+        Embedded.layer(path.resolve(project.root, file ?? Embedded.defaultEmbeddedPath), memoryLimit === undefined ? {} : { memoryLimit })
       // Only the chosen adapter's `${VAR}`s are resolved.
       const use = (ref: AdapterRef) =>
-        Effect.map(ref.resolve, (a) => (a.type === "warehouse" ? remoteLayer(ref.name, a) : embeddedAt(a.type === "embedded" ? a.path : undefined)))
+        Effect.map(ref.resolve, (a) => (a.type === "warehouse" ? remoteLayer(ref.name, a) : a.type === "embedded" ? embeddedAt(a.path, a.memory_limit) : embeddedAt(undefined)))
       if (Option.isSome(target)) {
         const chosen = targets.find((a) => a.name === target.value)
         if (chosen === undefined) return yield* new UnknownTarget({ target: target.value, known: targets.map((a) => a.name) })

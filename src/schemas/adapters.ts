@@ -47,7 +47,9 @@ export type EltAdapter = typeof EltAdapter.Type
 export const EmbeddedAdapter = Schema.Struct({
   type: Schema.Literal("embedded"),
   /** DuckDB file, project-relative; default `.pcli/warehouse.duckdb`. */
-  path: Schema.optional(Schema.String)
+  path: Schema.optional(Schema.String),
+  /** DuckDB's `memory_limit` (e.g. "4GB"); default 192MB, beyond which DuckDB spills to `<file>.tmp`. */
+  memory_limit: Schema.optional(Schema.String)
 })
 export type EmbeddedAdapter = typeof EmbeddedAdapter.Type
 

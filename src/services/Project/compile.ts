@@ -1,5 +1,5 @@
 import type { FileSystem, Path } from "@effect/platform"
-import { Context, Effect, Either, Fiber, Layer } from "effect"
+import { Context, Effect, type Either, Layer } from "effect"
 import type { SourceRef, StrategyBlock, TargetBlock } from "../../schemas/model"
 import type { StatementFailed } from "../Warehouse/Warehouse"
 import {
@@ -11,8 +11,8 @@ import {
   UnknownReference
 } from "./errors"
 import { closureOf, depths, findCycle, kahnOrder, reachableCounts } from "./graph"
+import { type CacheUse, loadWithCache } from "./cachedLoad"
 import {
-  decodeListedModels,
   listModels,
   type LoadModelsOptions,
   type ModelDefinition,
@@ -219,22 +219,22 @@ export const compileModels = (
   })
 
 /**
- * Loads and compiles a models directory, parsing the SQL in DuckDB while the sidecars are read
- * and decoded (both mostly wait on other threads). Errors keep their order: file and sidecar
- * errors first, then the checks of `compileModels`, then SQL errors.
+ * Loads and compiles a models directory through the compile cache (`cachedLoad.ts`): only SQL
+ * and sidecar texts not seen before are parsed, the SQL in DuckDB while the sidecars decode.
+ * Errors keep their order: file and sidecar errors first, then the checks of
+ * `compileModels`, then SQL errors. `onCacheUse` sees how the cache was used.
  */
 export const loadAndCompile = (
-  options: LoadModelsOptions
+  options: LoadModelsOptions & { readonly cache?: boolean; readonly onCacheUse?: (use: CacheUse) => void }
 ): Effect.Effect<CompiledProject, CompileError, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function* () {
     const listing = yield* listModels(options)
     const sqls = yield* readModelSql(listing)
-    const items = listing.names.map((model, i) => ({ model, sql: parseableSql(sqls[i]!), file: listing.sqlPaths[i]! }))
-    // Forked first so DuckDB parses on its threads while this one decodes the sidecars.
-    const parsing = yield* Effect.fork(Effect.either(parseReferences(items)))
-    const definitions = yield* Effect.either(decodeListedModels(listing, sqls, options.env))
-    const parsed = yield* Fiber.join(parsing)
-    return yield* compileModels(yield* definitions, parsed)
+    const loaded = yield* loadWithCache(options, listing, sqls)
+    options.onCacheUse?.(loaded.use)
+    const project = yield* compileModels(yield* loaded.definitions, loaded.parsed)
+    yield* loaded.save
+    return project
   })
 
 /** Transitive downstream closure of a model (excluding it), sorted; empty for an unknown model. */

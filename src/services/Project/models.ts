@@ -31,7 +31,7 @@ export interface LoadModelsOptions {
  * Reads a model file synchronously: a project's files are small and many, and Node's async
  * `readFile` costs four thread-pool round trips each (8x slower at 22,000 files than this).
  */
-const readText = (path: string): Effect.Effect<string, ModelsUnreadable> =>
+export const readText = (path: string): Effect.Effect<string, ModelsUnreadable> =>
   Effect.try({
     try: () => NodeFs.readFileSync(path, "utf8"),
     catch: (e) => new ModelsUnreadable({ path, detail: e instanceof Error ? e.message : String(e) })

@@ -31,6 +31,7 @@ import {
 import { memoByKey, mergeResults, type RunOptions, runStatusOf, mintRunId } from "./runOptions"
 import { checkSelection, type SelectionError } from "./selection"
 import {
+  connectionLanes,
   ensureSchemas,
   type BuildError,
   buildModel,
@@ -88,6 +89,7 @@ export const runProject = (
     const rootFailure = new Map<string, string>()
     const contentOutputs = new Map<string, ContentOutput>()
     const executions: Array<ModelExecution> = []
+    const onLane = yield* connectionLanes(options.concurrency)
     const states = yield* store.buildStates
     /** Each model's current data version: its last build's, or this run's once it builds. */
     const versions = new Map([...states.values()].map((b) => [b.model_name, b.data_version]))
@@ -213,14 +215,14 @@ export const runProject = (
         yield* ensureSchemaOf(model)
         const attempts = yield* Ref.make(0)
         const buildWith = (partition: PartitionOptions | undefined) =>
-          buildModel({
+          onLane(buildModel({
             runId,
             model,
             projectRoot: options.projectRoot,
             partition,
             contentOutputs,
             targetOf: (m) => project.models.get(m)?.target
-          })
+          }))
         const windows = decision.kind === "intervals" ? decision.windows : undefined
         const outcome = yield* Ref.update(attempts, (a) => a + 1).pipe(
           Effect.zipRight(windows === undefined ? buildWith(options.partition) : Effect.map(Effect.forEach(windows, buildWith), mergeResults)),
@@ -322,7 +324,7 @@ export const runProject = (
     }
     yield* store.recordRun(run, options.planId, { builds, intervals: intervalChanges })
     return run
-  })
+  }).pipe(Effect.scoped)
 
 const countIntervals = (windows: ReadonlyArray<PartitionOptions>, model: CompiledModel) =>
   model.strategy.type === "time_interval"

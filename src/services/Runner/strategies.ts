@@ -1,5 +1,5 @@
 import { FileSystem, Path } from "@effect/platform"
-import { Clock, Data, Effect, Option } from "effect"
+import { Clock, Data, Effect, Option, Pool } from "effect"
 import type { TargetBlock } from "../../schemas/model"
 import { DuckDb } from "../Warehouse/embedded"
 import { type StatementFailed, Warehouse, type WarehouseService } from "../Warehouse/Warehouse"
@@ -85,25 +85,67 @@ const schemaName = (target: TargetBlock, kind: WarehouseService["kind"]) =>
  * concurrently: two models creating the same schema at once is a catalog write conflict.
  * A failure here is left for the model's own statement to report under its name.
  */
-export const ensureSchemas = (models: ReadonlyArray<CompiledModel>) =>
+export const ensureSchemas = (models: ReadonlyArray<CompiledModel>, created: Set<string> = new Set()) =>
   Effect.flatMap(Warehouse, (wh) =>
     Effect.forEach(
-      [...new Set(models.map((m) => schemaName(m.target, wh.kind)))],
-      (schema) => Effect.ignore(wh.execute(`CREATE SCHEMA IF NOT EXISTS ${schema}`)),
+      [...new Set(models.map((m) => schemaName(m.target, wh.kind)))].filter((schema) => !created.has(schema)),
+      (schema) => Effect.ignore(wh.execute(`CREATE SCHEMA IF NOT EXISTS ${schema}`)).pipe(Effect.tap(() => created.add(schema))),
       { discard: true }
     )
   )
+
+/** Connections a run keeps open when its concurrency is unbounded: DuckDB's calls queue on libuv's 4 threads beyond that. */
+const defaultLanes = 4
+
+/**
+ * One warehouse connection per concurrency lane, for the run's scope: each model build borrows
+ * one for all its statements instead of opening a connection per statement. A warehouse
+ * without sessions (remote) runs builds as they are.
+ */
+export const connectionLanes = (concurrency: number | "unbounded" | undefined) =>
+  Effect.gen(function* () {
+    const wh = yield* Warehouse
+    const session = wh.kind === "embedded" ? wh.session : undefined
+    if (session === undefined) return <A, E, R>(build: Effect.Effect<A, E, R>) => build
+    const size = typeof concurrency === "number" ? Math.max(1, concurrency) : defaultLanes
+    const pool = yield* Pool.make({ acquire: session, size })
+    return <A, E, R>(build: Effect.Effect<A, E, R>): Effect.Effect<A, E | StatementFailed, Exclude<R, Warehouse>> =>
+      Effect.scoped(Effect.flatMap(Pool.get(pool), (lane) => Effect.provideService(build, Warehouse, { ...wh, execute: lane.execute, pinned: true })))
+  })
 
 /** The model's SELECT without trailing semicolons, safe to wrap in parentheses (newline before `)`). */
 export const bodyOf = (sql: string): string => sql.trim().replace(/;+\s*$/, "")
 
 const subquery = (sql: string) => `(\n${sql}\n)`
 
-/** Publishes atomically: one transaction on the embedded warehouse; statement by statement on a remote one. */
+/**
+ * Publishes atomically: on the embedded warehouse in one transaction (when the whole build is
+ * already in one, on a pinned connection, the publish commits it); statement by statement on a remote one.
+ */
 const publish = (wh: WarehouseService, statements: ReadonlyArray<string>) =>
+  wh.kind !== "embedded"
+    ? Effect.forEach(statements, (s) => wh.execute(s), { discard: true })
+    : wh.pinned === true
+      ? wh.execute([...statements, "COMMIT"].join(";\n"))
+      : wh.execute(["BEGIN TRANSACTION", ...statements, "COMMIT"].join(";\n"))
+
+/**
+ * Replaces the target with the staged table. Embedded: the staged table takes the target's name
+ * in the same transaction (no copy of the rows); remote: copied, then the stage dropped.
+ */
+const publishReplacing = (wh: WarehouseService, target: TargetBlock, table: string, stage: string) =>
   wh.kind === "embedded"
-    ? wh.execute(["BEGIN TRANSACTION", ...statements, "COMMIT"].join(";\n"))
-    : Effect.forEach(statements, (s) => wh.execute(s), { discard: true })
+    ? publish(wh, [`DROP TABLE IF EXISTS ${table}`, `ALTER TABLE ${stage} RENAME TO ${quoteIdent(target.table)}`])
+    : publish(wh, [`CREATE OR REPLACE TABLE ${table} AS SELECT * FROM ${stage}`, `DROP TABLE ${stage}`])
+
+/** Creates the staged table and returns its row count (DuckDB's CTAS answers with it; a warehouse that does not is counted). */
+const stageRows = (wh: WarehouseService, stage: string, select: string) =>
+  Effect.flatMap(wh.execute(`CREATE OR REPLACE TABLE ${stage} AS ${subquery(select)}`), (created) => {
+    const count = created.rows[0]?.[0]
+    return wh.kind === "embedded" && (typeof count === "bigint" || typeof count === "number")
+      ? Effect.succeed(Number(count))
+      : countRows(wh, stage)
+  })
 
 const tableExists = (wh: WarehouseService, target: TargetBlock) =>
   wh
@@ -140,16 +182,20 @@ export const buildModel = (
     const stage = stagingName(target, wh.kind)
     const strategy = model.strategy
     let sql = bodyOf(model.definition.sql)
-    yield* wh.execute(`CREATE SCHEMA IF NOT EXISTS ${schemaName(target, wh.kind)}`)
 
-    const dropStage = wh.execute(`DROP TABLE IF EXISTS ${stage}`).pipe(Effect.ignore)
+    // On a pinned connection the whole build is one transaction: one commit per model, and a
+    // failure rolls the staged table back with everything else. Content-addressed publishes
+    // from another connection, which must see the staged table committed.
+    const transactional = wh.kind === "embedded" && wh.pinned === true && strategy.type !== "content_addressed"
+    const unpinned: WarehouseService = { ...wh, pinned: false }
+    const dropStage = (transactional ? wh.execute("ROLLBACK") : wh.execute(`DROP TABLE IF EXISTS ${stage}`)).pipe(Effect.ignore)
+    if (transactional) yield* wh.execute("BEGIN TRANSACTION")
     const build = Effect.gen(function* () {
       switch (strategy.type) {
         case "full_refresh": {
-          yield* wh.execute(`CREATE OR REPLACE TABLE ${stage} AS ${subquery(sql)}`)
+          const rows = yield* stageRows(wh, stage, sql)
           const warnings = yield* verify(model, stage, sql)
-          const rows = yield* countRows(wh, stage)
-          yield* publish(wh, [`CREATE OR REPLACE TABLE ${table} AS SELECT * FROM ${stage}`, `DROP TABLE ${stage}`])
+          yield* publishReplacing(wh, target, table, stage)
           return { rows, warnings, output: undefined }
         }
         case "incremental": {
@@ -158,10 +204,9 @@ export const buildModel = (
           const newRows = exists
             ? `SELECT * FROM ${subquery(sql)} AS src WHERE (SELECT max(${ts}) FROM ${table}) IS NULL OR src.${ts} > (SELECT max(${ts}) FROM ${table})`
             : sql
-          yield* wh.execute(`CREATE OR REPLACE TABLE ${stage} AS ${subquery(newRows)}`)
+          const rows = yield* stageRows(wh, stage, newRows)
           const candidate = exists ? `(SELECT * FROM ${table} UNION ALL SELECT * FROM ${stage})` : stage
           const warnings = yield* verify(model, candidate, sql)
-          const rows = yield* countRows(wh, stage)
           yield* publish(
             wh,
             exists
@@ -179,10 +224,9 @@ export const buildModel = (
                 ? undefined
                 : parsePartitionKey(strategy.first_partition, strategy.granularity)
             sql = substituteWindow(sql, first ?? new Date(Date.UTC(1, 0, 1)), farFuture)
-            yield* wh.execute(`CREATE OR REPLACE TABLE ${stage} AS ${subquery(sql)}`)
+            const rows = yield* stageRows(wh, stage, sql)
             const warnings = yield* verify(model, stage, sql)
-            const rows = yield* countRows(wh, stage)
-            yield* publish(wh, [`CREATE OR REPLACE TABLE ${table} AS SELECT * FROM ${stage}`, `DROP TABLE ${stage}`])
+            yield* publishReplacing(wh, target, table, stage)
             return { rows, warnings, output: undefined }
           }
           const windows = partitionsBetween(ctx.partition.from, ctx.partition.to, strategy.granularity)
@@ -202,11 +246,10 @@ export const buildModel = (
           )
           sql = bodies.join("\n;\n")
           const whole = range("", windows[0]!.start, windows[windows.length - 1]!.end)
-          yield* wh.execute(`CREATE OR REPLACE TABLE ${stage} AS ${selects.map(subquery).join("\nUNION ALL\n")}`)
+          const rows = yield* stageRows(wh, stage, selects.map(subquery).join("\nUNION ALL\n"))
           const exists = yield* tableExists(wh, target)
           const candidate = exists ? `(SELECT * FROM ${table} WHERE NOT (${whole}) UNION ALL SELECT * FROM ${stage})` : stage
           const warnings = yield* verify(model, candidate, bodies[0]!)
-          const rows = yield* countRows(wh, stage)
           yield* publish(
             wh,
             exists
@@ -221,9 +264,8 @@ export const buildModel = (
             return yield* new ContentAddressedNeedsEmbedded({ model: model.name })
           }
           const path = yield* Path.Path
-          yield* wh.execute(`CREATE OR REPLACE TABLE ${stage} AS ${subquery(sql)}`)
+          const rows = yield* stageRows(wh, stage, sql)
           const warnings = yield* verify(model, stage, sql)
-          const rows = yield* countRows(wh, stage)
           const written = yield* writeParquetArtifact({
             duck: duck.value,
             model: model.name,
@@ -232,7 +274,7 @@ export const buildModel = (
             tempName: `.tmp-${ctx.runId}-${model.name}.parquet`
           })
           const absolute = written.absolutePath.replace(/'/g, "''")
-          yield* publish(wh, [`CREATE OR REPLACE VIEW ${table} AS SELECT * FROM read_parquet('${absolute}')`, `DROP TABLE ${stage}`])
+          yield* publish(unpinned, [`CREATE OR REPLACE VIEW ${table} AS SELECT * FROM read_parquet('${absolute}')`, `DROP TABLE ${stage}`])
           const filePath = artifactFilePath(strategy.storage_prefix, written.hash)
           const output: ContentOutput = { hash: written.hash, filePath, upstreamKey: targetKey(target) }
           yield* recordArtifact(ctx, sql, output, written.size, rows)

@@ -73,9 +73,69 @@ export const testQuery = (test: DataTest, relation: string): string => {
   }
 }
 
+/** Offending rows per test, evaluated in order: the first failing `error` test fails, `warning` ones become lines. */
+const judge = (model: string, tests: ReadonlyArray<DataTest>, failing: ReadonlyArray<number>) => {
+  const warnings: Array<string> = []
+  for (let i = 0; i < tests.length; i++) {
+    const test = tests[i]!
+    const count = failing[i] ?? 0
+    if (count === 0) continue
+    if (test.severity === "error") return new DataTestFailed({ model, test: describeTest(test), failing: count })
+    warnings.push(`test ${describeTest(test)} failed (${count} offending)`)
+  }
+  return warnings
+}
+
+/** One select-list expression per test giving its offending count, over `relation` aggregated once. */
+const fusedExpression = (test: DataTest, relation: string): string => {
+  const where = (cond: string) => `count(*) FILTER (WHERE ${test.filter === undefined ? cond : `(${test.filter}) AND (${cond})`})`
+  switch (test.type) {
+    case "not_null":
+      return where(`${quoteIdent(test.column)} IS NULL`)
+    case "accepted_values":
+      return where(`${quoteIdent(test.column)} IS NOT NULL AND ${quoteIdent(test.column)} NOT IN (${test.values.map(literal).join(", ")})`)
+    case "expression":
+      return where(`NOT coalesce((${test.expression}), FALSE)`)
+    case "row_count_range": {
+      const n = test.filter === undefined ? "count(*)" : `count(*) FILTER (WHERE ${test.filter})`
+      const conds = [
+        test.min === undefined ? undefined : `${n} < ${test.min}`,
+        test.max === undefined ? undefined : `${n} > ${test.max}`
+      ].filter((c): c is string => c !== undefined)
+      return `CASE WHEN ${conds.length === 0 ? "FALSE" : conds.join(" OR ")} THEN 1 ELSE 0 END`
+    }
+    case "unique":
+    case "composite":
+      // Grouping needs its own pass; as a scalar subquery it still rides in the same statement.
+      return `(${testQuery(test, relation)})`
+  }
+}
+
 /**
- * Runs a model's tests against a relation (the staged result, before it is published).
- * Fails on the first `error` test with offenders; returns one warning line per failing `warning` test.
+ * All of a model's tests as one statement: row-level tests share one scan of the relation
+ * (aggregates with FILTER), uniqueness tests ride along as scalar subqueries.
+ */
+export const fusedTestQuery = (tests: ReadonlyArray<DataTest>, relation: string): string =>
+  `SELECT ${tests.map((t) => fusedExpression(t, relation)).join(",\n  ")}\nFROM ${relation}`
+
+const sequentialTests = (model: string, tests: ReadonlyArray<DataTest>, relation: string) =>
+  Effect.gen(function* () {
+    const wh = yield* Warehouse
+    const failing: Array<number> = []
+    for (const test of tests) {
+      const result = yield* wh.execute(testQuery(test, relation))
+      failing.push(Number(result.rows[0]?.[0] ?? 0))
+      const verdict = judge(model, tests.slice(0, failing.length), failing)
+      if (verdict instanceof DataTestFailed) return yield* verdict
+    }
+    return judge(model, tests, failing) as ReadonlyArray<string>
+  })
+
+/**
+ * Runs a model's tests against a relation (the staged result, before it is published), fused
+ * into one statement. Fails on the first `error` test with offenders; returns one warning line
+ * per failing `warning` test. When the fused statement fails (a bad expression), the tests run
+ * one by one so the failure is the same one, at the same test, as unfused.
  */
 export const runDataTests = (
   model: string,
@@ -83,16 +143,13 @@ export const runDataTests = (
   relation: string
 ): Effect.Effect<ReadonlyArray<string>, DataTestFailed | StatementFailed, Warehouse> =>
   Effect.gen(function* () {
+    if (tests.length === 0) return []
     const wh = yield* Warehouse
-    const warnings: Array<string> = []
-    for (const test of tests) {
-      const result = yield* wh.execute(testQuery(test, relation))
-      const failing = Number(result.rows[0]?.[0] ?? 0)
-      if (failing === 0) continue
-      if (test.severity === "error") return yield* new DataTestFailed({ model, test: describeTest(test), failing })
-      warnings.push(`test ${describeTest(test)} failed (${failing} offending)`)
-    }
-    return warnings
+    const fused = yield* Effect.either(wh.execute(fusedTestQuery(tests, relation)))
+    if (fused._tag === "Left") return yield* sequentialTests(model, tests, relation)
+    const row = fused.right.rows[0] ?? []
+    const verdict = judge(model, tests, tests.map((_, i) => Number(row[i] ?? 0)))
+    return verdict instanceof DataTestFailed ? yield* verdict : verdict
   })
 
 /** Contract type spellings (product specs use ClickHouse-like names, remote warehouses Spark's) mapped to DuckDB's. */

@@ -1,4 +1,4 @@
-import { Context, Data, type Effect } from "effect"
+import { Context, Data, type Effect, type Scope } from "effect"
 
 export interface ResultColumn {
   readonly name: string
@@ -33,6 +33,13 @@ export interface WarehouseService {
   readonly kind: "embedded" | "remote"
   /** Runs one SQL statement and reads its whole result. */
   readonly execute: (sql: string) => Effect.Effect<StatementResult, StatementFailed>
+  /**
+   * The same warehouse bound to one connection for the scope (embedded only): its statements run
+   * in order on that connection, and a failed one rolls back any transaction it left open.
+   */
+  readonly session?: Effect.Effect<WarehouseService, StatementFailed, Scope.Scope>
+  /** True on a `session`'s warehouse: a transaction may span several `execute` calls. */
+  readonly pinned?: boolean
 }
 
 export class Warehouse extends Context.Tag("pcli/Warehouse")<Warehouse, WarehouseService>() {}

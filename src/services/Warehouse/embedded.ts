@@ -1,8 +1,8 @@
 import type { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api"
 import { FileSystem, Path } from "@effect/platform"
-import { Context, Data, Effect, Layer } from "effect"
+import { Context, Data, Effect, Layer, type Scope } from "effect"
 import { type RetryPolicy, retryTransient } from "./retry"
-import { StatementFailed, type StatementResult, Warehouse } from "./Warehouse"
+import { StatementFailed, type StatementResult, Warehouse, type WarehouseService } from "./Warehouse"
 
 /** Default embedded warehouse file, project-relative (decisions.md item 6). */
 export const defaultEmbeddedPath = ".pcli/warehouse.duckdb"
@@ -81,13 +81,28 @@ const makeService = (instance: DuckDBInstance, path: string): DuckDbService => (
     })
 })
 
+/** One connection as a warehouse: a failed statement rolls back whatever transaction it left open. */
+const pinnedWarehouse = (connection: DuckDBConnection): WarehouseService => ({
+  kind: "embedded",
+  pinned: true,
+  execute: (sql) =>
+    Effect.tryPromise({ try: () => readAll(connection, sql), catch: toFailure }).pipe(
+      Effect.tapError(() => Effect.promise(() => connection.run("ROLLBACK").then(() => undefined, () => undefined)))
+    )
+})
+
+const session = (instance: DuckDBInstance): Effect.Effect<WarehouseService, StatementFailed, Scope.Scope> =>
+  Effect.acquireRelease(Effect.tryPromise({ try: () => instance.connect(), catch: toFailure }), (connection) =>
+    Effect.sync(() => connection.closeSync())
+  ).pipe(Effect.map(pinnedWarehouse))
+
 /** Opens (creating if needed) a DuckDB database; DuckDB's module loads only here. */
-export const acquireDuckDbInstance = (path: string) =>
+export const acquireDuckDbInstance = (path: string, settings: Record<string, string> = {}) =>
   Effect.acquireRelease(
     Effect.tryPromise({
       try: async () => {
         const { DuckDBInstance } = await import("@duckdb/node-api")
-        return DuckDBInstance.create(path)
+        return DuckDBInstance.create(path, settings)
       },
       catch: toFailure
     }),
@@ -98,9 +113,9 @@ export const acquireDuckDbInstance = (path: string) =>
  * Opens the warehouse file, retrying while another process holds its lock (`policy`, each
  * retry logged like the runner's); a lock that outlasts the retries is `WarehouseLocked`.
  */
-const openLocked = (path: string, policy: RetryPolicy) => {
+const openLocked = (path: string, policy: RetryPolicy, settings: Record<string, string>) => {
   const holder = (e: StatementFailed) => /\(PID (\d+)\)/.exec(e.detail)?.[1]
-  return retryTransient(acquireDuckDbInstance(path), {
+  return retryTransient(acquireDuckDbInstance(path, settings), {
     policy,
     subject: `embedded warehouse ${path}`,
     isTransient: (e) => lockPattern.test(e.detail),
@@ -121,11 +136,20 @@ const openLocked = (path: string, policy: RetryPolicy) => {
 export interface EmbeddedOptions {
   /** Retries of opening a locked file (default `defaultOpenRetry`). */
   readonly openRetry?: RetryPolicy
+  /** DuckDB's `memory_limit` (default `defaultMemoryLimit`). */
+  readonly memoryLimit?: string
 }
 
 /**
+ * DuckDB caches every table it wrote until it runs out of room (80% of RAM by default), so a
+ * run's memory would grow with the number of models; capped, it stays flat and DuckDB spills.
+ */
+export const defaultMemoryLimit = "192MB"
+
+/**
  * The embedded warehouse: one DuckDB instance for the layer's lifetime, a fresh connection
- * per statement (so concurrent models never share transaction state). `execute` accepts
+ * per statement (so concurrent models never share transaction state), or one connection
+ * for a whole `session` (the runner keeps one per concurrency lane). `execute` accepts
  * several `;`-separated statements and returns the last result.
  */
 export const layer = (
@@ -141,12 +165,15 @@ export const layer = (
           .makeDirectory(dir, { recursive: true })
           .pipe(Effect.mapError((e) => new StatementFailed({ detail: `cannot create ${dir}: ${e.message}`, transient: false })))
       }
-      const instance = yield* openLocked(path, options.openRetry ?? defaultOpenRetry)
+      // An in-memory database cannot spill its tables, so it keeps DuckDB's own default.
+      const memoryLimit = options.memoryLimit ?? (path === ":memory:" ? undefined : defaultMemoryLimit)
+      const instance = yield* openLocked(path, options.openRetry ?? defaultOpenRetry, memoryLimit === undefined ? {} : { memory_limit: memoryLimit })
       const duck = makeService(instance, path)
       return Context.make(DuckDb, duck).pipe(
         Context.add(Warehouse, {
           kind: "embedded" as const,
-          execute: (sql: string) => duck.withConnection((connection) => readAll(connection, sql))
+          execute: (sql: string) => duck.withConnection((connection) => readAll(connection, sql)),
+          session: session(instance)
         })
       )
     })
