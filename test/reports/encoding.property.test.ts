@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest"
 import { encodeJson, encodeJsonStreamingArray } from "../../src/render/json"
 import { AuditListOutput } from "../../src/schemas/audit"
 import { LedgerRow } from "../../src/schemas/ledger"
-import { canonicalRow, chainedFields, rowHash, rowHashReference } from "../../src/services/Ledger/chain"
+import { canonicalRow, chainedFields, rowHash, rowHashFromValues, rowHashReference, VERIFY_COLUMNS } from "../../src/services/Ledger/chain"
 import { canonicalJson } from "../../src/services/Artifacts/artifacts"
 
 const text = fc.string({ unit: "binary", maxLength: 40 })
@@ -31,6 +31,7 @@ describe("report encodings agree with their definitions", () => {
       fc.property(row, fc.string({ unit: fc.constantFrom(..."0123456789abcdef"), minLength: 64, maxLength: 64 }), (r, previous) => {
         expect(canonicalRow(r)).toBe(canonicalJson(chainedFields(r)))
         expect(rowHash(previous, r)).toBe(rowHashReference(previous, r))
+        expect(rowHashFromValues(previous, VERIFY_COLUMNS.map((k) => r[k]))).toBe(rowHash(previous, r))
       }),
       { numRuns: 300 }
     )

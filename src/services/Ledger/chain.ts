@@ -50,3 +50,18 @@ export const rowHashReference = (previous: string, row: LedgerRow): string =>
 
 /** A row as SQLite returns it (integer flag, extra columns) seen as the public row, without decoding. */
 export const fromStored = (raw: Record<string, unknown>): LedgerRow => ({ ...(raw as unknown as LedgerRow), principal_id_verified: false })
+
+/** The stored columns `--verify` reads, in canonical key order (`principal_id_verified` is always false, not read). */
+export const VERIFY_COLUMNS = SORTED_KEYS.filter((k) => k !== "principal_id_verified")
+
+/** `rowHash` over a row read as values in `VERIFY_COLUMNS` order: no object per row. */
+export const rowHashFromValues = (previous: string, values: ReadonlyArray<unknown>): string => {
+  let out = "{"
+  let i = 0
+  for (const key of SORTED_KEYS) {
+    const value = key === "principal_id_verified" ? false : values[i++]
+    if (value === undefined) continue
+    out += `${out.length === 1 ? "" : ","}"${key}":${JSON.stringify(value)}`
+  }
+  return blake3Hex(encoder.encode(`${previous}${out}}`))
+}

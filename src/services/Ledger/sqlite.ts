@@ -1,7 +1,7 @@
 import { SqlClient, type Statement } from "@effect/sql"
 import { Chunk, Clock, Effect, Layer, Option, Schedule, Schema, Stream } from "effect"
 import { type LedgerKind, LedgerRow } from "../../schemas/ledger"
-import { fromStored, GENESIS_HASH, rowHash } from "./chain"
+import { GENESIS_HASH, rowHash, rowHashFromValues, VERIFY_COLUMNS } from "./chain"
 import { type ChainReport, type EvaluationGroup, Ledger, type OutcomeTally, type LedgerFilter, LedgerUnavailable, type NewLedgerRow } from "./Ledger"
 
 /** A row as SQLite holds it: `principal_id_verified` is the integer 0. */
@@ -135,28 +135,31 @@ export const make = Effect.gen(function* () {
     let previousSeq = 0
     let count = 0
     for (;;) {
-      const rows = yield* sql<Record<string, unknown> & { seq: number; row_hash: string | null }>`SELECT * FROM ledger WHERE seq > ${previousSeq} ORDER BY seq LIMIT ${VERIFY_PAGE}`
-      for (const raw of rows) {
-        const expected = rowHash(previous, fromStored(raw))
-        if (expected !== raw.row_hash) {
-          const gap = raw.seq !== previousSeq + 1
+      // Values, not objects: the columns in canonical order, then seq and row_hash.
+      const rows = yield* sql`SELECT ${sql.literal(VERIFY_COLUMNS.join(", "))}, seq, row_hash FROM ledger WHERE seq > ${previousSeq} ORDER BY seq LIMIT ${VERIFY_PAGE}`.values
+      for (const values of rows) {
+        const seq = Number(values[VERIFY_COLUMNS.length])
+        const stored = values[VERIFY_COLUMNS.length + 1] as string | null
+        const expected = rowHashFromValues(previous, values)
+        if (expected !== stored) {
+          const gap = seq !== previousSeq + 1
           return {
             intact: false,
             rows: count,
             head_hash: previous,
             first_bad: {
-              seq: raw.seq,
-              decision_ref: String(raw.decision_ref),
+              seq,
+              decision_ref: String(values[VERIFY_COLUMNS.indexOf("decision_ref")]),
               expected_hash: expected,
-              stored_hash: raw.row_hash,
+              stored_hash: stored,
               reason: gap
-                ? `row(s) ${previousSeq + 1}..${raw.seq - 1} before it are missing (deleted)`
+                ? `row(s) ${previousSeq + 1}..${seq - 1} before it are missing (deleted)`
                 : "its hash does not recompute: the row was edited, or rows before it were reordered"
             }
           }
         }
         previous = expected
-        previousSeq = raw.seq
+        previousSeq = seq
         count++
       }
       if (rows.length < VERIFY_PAGE) break
