@@ -1,17 +1,19 @@
 // Loaded only when `pcli audit` runs.
-import { Effect, Option } from "effect"
-import { auditList, auditVerify } from "../commands/audit"
+import { Effect, Option, Stream } from "effect"
+import { auditListStream, auditVerify } from "../commands/audit"
 import { auditCustody } from "../commands/auditCustody"
 import { auditScorecard } from "../commands/auditScorecard"
 import { UsageError } from "../commands/errors"
 import { ReviewLayer } from "../layers/GovernLayer"
 import { StateReadLayer } from "../layers/ProjectLayer"
 import { ReportedFailure } from "../render/errors"
-import { auditListText, auditVerifyText, custodyText, scorecardText } from "../render/text/audit"
+import { auditListTextStream, auditVerifyText, custodyText, scorecardText } from "../render/text/audit"
+import { encodeJsonStreamingArray } from "../render/json"
 import { AuditListOutput, AuditScorecardOutput, AuditVerifyOutput, CustodyOutput } from "../schemas/audit"
+import { LedgerRow } from "../schemas/ledger"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import { type CommonOptions, globalOptions } from "./options"
-import { emit } from "./output"
+import { emit, writeStdout } from "./output"
 
 export interface AuditOptions extends CommonOptions {
   readonly verify: boolean
@@ -63,14 +65,16 @@ export const runAudit = (opts: AuditOptions) =>
         }
         case "list": {
           const { modelsDir, root } = yield* ProjectContext
-          const out = yield* auditList({
+          const { entries, head } = yield* auditListStream({
             since: Option.getOrUndefined(opts.since),
             actor: Option.getOrUndefined(opts.actor),
             product: Option.getOrUndefined(opts.product),
             root,
             modelsDir
           })
-          return yield* emit(opts.output, AuditListOutput, out, auditListText)
+          // Streamed to stdout as rows arrive: memory stays flat however many rows match.
+          const chunks = opts.output === "json" ? encodeJsonStreamingArray(AuditListOutput, head, "entries", LedgerRow, entries) : auditListTextStream(head, entries)
+          return yield* Stream.runForEach(chunks, writeStdout)
         }
         case "scorecard":
           return yield* emit(opts.output, AuditScorecardOutput, yield* auditScorecard({ by: form.by, window: form.window }), scorecardText)

@@ -35,8 +35,11 @@ export const auditFilter = (input: Omit<AuditListInput, "product">) =>
     return filter
   })
 
-/** `pcli audit [--since] [--actor] [--product]`: decisions oldest first, filtered in SQL. */
-export const auditList = (input: AuditListInput) =>
+/**
+ * `pcli audit [--since] [--actor] [--product]`: the document without its entries, and the entries
+ * as a stream (oldest first, filtered in SQL), so a surface can print them as they arrive.
+ */
+export const auditListStream = (input: AuditListInput) =>
   Effect.gen(function* () {
     const ledger = yield* Ledger
     const path = yield* Path.Path
@@ -46,18 +49,22 @@ export const auditList = (input: AuditListInput) =>
         ? undefined
         : yield* productOutputModel({ root: input.root, modelsRel: path.relative(input.root, input.modelsDir).split(path.sep).join("/") }, input.product)
     const filter: LedgerFilter = { ...base, ...(model === undefined ? {} : { models: [model] }) }
-    const entries = yield* Stream.runCollect(ledger.query(filter))
     // An id filter cannot match rows recorded without an id: count them so the reader knows.
-    const skipped =
-      base.principalId === undefined || base.principalId === null ? 0 : yield* Stream.runCount(ledger.query({ ...filter, principalId: null }))
-    const out: AuditListOutput = {
+    const skipped = base.principalId === undefined || base.principalId === null ? 0 : yield* ledger.count({ ...filter, principalId: null })
+    const head: AuditListOutput = {
       command: "audit",
       since: base.since?.toISOString() ?? null,
       actor: input.actor ?? null,
       product: input.product ?? null,
       model: model ?? null,
-      entries: Chunk.toReadonlyArray(entries),
+      entries: [],
       unattributed_skipped: skipped
     }
-    return out
+    return { head, entries: ledger.query(filter) }
   })
+
+/** `pcli audit` as one value (the HTTP route, tests): the streamed entries collected. */
+export const auditList = (input: AuditListInput) =>
+  Effect.flatMap(auditListStream(input), ({ entries, head }) =>
+    Effect.map(Stream.runCollect(entries), (c): AuditListOutput => ({ ...head, entries: Chunk.toReadonlyArray(c) }))
+  )

@@ -1,4 +1,4 @@
-import { Effect, Schema } from "effect"
+import { Chunk, Effect, Schema, Stream } from "effect"
 
 /**
  * The one JSON encoder: Schema-encoded (keys in field order), 2-space indent, trailing
@@ -22,3 +22,38 @@ export type ErrorBody = typeof ErrorBody.Type
 export const CliErrorDocument = Schema.Struct({ error: Schema.Struct({ code: Schema.String, message: Schema.String }) })
 
 export const encodeCliError = (body: ErrorBody) => encodeJson(CliErrorDocument, { error: { code: body.code, message: body.message } })
+
+/**
+ * `encodeJson(schema, { ...head, [field]: items })`, byte for byte, as a stream of text chunks: the
+ * array's items are encoded as they arrive, so a million-row list never sits in memory. `head`
+ * holds the document with `field` empty.
+ */
+export const encodeJsonStreamingArray = <A, I, B, J, E, R>(
+  schema: Schema.Schema<A, I, never>,
+  head: A,
+  field: string,
+  itemSchema: Schema.Schema<B, J, never>,
+  items: Stream.Stream<B, E, R>
+): Stream.Stream<string, E, R> =>
+  Stream.unwrap(
+    Effect.map(encodeJson(schema, head), (text) => {
+      const marker = `\n  ${JSON.stringify(field)}: []`
+      const at = text.indexOf(marker)
+      if (at < 0 || text.indexOf(marker, at + 1) >= 0) throw new Error(`encodeJsonStreamingArray: no single top-level ${field} array`)
+      let emitted = false
+      const encodeItem = Schema.encodeSync(itemSchema)
+      const body = items.pipe(
+        Stream.map((item) => {
+          const first = !emitted
+          emitted = true
+          return `${first ? "\n" : ",\n"}    ${JSON.stringify(encodeItem(item), null, 2).replace(/\n/g, "\n    ")}`
+        }),
+        Stream.grouped(512),
+        Stream.map((chunk) => Chunk.join(chunk, ""))
+      )
+      return Stream.concat(
+        Stream.make(`${text.slice(0, at)}\n  ${JSON.stringify(field)}: [`),
+        Stream.concat(body, Stream.suspend(() => Stream.make(`${emitted ? "\n  ]" : "]"}${text.slice(at + marker.length)}`)))
+      )
+    })
+  )

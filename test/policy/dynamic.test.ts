@@ -146,6 +146,8 @@ describe("dynamic layer: NotConfigured", () => {
         },
         verify: Effect.die("no chain walk expected"),
         evaluationGroups: () => Effect.die("no replay expected"),
+        count: () => Effect.die("no count expected"),
+        outcomes: () => Effect.die("no scorecard expected"),
         headHash: Effect.die("no head read expected")
       })
     )

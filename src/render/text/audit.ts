@@ -1,3 +1,4 @@
+import { Chunk, Stream } from "effect"
 import type { AuditListOutput, AuditScorecardOutput, AuditVerifyOutput, CustodyOutput } from "../../schemas/audit"
 import type { LedgerRow } from "../../schemas/ledger"
 
@@ -7,15 +8,35 @@ export const actorLabel = (row: Pick<LedgerRow, "principal" | "principal_id">) =
 
 const dash = (v: string | number | null) => (v === null ? "-" : String(v))
 
-export const auditListText = (out: AuditListOutput): string => {
-  const lines = out.entries.map((r) =>
-    [r.timestamp, r.kind, actorLabel(r), dash(r.capability), dash(r.model), dash(r.effect), r.rule_id === null ? "-" : `rule ${r.rule_id}`, dash(r.plan_id), r.decision_ref].join("  ")
+/** One decision as a text line. */
+export const auditEntryLine = (r: LedgerRow) =>
+  [r.timestamp, r.kind, actorLabel(r), dash(r.capability), dash(r.model), dash(r.effect), r.rule_id === null ? "-" : `rule ${r.rule_id}`, dash(r.plan_id), r.decision_ref].join("  ")
+
+/** What follows the entries: a line when none matched, the unattributed note. */
+export const auditListFooter = (out: AuditListOutput, anyEntry: boolean): ReadonlyArray<string> => [
+  ...(anyEntry ? [] : ["no decisions recorded" + (out.since !== null || out.actor !== null || out.product !== null ? " match the filters" : "")]),
+  ...(out.unattributed_skipped > 0
+    ? [`note: ${out.unattributed_skipped} decision(s) recorded without a principal id were skipped; --actor unrecorded lists them`]
+    : [])
+]
+
+export const auditListText = (out: AuditListOutput): string =>
+  [...out.entries.map(auditEntryLine), ...auditListFooter(out, out.entries.length > 0)].join("\n")
+
+/** `auditListText` as a stream of chunks: lines are printed as the rows arrive. */
+export const auditListTextStream = <E, R>(head: AuditListOutput, entries: Stream.Stream<LedgerRow, E, R>): Stream.Stream<string, E, R> => {
+  let any = false
+  return Stream.concat(
+    entries.pipe(
+      Stream.map((r) => {
+        any = true
+        return `${auditEntryLine(r)}\n`
+      }),
+      Stream.grouped(512),
+      Stream.map((c) => Chunk.join(c, ""))
+    ),
+    Stream.suspend(() => Stream.make(auditListFooter(head, any).map((l) => `${l}\n`).join("")))
   )
-  if (lines.length === 0) lines.push("no decisions recorded" + (out.since !== null || out.actor !== null || out.product !== null ? " match the filters" : ""))
-  if (out.unattributed_skipped > 0) {
-    lines.push(`note: ${out.unattributed_skipped} decision(s) recorded without a principal id were skipped; --actor unrecorded lists them`)
-  }
-  return lines.join("\n")
 }
 
 export const auditVerifyText = (out: AuditVerifyOutput): string =>

@@ -54,12 +54,32 @@ export interface EvaluationGroup {
   readonly last_decision_ref: string
 }
 
+/** Policy outcomes of one scorecard group, counted in SQL. */
+export interface OutcomeTally {
+  readonly principal: PrincipalClass
+  readonly principal_id: string | null
+  readonly rule_id: number | null
+  readonly model: string | null
+  readonly total: number
+  readonly allow: number
+  readonly require_review: number
+  readonly deny: number
+}
+
 export interface LedgerService {
   readonly append: (row: NewLedgerRow) => Effect.Effect<LedgerRow, LedgerUnavailable>
   /** Appends every row in one transaction, with one timestamp: all are recorded or none. */
   readonly appendAll: (rows: ReadonlyArray<NewLedgerRow>) => Effect.Effect<ReadonlyArray<LedgerRow>, LedgerUnavailable>
   /** Rows matching the filter, oldest first, streamed from SQL. */
   readonly query: (filter: LedgerFilter) => Stream.Stream<LedgerRow, LedgerUnavailable>
+  /** How many rows match, counted in SQL. */
+  readonly count: (filter: LedgerFilter) => Effect.Effect<number, LedgerUnavailable>
+  /** Rows of `kinds` at or after `since`, grouped in SQL by the scorecard dimension; `escalation` rows count as require_review. */
+  readonly outcomes: (
+    by: "principal" | "rule" | "scope",
+    kinds: ReadonlyArray<LedgerKind>,
+    since: Date | undefined
+  ) => Effect.Effect<ReadonlyArray<OutcomeTally>, LedgerUnavailable>
   /** Evaluation rows at or after `since`, grouped in SQL (a million rows stay a few groups in memory). */
   readonly evaluationGroups: (since: Date | undefined) => Effect.Effect<ReadonlyArray<EvaluationGroup>, LedgerUnavailable>
   /**

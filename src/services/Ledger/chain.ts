@@ -24,9 +24,44 @@ export const chainedFields = (row: LedgerRow): LedgerRow => ({
   reason: row.reason
 })
 
+/** The chained fields in canonical (sorted) key order. */
+const SORTED_KEYS = Object.keys(chainedFields({} as LedgerRow)).sort() as ReadonlyArray<keyof LedgerRow>
+
+/**
+ * `canonicalJson(chainedFields(row))`, byte for byte, without building and sorting an object per
+ * row: every field is a scalar, so each is one `JSON.stringify` (the walk `--verify` does a million times).
+ */
+export const canonicalRow = (row: LedgerRow): string => {
+  let out = "{"
+  for (const key of SORTED_KEYS) {
+    const value = key === "principal_id_verified" ? false : row[key]
+    if (value === undefined) continue
+    out += `${out.length === 1 ? "" : ","}"${key}":${JSON.stringify(value)}`
+  }
+  return `${out}}`
+}
+
 /** hex BLAKE3(previous row_hash ‖ canonical JSON of the row without row_hash). */
-export const rowHash = (previous: string, row: LedgerRow): string =>
+export const rowHash = (previous: string, row: LedgerRow): string => blake3Hex(encoder.encode(previous + canonicalRow(row)))
+
+/** The definition `rowHash` must agree with (tests compare the two). */
+export const rowHashReference = (previous: string, row: LedgerRow): string =>
   blake3Hex(encoder.encode(previous + canonicalJson(chainedFields(row))))
 
 /** A row as SQLite returns it (integer flag, extra columns) seen as the public row, without decoding. */
 export const fromStored = (raw: Record<string, unknown>): LedgerRow => ({ ...(raw as unknown as LedgerRow), principal_id_verified: false })
+
+/** The stored columns `--verify` reads, in canonical key order (`principal_id_verified` is always false, not read). */
+export const VERIFY_COLUMNS = SORTED_KEYS.filter((k) => k !== "principal_id_verified")
+
+/** `rowHash` over a row read as values in `VERIFY_COLUMNS` order: no object per row. */
+export const rowHashFromValues = (previous: string, values: ReadonlyArray<unknown>): string => {
+  let out = "{"
+  let i = 0
+  for (const key of SORTED_KEYS) {
+    const value = key === "principal_id_verified" ? false : values[i++]
+    if (value === undefined) continue
+    out += `${out.length === 1 ? "" : ","}"${key}":${JSON.stringify(value)}`
+  }
+  return blake3Hex(encoder.encode(`${previous}${out}}`))
+}

@@ -1,8 +1,8 @@
 import { SqlClient, type Statement } from "@effect/sql"
 import { Chunk, Clock, Effect, Layer, Option, Schedule, Schema, Stream } from "effect"
-import { LedgerRow } from "../../schemas/ledger"
-import { fromStored, GENESIS_HASH, rowHash } from "./chain"
-import { type ChainReport, type EvaluationGroup, Ledger, type LedgerFilter, LedgerUnavailable, type NewLedgerRow } from "./Ledger"
+import { type LedgerKind, LedgerRow } from "../../schemas/ledger"
+import { GENESIS_HASH, rowHash, rowHashFromValues, VERIFY_COLUMNS } from "./chain"
+import { type ChainReport, type EvaluationGroup, Ledger, type OutcomeTally, type LedgerFilter, LedgerUnavailable, type NewLedgerRow } from "./Ledger"
 
 /** A row as SQLite holds it: `principal_id_verified` is the integer 0. */
 const StoredRow = Schema.Struct({ ...LedgerRow.fields, principal_id_verified: Schema.transformLiteral(0, false) })
@@ -68,8 +68,8 @@ export const make = Effect.gen(function* () {
 
   const append = (row: NewLedgerRow) => Effect.map(appendAll([row]), (stored) => stored[0]!)
 
-  const page = (filter: LedgerFilter, after: number) => {
-    const conditions: Array<Statement.Fragment> = [sql`seq > ${after}`]
+  const where = (filter: LedgerFilter) => {
+    const conditions: Array<Statement.Fragment> = []
     if (filter.since !== undefined) conditions.push(sql`timestamp >= ${filter.since.toISOString()}`)
     if (filter.until !== undefined) conditions.push(sql`timestamp < ${filter.until.toISOString()}`)
     if (filter.principalId === null) conditions.push(sql`principal_id IS NULL`)
@@ -77,8 +77,34 @@ export const make = Effect.gen(function* () {
     if (filter.models !== undefined) conditions.push(sql.in("model", filter.models))
     if (filter.kinds !== undefined) conditions.push(sql.in("kind", filter.kinds))
     if (filter.planId !== undefined) conditions.push(sql`plan_id = ${filter.planId}`)
-    return sql<{ readonly seq: number }>`SELECT * FROM ledger WHERE ${sql.and(conditions)} ORDER BY seq LIMIT ${PAGE}`
+    return conditions
   }
+
+  const page = (filter: LedgerFilter, after: number) =>
+    sql<{ readonly seq: number }>`SELECT * FROM ledger WHERE ${sql.and([sql`seq > ${after}`, ...where(filter)])} ORDER BY seq LIMIT ${PAGE}`
+
+  const count = (filter: LedgerFilter) => {
+    const conditions = where(filter)
+    return sql<{ n: number }>`SELECT count(*) AS n FROM ledger ${conditions.length === 0 ? sql`` : sql`WHERE ${sql.and(conditions)}`}`.pipe(
+      Effect.map((rows) => Number(rows[0]?.n ?? 0)),
+      Effect.mapError(unavailable)
+    )
+  }
+
+  const GROUP_COLUMNS = { principal: sql`principal, principal_id`, rule: sql`rule_id`, scope: sql`model` } as const
+  const outcomes = (by: "principal" | "rule" | "scope", kinds: ReadonlyArray<LedgerKind>, since: Date | undefined) =>
+    sql<OutcomeTally>`SELECT min(principal) AS principal, min(principal_id) AS principal_id, min(rule_id) AS rule_id, min(model) AS model,
+        count(*) AS total,
+        sum(kind <> 'escalation' AND effect = 'allow') AS allow,
+        sum(kind = 'escalation' OR effect = 'require_review') AS require_review,
+        sum(kind <> 'escalation' AND effect = 'deny') AS deny
+      FROM ledger WHERE ${sql.and([sql.in("kind", kinds), ...(since === undefined ? [] : [sql`timestamp >= ${since.toISOString()}`])])}
+      GROUP BY ${GROUP_COLUMNS[by]}`.pipe(
+      Effect.map((rows) =>
+        rows.map((r) => ({ ...r, total: Number(r.total), allow: Number(r.allow ?? 0), require_review: Number(r.require_review ?? 0), deny: Number(r.deny ?? 0) }))
+      ),
+      Effect.mapError(unavailable)
+    )
 
   const decodePage = (rows: ReadonlyArray<{ readonly seq: number }>) =>
     Effect.forEach(rows, (raw) =>
@@ -119,28 +145,31 @@ export const make = Effect.gen(function* () {
     let previousSeq = 0
     let count = 0
     for (;;) {
-      const rows = yield* sql<Record<string, unknown> & { seq: number; row_hash: string | null }>`SELECT * FROM ledger WHERE seq > ${previousSeq} ORDER BY seq LIMIT ${VERIFY_PAGE}`
-      for (const raw of rows) {
-        const expected = rowHash(previous, fromStored(raw))
-        if (expected !== raw.row_hash) {
-          const gap = raw.seq !== previousSeq + 1
+      // Values, not objects: the columns in canonical order, then seq and row_hash.
+      const rows = yield* sql`SELECT ${sql.literal(VERIFY_COLUMNS.join(", "))}, seq, row_hash FROM ledger WHERE seq > ${previousSeq} ORDER BY seq LIMIT ${VERIFY_PAGE}`.values
+      for (const values of rows) {
+        const seq = Number(values[VERIFY_COLUMNS.length])
+        const stored = values[VERIFY_COLUMNS.length + 1] as string | null
+        const expected = rowHashFromValues(previous, values)
+        if (expected !== stored) {
+          const gap = seq !== previousSeq + 1
           return {
             intact: false,
             rows: count,
             head_hash: previous,
             first_bad: {
-              seq: raw.seq,
-              decision_ref: String(raw.decision_ref),
+              seq,
+              decision_ref: String(values[VERIFY_COLUMNS.indexOf("decision_ref")]),
               expected_hash: expected,
-              stored_hash: raw.row_hash,
+              stored_hash: stored,
               reason: gap
-                ? `row(s) ${previousSeq + 1}..${raw.seq - 1} before it are missing (deleted)`
+                ? `row(s) ${previousSeq + 1}..${seq - 1} before it are missing (deleted)`
                 : "its hash does not recompute: the row was edited, or rows before it were reordered"
             }
           }
         }
         previous = expected
-        previousSeq = raw.seq
+        previousSeq = seq
         count++
       }
       if (rows.length < VERIFY_PAGE) break
@@ -168,7 +197,7 @@ export const make = Effect.gen(function* () {
       Effect.mapError(unavailable)
     )
 
-  return Ledger.of({ append, appendAll, query, list, verify, evaluationGroups, headHash: Effect.mapError(head, unavailable) })
+  return Ledger.of({ append, appendAll, query, list, count, outcomes, verify, evaluationGroups, headHash: Effect.mapError(head, unavailable) })
 })
 
 /** The decision ledger on the state store's SQLite. Rows come back in append order. */

@@ -35,6 +35,8 @@ export const brokenLedgerLayer = Layer.succeed(
     list: () => Effect.fail(new LedgerUnavailable({ detail: "disk I/O error" })),
     verify: Effect.fail(new LedgerUnavailable({ detail: "disk I/O error" })),
     evaluationGroups: () => Effect.fail(new LedgerUnavailable({ detail: "disk I/O error" })),
+    count: () => Effect.fail(new LedgerUnavailable({ detail: "disk I/O error" })),
+    outcomes: () => Effect.fail(new LedgerUnavailable({ detail: "disk I/O error" })),
     headHash: Effect.fail(new LedgerUnavailable({ detail: "disk I/O error" }))
   })
 )
