@@ -1,5 +1,5 @@
 import type { ApplyOutput, Evaluation, ModelChange, PlanOutput, ReviewOutput, ReviewQueueOutput, ReviewStatusOutput } from "../../schemas/plans"
-import { renderRunText } from "../../services/Runner/output"
+import { renderRunText } from "./pipeline"
 
 const evaluationLine = (e: Evaluation) =>
   `  ${e.effect.padEnd(14)} ${e.capability} on ${e.model}${e.rule_id === null ? "" : ` (rule ${e.rule_id})`}: ${e.reason}`
