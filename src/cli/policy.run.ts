@@ -3,9 +3,9 @@ import { Effect, Option } from "effect"
 import { PolicyReadLayer, PolicyWriteLayer } from "../layers/ProjectLayer"
 import { ReportedFailure } from "../render/errors"
 import { PolicyCheckOutput, PolicyFreezeOutput, PolicyShowOutput, PolicyTestOutput } from "../schemas/policy-output"
-import { failOnScenarioFailures, policyCheck, policyFreeze, policyShow, policyTest, policyUnfreeze } from "../services/PolicyEngine/commands"
+import { policyShow } from "../commands/policyShow"
+import { failOnScenarioFailures, policyCheck, policyFreeze, policyTest, policyUnfreeze } from "../services/PolicyEngine/commands"
 import { checkText, freezeText, showText, testText } from "../services/PolicyEngine/text"
-import { Ledger } from "../services/Ledger/Ledger"
 import { Principal } from "../services/Principal/Principal"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import { type CommonOptions, globalOptions } from "./options"
@@ -34,8 +34,7 @@ export const runTest = (opts: CommonOptions) =>
 
 export const runShow = (opts: CommonOptions) =>
   Effect.gen(function* () {
-    const shown = yield* policyShow
-    const out = { ...shown, ledger_head_hash: yield* Effect.flatMap(Ledger, (l) => l.headHash) }
+    const out = yield* policyShow
     yield* emit(opts.output, PolicyShowOutput, out, (o) => `${showText(o).replace(/\n$/, "")}\nledger head: ${o.ledger_head_hash}`)
   }).pipe(Effect.provide(PolicyReadLayer(globalOptions(opts))))
 

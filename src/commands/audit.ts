@@ -64,7 +64,7 @@ export const auditList = (input: AuditListInput) =>
 
 /** A documented form whose implementation has not landed yet (HTTP answers 501, decisions.md 28). */
 export class NotImplemented extends Data.TaggedError("NotImplemented")<{ readonly feature: string }> {
-  readonly code = "not-implemented"
+  readonly code = "not_implemented"
   override get message() {
     return `${this.feature} is not implemented yet`
   }

@@ -159,6 +159,11 @@ export const errorTable: Readonly<Record<string, ErrorRow>> = {
   ApprovalCasLost: conflict(),
   ProductRecordsUnavailable: failed(),
   ModelsOutsideProject: invalid(),
+  // pcli serve
+  ServeUnauthorized: row(401, "send Authorization: Bearer <PCLI_SERVE_TOKEN>"),
+  ServeTokenRequired: invalid("export PCLI_SERVE_TOKEN, or bind 127.0.0.1 (the default)"),
+  ServeListenFailed: unavailable("choose another --port, or stop what holds this one"),
+  RouteNotFound: notFound("GET /api/v1/openapi.json lists the routes"),
   // a command that printed its report and still fails (run, validate, policy test)
   ReportedFailure: failed(),
   ProductVerifyNeedsInput: row(422),

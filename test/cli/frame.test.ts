@@ -100,7 +100,7 @@ describe("pcli command line (binary)", () => {
       [["validate", "--bogus"], "unknown flag --bogus"],
       [["valdate"], "unknown command 'valdate' (did you mean validate?)"],
       [["policy", "chek"], "unknown command 'policy chek' (did you mean check?)"],
-      [["--output", "json"], "pcli needs a command: validate, compile, run, playground, plan, review, apply, backfill, gc, restore, discover, policy, product, state, audit"],
+      [["--output", "json"], "pcli needs a command: validate, compile, run, playground, plan, review, apply, backfill, gc, restore, discover, policy, product, state, audit, serve"],
       [["policy", "--output", "json"], "pcli policy needs a command: check, test, show, freeze, unfreeze"],
       [["validate", "--output", "xml"], "--output must be one of text, json, got 'xml'"],
       [["policy", "check", "--principal", "agent", "--capability", "apply"], "missing --model"],
