@@ -18,7 +18,7 @@ export interface ServeSettings {
   readonly host: string
   readonly port: number
   readonly token: Option.Option<Redacted.Redacted<string>>
-  /** Where request lines and the listening line go (stderr). */
+  /** Where request lines go (stderr). */
   readonly log: (line: string) => void
 }
 
@@ -36,8 +36,7 @@ export const HttpServeLayer = (settings: ServeSettings, options: GlobalOptions) 
     Layer.provide(DashboardRoutes),
     Layer.provide(HttpApiBuilder.api(ServeApi).pipe(Layer.provide(routes))),
     Layer.provide(ServeReadsLayer(options)),
-    Layer.merge(Layer.effectDiscard(HttpServer.addressFormattedWith((address) => Effect.sync(() => settings.log(`pcli serve: listening on ${address}\n`))))),
-    Layer.provide(
+    Layer.provideMerge(
       NodeHttpServer.layer(createServer, { host: settings.host, port: settings.port }).pipe(
         Layer.mapError((e) => new ServeListenFailed({ address: `${settings.host}:${settings.port}`, detail: String((e.cause as Error | undefined)?.message ?? e.message) }))
       )

@@ -58,7 +58,7 @@ export const errorTable: Readonly<Record<string, ErrorRow>> = {
   PlaygroundWriteFailed: failed(),
   // state store and ledger
   StateStoreNewer: conflict("upgrade pcli to read this store"),
-  StateStoreOlder: conflict(),
+  StateStoreOlder: conflict("pcli serve never migrates: run pcli state info once to bring the store forward"),
   StateStoreCorrupt: failed(),
   StateStoreIo: failed(),
   LedgerUnavailable: unavailable(),
