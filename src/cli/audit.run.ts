@@ -1,12 +1,14 @@
 // Loaded only when `pcli audit` runs.
 import { Effect, Option } from "effect"
-import { auditList, auditVerify, NotImplemented } from "../commands/audit"
+import { auditList, auditVerify } from "../commands/audit"
+import { auditCustody } from "../commands/auditCustody"
 import { auditScorecard } from "../commands/auditScorecard"
 import { UsageError } from "../commands/errors"
+import { ReviewLayer } from "../layers/GovernLayer"
 import { StateReadLayer } from "../layers/ProjectLayer"
 import { ReportedFailure } from "../render/errors"
-import { auditListText, auditVerifyText, scorecardText } from "../render/text/audit"
-import { AuditListOutput, AuditScorecardOutput, AuditVerifyOutput } from "../schemas/audit"
+import { auditListText, auditVerifyText, custodyText, scorecardText } from "../render/text/audit"
+import { AuditListOutput, AuditScorecardOutput, AuditVerifyOutput, CustodyOutput } from "../schemas/audit"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import { type CommonOptions, globalOptions } from "./options"
 import { emit } from "./output"
@@ -73,8 +75,14 @@ export const runAudit = (opts: AuditOptions) =>
         case "scorecard":
           return yield* emit(opts.output, AuditScorecardOutput, yield* auditScorecard({ by: form.by, window: form.window }), scorecardText)
         case "custody":
-          return yield* new NotImplemented({ feature: "pcli audit --for (custody chain)" })
+          return
       }
     })
-    yield* body.pipe(Effect.provide(StateReadLayer(globalOptions(opts))))
+    if (form.form !== "custody") return yield* body.pipe(Effect.provide(StateReadLayer(globalOptions(opts))))
+    // The custody chain also reads plan files and compiles the models for the blast radius.
+    const custody = Effect.gen(function* () {
+      const { modelsDir } = yield* ProjectContext
+      return yield* emit(opts.output, CustodyOutput, yield* auditCustody({ subject: form.subject, modelsDir }), custodyText)
+    })
+    yield* custody.pipe(Effect.provide(ReviewLayer(globalOptions(opts), false)))
   })

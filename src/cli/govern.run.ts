@@ -72,9 +72,8 @@ export interface ApplyOptions extends CommonOptions {
 
 export const runApply = (opts: ApplyOptions) =>
   Effect.gen(function* () {
-    const { modelsDir, root, config } = yield* ProjectContext
-    const physicalDelete = Option.isSome(config) && config.value.settings.gc?.physical_delete === true ? { configPath: config.value.file } : undefined
-    const out = yield* applyAnyPlan({ planId: opts.planId, modelsDir, projectRoot: root, physicalDelete })
+    const { modelsDir, root } = yield* ProjectContext
+    const out = yield* applyAnyPlan({ planId: opts.planId, modelsDir, projectRoot: root })
     if (isGcApply(out)) return yield* emit(opts.output, GcApplyOutput, out, gcApplyText)
     if (isRestoreApply(out)) return yield* emit(opts.output, RestoreApplyOutput, out, restoreApplyText)
     yield* emit(opts.output, ApplyOutput, out, applyText)

@@ -1,11 +1,12 @@
 import { Effect, type Schema } from "effect"
+import { sanitizeLines } from "../platform/echo"
 import { encodeJson } from "../render/json"
 import type { OutputFormat } from "./options"
 
 export const writeStdout = (text: string) => Effect.sync(() => void process.stdout.write(text))
 export const writeStderr = (text: string) => Effect.sync(() => void process.stderr.write(text))
 
-/** Prints a command's output value as JSON (the one encoder) or as its text rendering. */
+/** Prints a command's output value as JSON (the one encoder) or as its text rendering, made inert (user text may carry escape codes). */
 export const emit = <A, I>(
   format: OutputFormat,
   schema: Schema.Schema<A, I, never>,
@@ -14,7 +15,7 @@ export const emit = <A, I>(
 ): Effect.Effect<void> =>
   format === "json"
     ? Effect.flatMap(encodeJson(schema, value), writeStdout)
-    : writeStdout(((t) => (t === "" || t.endsWith("\n") ? t : `${t}\n`))(text(value)))
+    : writeStdout(((t) => (t === "" || t.endsWith("\n") ? t : `${t}\n`))(sanitizeLines(text(value))))
 
 /** A live progress line on a terminal in text mode; nothing otherwise. */
 export const liveProgress = (format: OutputFormat) => format === "text" && process.stderr.isTTY === true

@@ -1,11 +1,18 @@
 // Loaded only when a `pcli policy` command runs: the policy engine stays off the start-up path.
 import { Effect, Option } from "effect"
+import { policyReplay } from "../commands/policyReplay"
+import { policyReplayText } from "../render/text/policyReplay"
+import { PolicyReplayOutput } from "../schemas/policyReplay"
 import { PolicyReadLayer, PolicyWriteLayer } from "../layers/ProjectLayer"
+import { sanitize } from "../platform/echo"
 import { ReportedFailure } from "../render/errors"
 import { PolicyCheckOutput, PolicyFreezeOutput, PolicyShowOutput, PolicyTestOutput } from "../schemas/policy-output"
+import { policyCheck } from "../commands/policyCheck"
+import { policyFreeze } from "../commands/policyFreeze"
 import { policyShow } from "../commands/policyShow"
-import { failOnScenarioFailures, policyCheck, policyFreeze, policyTest, policyUnfreeze } from "../services/PolicyEngine/commands"
-import { checkText, freezeText, showText, testText } from "../services/PolicyEngine/text"
+import { failOnScenarioFailures, policyTest } from "../commands/policyTest"
+import { policyUnfreeze } from "../commands/policyUnfreeze"
+import { checkText, freezeText, showText, testText } from "../render/text/policy"
 import { Principal } from "../services/Principal/Principal"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import { type CommonOptions, globalOptions } from "./options"
@@ -54,6 +61,22 @@ export const runFreeze = (name: "freeze" | "unfreeze", opts: FreezeOptions) =>
     }
     const context = { class: actor.class, id: actor.id, idSource: actor.source }
     const out = yield* (name === "freeze" ? policyFreeze : policyUnfreeze)(input, context)
-    for (const note of out.notes ?? []) yield* writeStderr(`warning: ${note}\n`)
+    for (const note of out.notes ?? []) yield* writeStderr(`warning: ${sanitize(note)}\n`)
     yield* emit(opts.output, PolicyFreezeOutput, out, freezeText)
   }).pipe(Effect.provide(PolicyWriteLayer(globalOptions(opts))))
+
+export interface ReplayOptions extends Omit<CommonOptions, "config"> {
+  readonly proposed: string
+  readonly since: Option.Option<string>
+  readonly failOnLoosen: boolean
+}
+
+export const runReplay = (opts: ReplayOptions) =>
+  Effect.gen(function* () {
+    const { modelsDir } = yield* ProjectContext
+    const out = yield* policyReplay({ proposedConfig: opts.proposed, since: Option.getOrUndefined(opts.since), modelsDir })
+    yield* emit(opts.output, PolicyReplayOutput, out, policyReplayText)
+    if (opts.failOnLoosen && out.loosened > 0) {
+      return yield* new ReportedFailure({ code: "policy-replay-loosens", detail: `${out.loosened} recorded decision(s) would loosen under ${out.proposed_config}` })
+    }
+  }).pipe(Effect.provide(PolicyReadLayer(globalOptions({ ...opts, config: Option.none() }))))

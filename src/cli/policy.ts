@@ -43,8 +43,26 @@ const freezeOptions = {
 const freezeLike = (name: "freeze" | "unfreeze", description: HelpDoc.HelpDoc) =>
   Command.make(name, freezeOptions, (opts) => Effect.flatMap(impl, (m) => m.runFreeze(name, opts))).pipe(Command.withDescription(description))
 
+// `--config` names the proposed pcli.toml here; the current project is the nearest pcli.toml.
+const { config: _projectConfig, ...replayCommon } = commonOptions
+
+const replayCommand = Command.make(
+  "replay",
+  {
+    ...replayCommon,
+    proposed: Options.text("config").pipe(Options.withDescription("The proposed pcli.toml whose [policy] block is replayed")),
+    since: Options.text("since").pipe(Options.optional, Options.withDescription("Only evaluations at or after: YYYY-MM-DD, RFC 3339 with offset, or <N>d / <N>h")),
+    failOnLoosen: Options.boolean("fail-on-loosen").pipe(Options.withDescription("Exit 1 when any recorded decision would loosen (a CI gate for policy edits)"))
+  },
+  (opts) => Effect.flatMap(impl, (m) => m.runReplay(opts))
+).pipe(
+  Command.withDescription(
+    described("Read-only: re-evaluate every recorded evaluation under a proposed policy and list the flips", "pcli policy replay --config proposed/pcli.toml --fail-on-loosen")
+  )
+)
+
 export const policyCommand = Command.make("policy").pipe(
-  Command.withDescription(described("The policy plane: check, test, show, freeze, unfreeze", "pcli policy show --output json")),
+  Command.withDescription(described("The policy plane: check, test, show, freeze, unfreeze, replay", "pcli policy show --output json")),
   Command.withSubcommands([
     checkCommand,
     plain("test", described("Run [[policy.tests]] through the real evaluator; exit 1 when any result differs", "pcli policy test"), (m, o) => m.runTest(o)),
@@ -56,6 +74,7 @@ export const policyCommand = Command.make("policy").pipe(
         'pcli policy freeze --principal agent --scope layer=2 --reason "quarter close"'
       )
     ),
-    freezeLike("unfreeze", described("Lift a freeze recorded with exactly this principal and scope", "pcli policy unfreeze --principal agent --scope layer=2"))
+    freezeLike("unfreeze", described("Lift a freeze recorded with exactly this principal and scope", "pcli policy unfreeze --principal agent --scope layer=2")),
+    replayCommand
   ])
 )

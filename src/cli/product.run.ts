@@ -16,7 +16,7 @@ import {
   ProductStatusOutput,
   ProductVerifyOutput
 } from "../schemas/products"
-import { approveText, compileText, journalText, listText, statusText, verifyText } from "../services/Products/text"
+import { approveText, compileText, journalText, listText, statusText, verifyText } from "../render/text/products"
 import { ProductWorkspace } from "../services/Products/workspace"
 import { type CommonOptions, globalOptions } from "./options"
 import { emit, writeStderr } from "./output"

@@ -1,5 +1,6 @@
 import { Command } from "@effect/cli"
 import { auditCommand } from "./audit"
+import { briefCommand } from "./brief"
 import { commandTree } from "./commandTree"
 import { discoverCommand } from "./discover"
 import { governCommands } from "./govern"
@@ -12,7 +13,7 @@ import { serveCommand } from "./serve"
 import { stateCommand } from "./state"
 import { validateCommand } from "./validate"
 
-const topLevel = [validateCommand, ...pipelineCommands, ...governCommands, ...reclaimCommands, discoverCommand, policyCommand, productCommand, stateCommand, auditCommand, serveCommand] as const
+const topLevel = [validateCommand, ...pipelineCommands, ...governCommands, ...reclaimCommands, discoverCommand, policyCommand, productCommand, stateCommand, auditCommand, briefCommand, serveCommand] as const
 
 export const rootCommand = Command.make("pcli").pipe(
   Command.withDescription(

@@ -29,6 +29,7 @@ import { PlanStore, type PlanReadError } from "../services/Plans/PlanStore"
 import { fingerprintOf, readWorkingTree, type Revision, staleModels } from "../services/Plans/revisions"
 import { runCheck, verificationReason } from "../services/Plans/verify"
 import { PolicyEngine } from "../services/PolicyEngine/PolicyEngine"
+import type { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import { type ActingPrincipal, Principal } from "../services/Principal/Principal"
 import { type CompileError, type CompiledProject, PipelineCompiler } from "../services/Project/compile"
 import type { ModelFileMismatch, ModelsUnreadable } from "../services/Project/errors"
@@ -58,8 +59,6 @@ export interface ApplyInput {
   readonly modelsDir: string
   /** Directory project-relative `storage_prefix`es resolve against. */
   readonly projectRoot: string
-  /** Set when pcli.toml says `[gc] physical_delete = true`: a gc plan is then refused outright. */
-  readonly physicalDelete?: { readonly configPath: string } | undefined
 }
 
 export type ApplyRefusal = PlanReadError | PlanStale | PolicyDenied | MarkerMissing | InvalidMarker | PlanKindNotExecutable
@@ -89,6 +88,7 @@ export type ApplyRequirements =
   | Environment
   | FileSystem.FileSystem
   | Path.Path
+  | ProjectContext
 
 interface Admitted {
   readonly plan: Plan
@@ -190,13 +190,13 @@ const verify = (admitted: Admitted, record: RunRecord, actor: ActingPrincipal) =
     const byRule = new Map<number, Array<string>>()
     for (const { item, verdict } of admitted.evaluated ?? []) {
       const ruleId = verdict.static.matched_rule
-      const rule = ruleId === null ? undefined : engine.compiled.rules[ruleId]?.rule
+      const rule = ruleId === null ? undefined : engine.rule(ruleId)
       if (rule === undefined || rule.effect !== "allow" || verdict.effect !== "allow" || rule.verify_after.length === 0) continue
       byRule.set(ruleId!, [...(byRule.get(ruleId!) ?? []), item.model])
     }
     return yield* Effect.forEach([...byRule].sort(([a], [b]) => a - b), ([ruleId, models]) =>
       Effect.gen(function* () {
-        const checks = engine.compiled.rules[ruleId]!.rule.verify_after
+        const checks = engine.rule(ruleId)!.verify_after
         const results = yield* Effect.forEach(models.flatMap((model) => checks.map((check) => ({ model, check }))), ({ model, check }) => {
           const compiled = admitted.project.models.get(model)
           if (compiled === undefined || built.get(model) !== "success") {
@@ -236,7 +236,7 @@ function applyWith(input: ApplyInput, executeGc: boolean): Effect.Effect<ApplyOu
     let record: RunRecord
     if (isGatedPlan(plan)) {
       // admit already refused (and recorded) the kinds apply cannot execute; this narrows the type.
-      if (plan.kind === "gc" && executeGc) return yield* applyGc(plan, input.physicalDelete)
+      if (plan.kind === "gc" && executeGc) return yield* applyGc(plan)
       if (plan.kind === "restore" && executeGc) return yield* applyRestore(plan, input.projectRoot)
       if (plan.kind !== "backfill") return yield* new PlanKindNotExecutable({ planId: plan.plan_id, kind: plan.kind })
       // (4) A backfill runs its closure in plan order through the standard run path; it changes
@@ -246,11 +246,12 @@ function applyWith(input: ApplyInput, executeGc: boolean): Effect.Effect<ApplyOu
         projectRoot: input.projectRoot,
         models: plan.payload.models,
         trigger: `backfill:${plan.plan_id}`,
+        planId: plan.plan_id,
         ...(window === undefined ? {} : { partition: window })
       })
     } else {
       // (4) Execution through the standard run path.
-      record = yield* runner.run(admitted.project, { projectRoot: input.projectRoot, models: plan.payload.models, trigger: `apply:${plan.plan_id}` })
+      record = yield* runner.run(admitted.project, { projectRoot: input.projectRoot, models: plan.payload.models, trigger: `apply:${plan.plan_id}`, planId: plan.plan_id })
       const applied = yield* AppliedState
       const built = record.models.filter((m) => m.status === "success").flatMap((m) => {
         const files = admitted.current.get(m.model_name)

@@ -1,5 +1,5 @@
 import { Path } from "@effect/platform"
-import { Chunk, Clock, Data, Effect, Either, Stream } from "effect"
+import { Chunk, Clock, Effect, Either, Stream } from "effect"
 import type { AuditListOutput, AuditVerifyOutput } from "../schemas/audit"
 import { Ledger, type LedgerFilter } from "../services/Ledger/Ledger"
 import { InvalidPrincipalId } from "../services/Principal/Principal"
@@ -61,11 +61,3 @@ export const auditList = (input: AuditListInput) =>
     }
     return out
   })
-
-/** A documented form whose implementation has not landed yet (HTTP answers 501, decisions.md 28). */
-export class NotImplemented extends Data.TaggedError("NotImplemented")<{ readonly feature: string }> {
-  readonly code = "not_implemented"
-  override get message() {
-    return `${this.feature} is not implemented yet`
-  }
-}

@@ -3,9 +3,11 @@ import { Clock, Effect, Schema } from "effect"
 import type { GatedPlan } from "../schemas/plans"
 import { GcApplyOutput, GcEviction } from "../schemas/reclaim"
 import { deriveChecks } from "../services/Reclamation/checks"
-import { PhysicalDeleteUnsupported } from "../services/Reclamation/errors"
+import type { ProjectContext } from "../services/ProjectConfig/ProjectContext"
+import type { PhysicalDeleteUnsupported } from "../services/Reclamation/errors"
 import { evict, keyOf, readSnapshot } from "../services/Reclamation/ledger"
 import { RunStoreFailed } from "../services/Runner/RunStore"
+import { refusePhysicalDelete } from "./gcDerivable"
 
 const GcPayload = Schema.Struct({ min_age_days: Schema.Number, evictions: Schema.Array(GcEviction) })
 
@@ -15,12 +17,9 @@ export const isGcApply = (out: { readonly command: string }): out is GcApplyOutp
  * Executes an admitted gc plan: per entry, the six checks are re-derived now against the live
  * row; a derivable row is evicted (tombstone + ledger retirement in one transaction). Bytes stay.
  */
-export const applyGc = (
-  plan: GatedPlan,
-  physicalDelete: { readonly configPath: string } | undefined
-): Effect.Effect<GcApplyOutput, PhysicalDeleteUnsupported | RunStoreFailed, SqlClient.SqlClient> =>
+export const applyGc = (plan: GatedPlan): Effect.Effect<GcApplyOutput, PhysicalDeleteUnsupported | RunStoreFailed, SqlClient.SqlClient | ProjectContext> =>
   Effect.gen(function* () {
-    if (physicalDelete !== undefined) return yield* new PhysicalDeleteUnsupported(physicalDelete)
+    yield* refusePhysicalDelete
     const payload = yield* Schema.decodeUnknown(GcPayload)(plan.payload).pipe(
       Effect.mapError((e) => new RunStoreFailed({ detail: `gc plan ${plan.plan_id} payload: ${e.message}` }))
     )

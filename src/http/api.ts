@@ -2,6 +2,7 @@ import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platfor
 import { Schema } from "effect"
 import { ErrorBody } from "../render/json"
 import { AuditListOutput, AuditScorecardOutput } from "../schemas/audit"
+import { BriefOutput } from "../schemas/brief"
 import { PolicyShowOutput } from "../schemas/policy-output"
 import { ProductJournalOutput, ProductListOutput, ProductStatusOutput } from "../schemas/products"
 import { HealthOutput } from "../schemas/serve"
@@ -24,7 +25,7 @@ export const AuditGroup = HttpApiGroup.make("audit")
   .add(HttpApiEndpoint.get("scorecard", "/audit/scorecard").setUrlParams(Query(["by", "window"])).addSuccess(AuditScorecardOutput).addError(Failure, { status: 400 }).addError(Failure, { status: 409 }))
   .add(HttpApiEndpoint.get("custody", "/custody/:subject").setPath(Subject).addError(Failure, { status: 404 }).addError(Failure, { status: 409 }).addError(Failure, { status: 501 }))
 
-export const BriefGroup = HttpApiGroup.make("brief").add(HttpApiEndpoint.get("brief", "/brief").setUrlParams(Query(["since"])).addError(Failure, { status: 400 }).addError(Failure, { status: 409 }).addError(Failure, { status: 501 }))
+export const BriefGroup = HttpApiGroup.make("brief").add(HttpApiEndpoint.get("brief", "/brief").setUrlParams(Query(["since"])).addSuccess(BriefOutput).addError(Failure, { status: 400 }).addError(Failure, { status: 409 }).addError(Failure, { status: 501 }))
 
 export const ProductsGroup = HttpApiGroup.make("products")
   .add(HttpApiEndpoint.get("list", "/products").addSuccess(ProductListOutput).addError(Failure, { status: 400 }).addError(Failure, { status: 409 }))

@@ -31,3 +31,11 @@ export class RouteNotFound extends Data.TaggedError("RouteNotFound")<{ readonly 
     return `no route ${this.method} ${this.path}: see /api/v1/openapi.json`
   }
 }
+
+/** A documented route whose command this server does not serve yet: 501, never made-up data (decisions.md 28). */
+export class NotImplemented extends Data.TaggedError("NotImplemented")<{ readonly feature: string }> {
+  readonly code = "not_implemented"
+  override get message() {
+    return `${this.feature} is not implemented yet`
+  }
+}

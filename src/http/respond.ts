@@ -1,7 +1,7 @@
 import { HttpServerResponse } from "@effect/platform"
 import { type Cause, Effect, type Schema } from "effect"
 import { type Served, ServeReads } from "../layers/ServeLayer"
-import { NotImplemented } from "../commands/audit"
+import { NotImplemented } from "./errors"
 import { type DescribedError, describeCause, describeError } from "../render/errors"
 import { encodeJson } from "../render/json"
 import { HttpErrorBody } from "../schemas/serve"

@@ -1,4 +1,5 @@
 import { Effect, Layer, Option } from "effect"
+import * as Digest from "../services/Digest/DigestStore"
 import * as Ledger from "../services/Ledger/sqlite"
 import * as PolicyEngine from "../services/PolicyEngine/PolicyEngine"
 import { Principal, resolvePrincipal } from "../services/Principal/Principal"
@@ -22,9 +23,11 @@ export const principalLayer = (options: GlobalOptions) => Layer.effect(Principal
 export const ProjectLayer = (options: GlobalOptions, needsProject = false) =>
   Layer.effect(ProjectContext, resolveProject(options, needsProject)).pipe(Layer.provideMerge(principalLayer(options)))
 
-/** SqlClient + StateStore + Ledger over the resolved project's store. */
+/** SqlClient + StateStore + Ledger (+ the brief's reads) over the resolved project's store. */
 export const stateLayer = (mode: StateStore.StateStoreMode) =>
-  Layer.unwrapEffect(Effect.map(ProjectContext, (p) => Ledger.layer.pipe(Layer.provideMerge(StateStore.layer(p.state, mode)))))
+  Layer.unwrapEffect(
+    Effect.map(ProjectContext, (p) => Layer.mergeAll(Ledger.layer, Digest.layer).pipe(Layer.provideMerge(StateStore.layer(p.state, mode))))
+  )
 
 /** The policy engine over the project's `[policy]` block. */
 export const policyLayer = Layer.unwrapEffect(

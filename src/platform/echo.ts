@@ -10,6 +10,13 @@ const unsafe = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u206
 export const sanitize = (text: string): string =>
   text.replace(unsafe, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`)
 
+// The same set less newline and tab, which a multi-line report needs.
+const unsafeInLines = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g
+
+/** A multi-line report made inert: line breaks stay, every other control shows as `\uXXXX`. */
+export const sanitizeLines = (text: string): string =>
+  text.replace(unsafeInLines, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`)
+
 /** Cuts text to `max` code points with an ellipsis; never splits a surrogate pair. */
 export const truncate = (text: string, max: number = ECHO_LIMIT): string => {
   if (text.length <= max) return text

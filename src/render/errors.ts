@@ -30,7 +30,6 @@ export const errorTable: Readonly<Record<string, ErrorRow>> = {
   InvalidPrincipalClass: invalid("set PCLI_PRINCIPAL to human or agent, or unset it"),
   InvalidPrincipalId: invalid("ids match [a-z0-9._-]{1,63}"),
   PrincipalIdReserved: invalid("choose another id: unnamed, unrecorded and mcp-* are set by pcli itself"),
-  NotImplemented: row(501),
   InvalidSince: invalid("YYYY-MM-DD, 2026-01-02T03:04:05+02:00, 7d or 24h"),
   InvalidCapability: invalid(),
   InvalidSelector: invalid("scopes: any | layer=<n> | model=<glob> | classification=<v> | tag=<k>[=<v>]"),
@@ -63,6 +62,7 @@ export const errorTable: Readonly<Record<string, ErrorRow>> = {
   StateStoreIo: failed(),
   LedgerUnavailable: unavailable(),
   RunStoreFailed: failed(),
+  DigestReadFailed: failed(),
   // policy
   PolicyConfigMissing: notFound("add a pcli.toml with a [policy] block"),
   PolicyNotConfigured: notFound("add a [policy] block to pcli.toml"),
@@ -164,6 +164,7 @@ export const errorTable: Readonly<Record<string, ErrorRow>> = {
   ServeTokenRequired: invalid("export PCLI_SERVE_TOKEN, or bind 127.0.0.1 (the default)"),
   ServeListenFailed: unavailable("choose another --port, or stop what holds this one"),
   RouteNotFound: notFound("GET /api/v1/openapi.json lists the routes"),
+  NotImplemented: row(501),
   // a command that printed its report and still fails (run, validate, policy test)
   ReportedFailure: failed(),
   ProductVerifyNeedsInput: row(422),

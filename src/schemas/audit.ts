@@ -60,3 +60,69 @@ export const AuditScorecardOutput = Schema.Struct({
   groups: Schema.Array(ScorecardGroup)
 }).annotations({ identifier: "AuditScorecardOutput" })
 export type AuditScorecardOutput = typeof AuditScorecardOutput.Type
+
+const link = {
+  availability: Schema.Literal("available", "no_data", "unavailable"),
+  note: Schema.optional(Schema.String)
+} as const
+
+export const CustodyRun = Schema.Struct({
+  run_id: Schema.String,
+  status: Schema.String,
+  started_at: Schema.String,
+  finished_at: Schema.String,
+  trigger: Schema.String,
+  plan_id: Schema.NullOr(Schema.String),
+  models_total: Schema.Int,
+  models_failed: Schema.Int,
+  models_skipped: Schema.Int
+}).annotations({ identifier: "CustodyRun" })
+
+export const CustodyApproval = Schema.Struct({
+  approver: Schema.String,
+  approved_at: Schema.String,
+  decision_ref: Schema.String
+}).annotations({ identifier: "CustodyApproval" })
+
+export const CustodyChange = Schema.Struct({ model: Schema.String, change_class: Schema.String }).annotations({ identifier: "CustodyChange" })
+
+export const CustodyVerification = Schema.Struct({
+  timestamp: Schema.String,
+  decision_ref: Schema.String,
+  plan_id: Schema.NullOr(Schema.String),
+  rule_id: Schema.NullOr(Schema.Int),
+  passed: Schema.Boolean,
+  reason: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "CustodyVerification" })
+
+/** `pcli audit --for <subject>`: who proposed, what policy said, what changed, what ran, what was verified, what it reaches. */
+export const CustodyOutput = Schema.Struct({
+  command: Schema.Literal("audit_custody"),
+  subject: Schema.String,
+  subject_kind: Schema.Literal("plan", "run", "model"),
+  /** True for a plan or a run; for a model, when a decision, a run or the graph knows it. */
+  resolved: Schema.Boolean,
+  /** Policy decisions (every kind but verification), newest first. */
+  decisions: Schema.Struct({ ...link, total: Schema.Int, entries: Schema.Array(LedgerRow) }),
+  plan: Schema.Struct({
+    ...link,
+    plan_id: Schema.NullOr(Schema.String),
+    kind: Schema.NullOr(Schema.String),
+    /** The proposer: `class(id)` as the plan file records it. */
+    proposer: Schema.NullOr(Schema.String),
+    created_at: Schema.NullOr(Schema.String),
+    changes: Schema.Array(CustodyChange),
+    models: Schema.Array(Schema.String),
+    approval: Schema.NullOr(CustodyApproval)
+  }),
+  runs: Schema.Struct({ ...link, total: Schema.Int, runs: Schema.Array(CustodyRun) }),
+  verify_after: Schema.Struct({ ...link, total: Schema.Int, entries: Schema.Array(CustodyVerification) }),
+  blast_radius: Schema.Struct({
+    ...link,
+    models: Schema.Array(Schema.String),
+    direct: Schema.Array(Schema.String),
+    transitive: Schema.Array(Schema.String),
+    total: Schema.Int
+  })
+}).annotations({ identifier: "CustodyOutput" })
+export type CustodyOutput = typeof CustodyOutput.Type

@@ -108,6 +108,20 @@ describe("pcli policy (binary)", () => {
     expect(info.ledger_rows).toBe(2) // omitted principal → both, one row each
   })
 
+  it("escape codes in a freeze's scope and reason reach neither the warning line nor the text report raw", async () => {
+    const cwd = makeProject({ "pcli.toml": `[adapter.x]\ntype = "embedded"\n` })
+    const r = await runCli(["policy", "freeze", "--principal", "agent", "--scope", "tag=team\x1b[31mred", "--reason", "why\x1b]0;owned\x07 now"], { cwd })
+    expect(r.code).toBe(0)
+    for (const stream of [r.stdout, r.stderr]) {
+      expect(stream).not.toMatch(/[\x1b\x07]/)
+    }
+    expect(r.stderr).toContain("\\u001b[31mred")
+    expect(r.stdout).toContain("why\\u001b]0;owned\\u0007 now")
+    const audit = await runCli(["audit", "--output", "json"], { cwd })
+    // JSON keeps the value exactly (escaped by the encoder); only terminal text is made inert.
+    expect(JSON.stringify(JSON.parse(audit.stdout))).toContain("why\\u001b]0;owned\\u0007 now")
+  })
+
   it("a newer state store is refused by a write command too", async () => {
     const cwd = makeProject({ "pcli.toml": policyToml })
     await runCli(["policy", "freeze", "--scope", "any"], { cwd })

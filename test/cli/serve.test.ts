@@ -59,6 +59,14 @@ describe("pcli serve: each route is byte-equal to the CLI", () => {
     expect(strip(http.body)).toBe(strip(out))
   })
 
+  it("brief differs only in generated_at and since_timestamp", async () => {
+    const [http, out] = await Promise.all([get("/api/v1/brief"), cli(["brief", "--since", "7d"])])
+    const strip = (text: string) => text.replace(/"generated_at": "[^"]+"/, '"generated_at": "…"').replace(/"since_timestamp": "[^"]+"/, '"since_timestamp": "…"')
+    expect(http.status, http.body).toBe(200)
+    expect(JSON.parse(http.body).since_mode).toBe("7d")
+    expect(strip(http.body)).toBe(strip(out))
+  })
+
   it("audit?since=7d selects the recent decision, as --since 7d does (same rows)", async () => {
     const [http, out] = await Promise.all([get("/api/v1/audit?since=7d"), cli(["audit", "--since", "7d"])])
     const entries = (text: string) => JSON.parse(text).entries
@@ -106,7 +114,8 @@ describe("pcli serve: errors", () => {
     for (const [path, code] of [
       ["/api/v1/audit?actor=Not%20An%20Id", "invalid-principal-id"],
       ["/api/v1/audit?since=yesterday", "invalid-since"],
-      ["/api/v1/audit/scorecard?by=colour", "usage"]
+      ["/api/v1/audit/scorecard?by=colour", "usage"],
+      ["/api/v1/brief?since=yesterday", "usage"]
     ] as const) {
       const http = await get(path)
       expect(http.status, path).toBe(400)
@@ -151,6 +160,7 @@ describe("pcli serve: never writes", () => {
     const paths = [
       "/api/v1/policy",
       "/api/v1/brief?since=7d",
+      "/api/v1/brief?since=last",
       "/api/v1/audit",
       "/api/v1/audit?since=7d",
       "/api/v1/audit?actor=bot-1",

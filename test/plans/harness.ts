@@ -1,5 +1,6 @@
+import { ProjectContext } from "../../src/services/ProjectConfig/ProjectContext"
 import { NodeContext } from "@effect/platform-node"
-import { Chunk, Effect, Layer, Stream } from "effect"
+import { Chunk, Effect, Layer, Option, Stream } from "effect"
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -9,7 +10,8 @@ import { Environment } from "../../src/services/Environment/Environment"
 import { Ledger, type LedgerRow } from "../../src/services/Ledger/Ledger"
 import * as LedgerSqlite from "../../src/services/Ledger/sqlite"
 import * as Plans from "../../src/services/Plans/layer"
-import { policyFreeze, policyUnfreeze } from "../../src/services/PolicyEngine/commands"
+import { policyFreeze } from "../../src/commands/policyFreeze"
+import { policyUnfreeze } from "../../src/commands/policyUnfreeze"
 import * as PolicyEngine from "../../src/services/PolicyEngine/PolicyEngine"
 import { type ActingPrincipal, Principal } from "../../src/services/Principal/Principal"
 import * as Compiler from "../../src/services/Project/compile"
@@ -77,7 +79,9 @@ export const projectLayer = (p: TestProject, policy: PolicyBlock | undefined) =>
     Compiler.layer,
     Runner.layer,
     PolicyEngine.layer({ configPresent: true, policy, ledger: { kind: "local", path: p.statePath } }),
-    Layer.succeed(Environment, {})
+    Layer.succeed(Environment, {}),
+    // No pcli.toml in these projects: the policy block is given directly.
+    Layer.succeed(ProjectContext, { config: Option.none(), root: p.root, modelsDir: path.join(p.root, "models"), state: { path: p.statePath, createParent: false } })
   ).pipe(
     Layer.provideMerge(RunStore.layer),
     Layer.provideMerge(LedgerSqlite.layer),

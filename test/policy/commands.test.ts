@@ -8,15 +8,11 @@ import { PolicyFreezeOutput, PolicyShowOutput } from "../../src/schemas/policy-o
 import { encodeJson } from "../../src/render/json"
 import { Ledger } from "../../src/services/Ledger/Ledger"
 import { ModelAttributesSource, ModelNotFound } from "../../src/services/PolicyEngine/attributes"
-import {
-  failOnScenarioFailures,
-  policyCheck,
-  policyFreeze,
-  policyShow,
-  policyTest,
-  policyUnfreeze,
-  type PrincipalContext
-} from "../../src/services/PolicyEngine/commands"
+import { failOnScenarioFailures, policyTest } from "../../src/commands/policyTest"
+import { policyCheck } from "../../src/commands/policyCheck"
+import { policyFreeze, type PrincipalContext } from "../../src/commands/policyFreeze"
+import { policyShow } from "../../src/commands/policyShow"
+import { policyUnfreeze } from "../../src/commands/policyUnfreeze"
 import type { PolicySettings } from "../../src/services/PolicyEngine/PolicyEngine"
 import { loadPolicy, model } from "./support/config"
 import { engineLayer } from "./support/engine"
@@ -241,7 +237,8 @@ describe("policy show", () => {
   "freeze_sources": {
     "ledger": "local_mirror",
     "markers": "not_configured"
-  }
+  },
+  "ledger_head_hash": "${"0".repeat(64)}"
 }
 `)
       expect(json).not.toContain("sup3r-s3cret")

@@ -141,6 +141,7 @@ describe("dynamic layer: NotConfigured", () => {
           return Stream.empty
         },
         verify: Effect.die("no chain walk expected"),
+        evaluationGroups: () => Effect.die("no replay expected"),
         headHash: Effect.die("no head read expected")
       })
     )

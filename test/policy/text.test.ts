@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { checkText, freezeText, showText, testText } from "../../src/services/PolicyEngine/text"
+import { checkText, freezeText, showText, testText } from "../../src/render/text/policy"
 
 describe("text renderings", () => {
   it("show lists rules, freezes and sources", () => {

@@ -1,4 +1,4 @@
-import type { AuditListOutput, AuditScorecardOutput, AuditVerifyOutput } from "../../schemas/audit"
+import type { AuditListOutput, AuditScorecardOutput, AuditVerifyOutput, CustodyOutput } from "../../schemas/audit"
 import type { LedgerRow } from "../../schemas/ledger"
 
 /** `class(id)`, or `unrecorded` for rows written before ids existed. */
@@ -34,5 +34,32 @@ export const scorecardText = (out: AuditScorecardOutput): string => {
   return [
     head,
     ...out.groups.map((g) => `${g.key}  evaluations ${g.evaluations}  accepted ${pct(g.acceptance_rate)}  denied ${pct(g.denial_rate)}  escalated ${pct(g.escalation_rate)}`)
+  ].join("\n")
+}
+
+const linkNote = (l: { readonly availability: string; readonly note?: string | undefined }) =>
+  l.availability === "available" ? "" : `  (${l.availability}${l.note === undefined ? "" : `: ${l.note}`})`
+
+/** The custody chain, one link per block, every line citing a decision, plan or run. */
+export const custodyText = (out: CustodyOutput): string => {
+  const p = out.plan
+  return [
+    `custody of ${out.subject_kind} ${out.subject}${out.resolved ? "" : " (unresolved: nothing recorded or compiled knows it)"}`,
+    `plan${linkNote(p)}`,
+    ...(p.plan_id === null ? [] : [`  plan ${p.plan_id}${p.kind === null ? "" : ` (${p.kind})`}`]),
+    ...(p.proposer === null ? [] : [`  proposed by ${p.proposer} at ${p.created_at}`]),
+    ...p.changes.map((c) => `  change ${c.model}: ${c.change_class}`),
+    ...(p.approval === null ? [] : [`  approved by ${p.approval.approver} at ${p.approval.approved_at} (decision ${p.approval.decision_ref})`]),
+    `decisions: ${out.decisions.total}${linkNote(out.decisions)}`,
+    ...out.decisions.entries.map(
+      (r) => `  ${r.timestamp}  ${r.kind}  ${actorLabel(r)}  ${dash(r.capability)}  ${dash(r.model)}  ${dash(r.effect)}${r.rule_id === null ? "" : `  rule ${r.rule_id}`}  decision ${r.decision_ref}`
+    ),
+    `runs: ${out.runs.total}${linkNote(out.runs)}`,
+    ...out.runs.runs.map((r) => `  run ${r.run_id}  ${r.status}  ${r.started_at}${r.plan_id === null ? "" : `  plan ${r.plan_id}`}`),
+    `verify_after: ${out.verify_after.total}${linkNote(out.verify_after)}`,
+    ...out.verify_after.entries.map((v) => `  ${v.passed ? "passed" : "FAILED"}  ${v.timestamp}  decision ${v.decision_ref}: ${dash(v.reason)}`),
+    `blast radius: ${out.blast_radius.total} downstream model(s)${linkNote(out.blast_radius)}`,
+    ...(out.blast_radius.direct.length === 0 ? [] : [`  direct: ${out.blast_radius.direct.join(", ")}`]),
+    ...(out.blast_radius.transitive.length === 0 ? [] : [`  transitive: ${out.blast_radius.transitive.join(", ")}`])
   ].join("\n")
 }

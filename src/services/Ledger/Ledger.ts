@@ -44,12 +44,24 @@ export interface ChainReport {
   readonly first_bad: ChainBreak | null
 }
 
+/** Recorded policy evaluations sharing (principal, capability, model): what replay re-evaluates once. */
+export interface EvaluationGroup {
+  readonly principal: PrincipalClass
+  readonly capability: string | null
+  readonly model: string | null
+  readonly count: number
+  readonly first_decision_ref: string
+  readonly last_decision_ref: string
+}
+
 export interface LedgerService {
   readonly append: (row: NewLedgerRow) => Effect.Effect<LedgerRow, LedgerUnavailable>
   /** Appends every row in one transaction, with one timestamp: all are recorded or none. */
   readonly appendAll: (rows: ReadonlyArray<NewLedgerRow>) => Effect.Effect<ReadonlyArray<LedgerRow>, LedgerUnavailable>
   /** Rows matching the filter, oldest first, streamed from SQL. */
   readonly query: (filter: LedgerFilter) => Stream.Stream<LedgerRow, LedgerUnavailable>
+  /** Evaluation rows at or after `since`, grouped in SQL (a million rows stay a few groups in memory). */
+  readonly evaluationGroups: (since: Date | undefined) => Effect.Effect<ReadonlyArray<EvaluationGroup>, LedgerUnavailable>
   /** Recomputes every row's hash in order (decisions.md 27). */
   readonly verify: Effect.Effect<ChainReport, LedgerUnavailable>
   /** The newest row's `row_hash` (64 zeros for an empty ledger): what a person pins. */

@@ -2,7 +2,7 @@ import { SqlClient, type Statement } from "@effect/sql"
 import { Chunk, Clock, Effect, Layer, Option, Schedule, Schema, Stream } from "effect"
 import { LedgerRow } from "../../schemas/ledger"
 import { fromStored, GENESIS_HASH, rowHash } from "./chain"
-import { type ChainReport, Ledger, type LedgerFilter, LedgerUnavailable, type NewLedgerRow } from "./Ledger"
+import { type ChainReport, type EvaluationGroup, Ledger, type LedgerFilter, LedgerUnavailable, type NewLedgerRow } from "./Ledger"
 
 /** A row as SQLite holds it: `principal_id_verified` is the integer 0. */
 const StoredRow = Schema.Struct({ ...LedgerRow.fields, principal_id_verified: Schema.transformLiteral(0, false) })
@@ -165,7 +165,16 @@ export const make = Effect.gen(function* () {
     return { intact: true, rows: count, head_hash: previous, first_bad: null }
   }).pipe(Effect.mapError(unavailable))
 
-  return Ledger.of({ append, appendAll, query, verify, headHash: Effect.mapError(head, unavailable) })
+  const evaluationGroups = (since: Date | undefined) =>
+    sql<EvaluationGroup>`SELECT principal, capability, model, count(*) AS count,
+        min(decision_ref) AS first_decision_ref, max(decision_ref) AS last_decision_ref
+      FROM ledger WHERE kind = 'evaluation' ${since === undefined ? sql`` : sql`AND timestamp >= ${since.toISOString()}`}
+      GROUP BY principal, capability, model ORDER BY principal, capability, model`.pipe(
+      Effect.map((rows) => rows.map((r) => ({ ...r, count: Number(r.count) }))),
+      Effect.mapError(unavailable)
+    )
+
+  return Ledger.of({ append, appendAll, query, verify, evaluationGroups, headHash: Effect.mapError(head, unavailable) })
 })
 
 /** The decision ledger on the state store's SQLite. Rows come back in append order. */

@@ -84,7 +84,7 @@ export const evaluateItems = (
 ): Effect.Effect<ReadonlyArray<Evaluated> | undefined, never, PolicyEngine> =>
   Effect.gen(function* () {
     const engine = yield* PolicyEngine
-    if (!engine.compiled.configured) return undefined
+    if (!engine.configured) return undefined
     const groups = new Map<Capability, Array<number>>()
     items.forEach((item, i) => groups.set(item.capability, [...(groups.get(item.capability) ?? []), i]))
     const verdicts: Array<ModelVerdict | undefined> = new Array(items.length)

@@ -1,14 +1,19 @@
 import { FileSystem, Path } from "@effect/platform"
 import { Chunk, Clock, Context, Effect, Either, Layer, Stream } from "effect"
 import type { LedgerSourceMode, MarkerSourceMode } from "../../schemas/policy-output"
-import type { Capability, ClassificationsBlock, MaskBlock, PolicyBlock, Principal } from "../../schemas/policy"
+import type { PolicyFreezeOutput } from "../../schemas/policy-output"
+import type { Capability, ClassificationsBlock, MaskBlock, PolicyBlock, PolicyRule, Principal } from "../../schemas/policy"
 import { windowMillis } from "../../schemas/policy"
 import { Ledger, type LedgerRow } from "../Ledger/Ledger"
 import { type ModelAttributes, toSubject } from "./attributes"
 import { type ActiveFreeze, applyDynamic, ledgerFreezes, markerFreezes } from "./dynamic"
 import { FreezeSourceUnreadable } from "./errors"
-import { type CompiledPolicy, compilePolicy, evaluate, type Verdict } from "./evaluate"
-import { type FreezeMarkerStore, markerStoreForUrl } from "./markers"
+import { compilePolicy, evaluate, type Verdict } from "./evaluate"
+import { type FreezeError, type FreezeInput, freezeOperations } from "./freeze"
+import type { PrincipalContext } from "./input"
+import { markerStoreForUrl } from "./markers"
+import { runScenarios, type ScenarioError, type ScenarioReport } from "./scenarios"
+import { type PolicyView, policyView } from "./show"
 
 /** Where the decision ledger lives: a local SQLite file, or a remote backend read through its local mirror. */
 export type LedgerLocation = { readonly kind: "local"; readonly path: string } | { readonly kind: "remote" }
@@ -41,9 +46,10 @@ export interface FreezeView {
 }
 
 export interface PolicyEngineService {
-  readonly settings: PolicySettings
-  readonly compiled: CompiledPolicy
-  readonly markerStore: FreezeMarkerStore | undefined
+  /** True when pcli.toml has a `[policy]` block (otherwise nothing is enforced). */
+  readonly configured: boolean
+  /** The rule at a position in file order (its `verify_after` checks, for apply). */
+  readonly rule: (id: number) => PolicyRule | undefined
   /** Static evaluation only (check, test): freezes and budgets can only tighten it. */
   readonly check: (principal: Principal, capability: Capability, model: ModelAttributes) => Verdict
   /**
@@ -55,10 +61,14 @@ export interface PolicyEngineService {
     capability: Capability,
     models: ReadonlyArray<ModelAttributes>
   ) => Effect.Effect<GateOutcome>
-  /** Freezes in force as `policy show` sees them (`not_consulted` without a `[policy]` block). */
-  readonly freezeView: Effect.Effect<FreezeView, FreezeSourceUnreadable>
-  /** Every freeze in force regardless of the `[policy]` block (unfreeze matches against these). */
-  readonly activeFreezes: Effect.Effect<ReadonlyArray<ActiveFreeze>, FreezeSourceUnreadable>
+  /** `policy show`: rules in file order, default agent effect, freezes in force and their sources. */
+  readonly show: Effect.Effect<PolicyView, FreezeSourceUnreadable>
+  /** `policy test`: every `[[policy.tests]]` scenario through the evaluator. */
+  readonly test: Effect.Effect<ScenarioReport, ScenarioError>
+  /** Any principal may freeze; what is already in force is kept with its first reason. */
+  readonly freeze: (input: FreezeInput, actor: PrincipalContext) => Effect.Effect<PolicyFreezeOutput, FreezeError>
+  /** Humans only; lifts freezes whose (principal, scope) match exactly. */
+  readonly unfreeze: (input: FreezeInput, actor: PrincipalContext) => Effect.Effect<PolicyFreezeOutput, FreezeError>
 }
 
 export class PolicyEngine extends Context.Tag("pcli/PolicyEngine")<PolicyEngine, PolicyEngineService>() {}
@@ -168,14 +178,17 @@ export const make = (settings: PolicySettings) =>
         return { _tag: "Evaluated", verdicts } as GateOutcome
       })
 
+    const { freeze, unfreeze } = freezeOperations({ settings, compiled, markerStore, ledger, activeFreezes })
+
     return PolicyEngine.of({
-      settings,
-      compiled,
-      markerStore,
+      configured: compiled.configured,
+      rule: (id) => compiled.rules[id]?.rule,
       check: (principal, capability, model) => evaluate(compiled, principal, capability, toSubject(model)),
       gate,
-      freezeView,
-      activeFreezes
+      show: Effect.map(freezeView, (view) => policyView(settings.policy, compiled, view)),
+      test: runScenarios(settings, compiled),
+      freeze,
+      unfreeze
     })
   })
 

@@ -60,8 +60,8 @@ export class RunStoreFailed extends Data.TaggedError("RunStoreFailed")<{ readonl
 }
 
 export interface RunStoreService {
-  /** Writes the run and all its model executions in one transaction. */
-  readonly recordRun: (run: RunRecord) => Effect.Effect<void, RunStoreFailed>
+  /** Writes the run and all its model executions in one transaction; `planId` links a run `pcli apply` started to its plan. */
+  readonly recordRun: (run: RunRecord, planId?: string) => Effect.Effect<void, RunStoreFailed>
   readonly recordArtifact: (row: ArtifactRow) => Effect.Effect<void, RunStoreFailed>
   readonly recordProvenance: (row: ProvenanceRow) => Effect.Effect<void, RunStoreFailed>
   /** 1 + the highest commit version recorded for the model (1 for its first artifact). */
@@ -125,7 +125,7 @@ export const layer: Layer.Layer<RunStore, never, SqlClient.SqlClient> = Layer.ef
       )
     const runColumns = sql`run_id, started_at, finished_at, status, trigger, partition_from, partition_to`
     return {
-      recordRun: (run) =>
+      recordRun: (run, planId) =>
         sql
           .withTransaction(
             Effect.gen(function* () {
@@ -139,7 +139,8 @@ export const layer: Layer.Layer<RunStore, never, SqlClient.SqlClient> = Layer.ef
                 partition_to: run.partition_to,
                 models_total: run.models.length,
                 models_failed: run.models.filter((m) => m.status === "failed").length,
-                models_skipped: run.models.filter((m) => m.status === "skipped").length
+                models_skipped: run.models.filter((m) => m.status === "skipped").length,
+                plan_id: planId ?? null
               })}`
               for (const m of run.models) {
                 yield* sql`INSERT INTO run_models ${sql.insert({ run_id: run.run_id, ...toModelRow(m) })}`

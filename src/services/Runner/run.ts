@@ -40,6 +40,8 @@ export interface RunOptions {
    */
   readonly models?: ReadonlyArray<string>
   readonly trigger?: string
+  /** The plan `pcli apply` is executing: stored on the run for the custody chain. */
+  readonly planId?: string
   /** Models of one layer run at most this many at once (default: all). */
   readonly concurrency?: number
   /** Retries of a model whose build failed transiently; each retry is logged at WARN (see `retryTransient`). */
@@ -226,7 +228,7 @@ export const runProject = (
       partition_to: options.partition?.to ?? null,
       models
     }
-    yield* store.recordRun(record)
+    yield* store.recordRun(record, options.planId)
     return record
   })
 

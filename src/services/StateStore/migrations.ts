@@ -5,9 +5,9 @@ import { migration as ledgerTarget } from "./migrations/003_ledger_target"
 import { migration as products } from "./migrations/004_products"
 import { migration as ledgerChain } from "./migrations/005_ledger_chain"
 import { migration as tombstones } from "./migrations/006_tombstones"
-import { migration as ledgerKindIndex } from "./migrations/010_ledger_kind_index"
+import { migration as runPlanLink } from "./migrations/007_run_plan_link"
 
 /** Every migration, in version order. The last version is the store's current version. */
-export const migrations: ReadonlyArray<Migration> = [ledger, pipeline, ledgerTarget, products, ledgerChain, tombstones, ledgerKindIndex]
+export const migrations: ReadonlyArray<Migration> = [ledger, pipeline, ledgerTarget, products, ledgerChain, tombstones, runPlanLink]
 
 export const CURRENT_SCHEMA_VERSION = migrations[migrations.length - 1]!.version

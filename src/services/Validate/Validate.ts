@@ -40,8 +40,4 @@ export const validateProject = Effect.gen(function* () {
   return { command: "validate", ok: errors === 0, config_path: file, findings, errors, warnings } satisfies ValidateOutput
 })
 
-export const renderValidateText = (out: ValidateOutput) =>
-  [
-    ...out.findings.map((f) => `${f.severity.padEnd(7)} ${f.code}  ${f.subject}: ${f.message}`),
-    `${out.errors} error(s), ${out.warnings} warning(s)`
-  ].join("\n")
+

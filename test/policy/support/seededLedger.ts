@@ -33,6 +33,7 @@ export const brokenLedgerLayer = Layer.succeed(
     appendAll: () => Effect.fail(new LedgerUnavailable({ detail: "disk I/O error" })),
     query: () => Stream.fail(new LedgerUnavailable({ detail: "disk I/O error" })),
     verify: Effect.fail(new LedgerUnavailable({ detail: "disk I/O error" })),
+    evaluationGroups: () => Effect.fail(new LedgerUnavailable({ detail: "disk I/O error" })),
     headHash: Effect.fail(new LedgerUnavailable({ detail: "disk I/O error" }))
   })
 )

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { Effect } from "effect"
 import { toSubject } from "../../src/services/PolicyEngine/attributes"
-import { applyMask, resolveClassificationTag, resolvedStrategies } from "../../src/services/PolicyEngine/masking"
 import { parseSelectorOption, scopeStringMatches } from "../../src/services/PolicyEngine/selector"
 import { checkFreezeMarkerWrites } from "../../src/services/PolicyEngine/validate"
 import { loadPolicy, model } from "./support/config"
@@ -32,27 +31,6 @@ describe("freeze selector grammar", () => {
   it("validates the five forms", () => {
     for (const ok of ["any", "", "layer=x", "model=*", "classification=pii", "tag=k", "tag=k=v", "tag=k="]) expect(parseSelectorOption(ok)).toBeDefined()
     for (const bad of ["layer=", "model=", "classification=", "tag=", "tag==v", "owner=x", "gold"]) expect(parseSelectorOption(bad)).toBeUndefined()
-  })
-})
-
-describe("classification masking", () => {
-  const mask = { pii: "hash" as const, email: "redact" as const, prod: { pii: "partial" as const, phone: "none" as const } }
-  const classifications = { allow_unmasked: ["internal"] }
-  it("resolves env override, then default, then allow_unmasked, else W004", () => {
-    expect(resolveClassificationTag("pii", "prod", mask, classifications)).toEqual({ tag: "pii", resolved: true, via: "env_override", env: "prod", strategy: "partial" })
-    expect(resolveClassificationTag("pii", "dev", mask, classifications)).toEqual({ tag: "pii", resolved: true, via: "default", strategy: "hash" })
-    expect(resolveClassificationTag("phone", "prod", mask, classifications)).toMatchObject({ via: "env_override", strategy: "none" })
-    expect(resolveClassificationTag("internal", "prod", mask, classifications)).toEqual({ tag: "internal", resolved: true, via: "allow_unmasked" })
-    expect(resolveClassificationTag("phone", "dev", mask, classifications)).toEqual({ tag: "phone", resolved: false, warning: "W004" })
-    expect(resolveClassificationTag("prod", "dev", mask, undefined)).toMatchObject({ resolved: false })
-    expect(resolvedStrategies(mask, "prod")).toEqual({ pii: "partial", email: "redact", phone: "none" })
-  })
-  it("applies strategies", () => {
-    expect(applyMask("redact", "secret")).toBe("***")
-    expect(applyMask("partial", "alice@example.com")).toBe("al***om")
-    expect(applyMask("partial", "abcd")).toBe("***")
-    expect(applyMask("none", "x")).toBe("x")
-    expect(applyMask("hash", "x")).toMatch(/^[0-9a-f]{64}$/)
   })
 })
 
