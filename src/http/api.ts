@@ -1,7 +1,7 @@
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { ErrorBody } from "../render/json"
-import { AuditListOutput, AuditScorecardOutput } from "../schemas/audit"
+import { AuditListOutput, AuditScorecardOutput, CustodyOutput } from "../schemas/audit"
 import { BriefOutput } from "../schemas/brief"
 import { PolicyShowOutput } from "../schemas/policy-output"
 import { ProductJournalOutput, ProductListOutput, ProductStatusOutput } from "../schemas/products"
@@ -23,7 +23,7 @@ export const PolicyGroup = HttpApiGroup.make("policy").add(HttpApiEndpoint.get("
 export const AuditGroup = HttpApiGroup.make("audit")
   .add(HttpApiEndpoint.get("list", "/audit").setUrlParams(Query(["product", "actor", "since"])).addSuccess(AuditListOutput).addError(Failure, { status: 400 }).addError(Failure, { status: 404 }).addError(Failure, { status: 409 }))
   .add(HttpApiEndpoint.get("scorecard", "/audit/scorecard").setUrlParams(Query(["by", "window"])).addSuccess(AuditScorecardOutput).addError(Failure, { status: 400 }).addError(Failure, { status: 409 }))
-  .add(HttpApiEndpoint.get("custody", "/custody/:subject").setPath(Subject).addError(Failure, { status: 404 }).addError(Failure, { status: 409 }).addError(Failure, { status: 501 }))
+  .add(HttpApiEndpoint.get("custody", "/custody/:subject").setPath(Subject).addSuccess(CustodyOutput).addError(Failure, { status: 404 }).addError(Failure, { status: 409 }).addError(Failure, { status: 501 }))
 
 export const BriefGroup = HttpApiGroup.make("brief").add(HttpApiEndpoint.get("brief", "/brief").setUrlParams(Query(["since"])).addSuccess(BriefOutput).addError(Failure, { status: 400 }).addError(Failure, { status: 409 }).addError(Failure, { status: 501 }))
 

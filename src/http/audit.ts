@@ -1,12 +1,13 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { auditList } from "../commands/audit"
+import { auditCustody } from "../commands/auditCustody"
 import { auditScorecard } from "../commands/auditScorecard"
 import { UsageError } from "../commands/errors"
-import { AuditListOutput, AuditScorecardOutput, type ScorecardDimension } from "../schemas/audit"
+import { AuditListOutput, AuditScorecardOutput, CustodyOutput, type ScorecardDimension } from "../schemas/audit"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import { ServeApi } from "./api"
-import { answer, notBuilt } from "./respond"
+import { answer } from "./respond"
 
 const DIMENSIONS: ReadonlyArray<ScorecardDimension> = ["principal", "rule", "scope"]
 
@@ -34,5 +35,7 @@ export const AuditRoutes = HttpApiBuilder.group(ServeApi, "audit", (handlers) =>
         Effect.flatMap(dimension(urlParams.by), (by) => auditScorecard({ by, window: urlParams.window ?? "all" }))
       )
     )
-    .handle("custody", () => notBuilt("GET /api/v1/custody/{subject} (pcli audit --for)"))
+    .handle("custody", ({ path }) =>
+      answer(CustodyOutput, Effect.flatMap(ProjectContext, ({ modelsDir }) => auditCustody({ subject: path.subject, modelsDir })))
+    )
 )

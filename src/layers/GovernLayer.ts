@@ -7,7 +7,7 @@ import { type GlobalOptions, policyLayer, ProjectLayer, stateLayer } from "./Pro
 import { RunServices } from "./RunLayer"
 
 /** Plan store and applied state under the project root. */
-const plansLayer = Layer.unwrapEffect(Effect.map(ProjectContext, (p) => Plans.layer(p.root)))
+export const plansLayer = Layer.unwrapEffect(Effect.map(ProjectContext, (p) => Plans.layer(p.root)))
 
 /** `pcli plan`: compiler, policy and ledger (evaluations are recorded), plans. */
 export const PlanLayer = (options: GlobalOptions) =>

@@ -2,11 +2,14 @@ import { Context, Effect, ExecutionStrategy, Exit, Layer, Option, Scope } from "
 import { statSync } from "node:fs"
 import { join } from "node:path"
 import { resolveProject } from "../services/ProjectConfig/ProjectContext"
+import * as Compiler from "../services/Project/compile"
+import { plansLayer } from "./GovernLayer"
 import { ProductWorkspaceLayer } from "./ProductLayer"
 import { type GlobalOptions, ReadOnlyLayer } from "./ProjectLayer"
 
 /** Everything a served read needs: the read-only store, ledger, policy engine, products workspace. */
-const readLayer = (options: GlobalOptions) => Layer.merge(ReadOnlyLayer(options), ProductWorkspaceLayer(options))
+const readLayer = (options: GlobalOptions) =>
+  Layer.mergeAll(plansLayer, Compiler.layer, ProductWorkspaceLayer(options)).pipe(Layer.provideMerge(ReadOnlyLayer(options)))
 
 type ReadLayer = ReturnType<typeof readLayer>
 export type ReadServices = Layer.Layer.Success<ReadLayer>
