@@ -11,10 +11,11 @@ import { pipelineCommands } from "./pipeline"
 import { policyCommand } from "./policy"
 import { productCommand } from "./product"
 import { reclaimCommands } from "./reclaim"
+import { serveCommand } from "./serve"
 import { stateCommand } from "./state"
 import { validateCommand } from "./validate"
 
-const topLevel = [validateCommand, ...pipelineCommands, historyCommand, ...governCommands, ...reclaimCommands, discoverCommand, policyCommand, productCommand, stateCommand, auditCommand, briefCommand, mcpCommand] as const
+const topLevel = [validateCommand, ...pipelineCommands, historyCommand, ...governCommands, ...reclaimCommands, discoverCommand, policyCommand, productCommand, stateCommand, auditCommand, briefCommand, mcpCommand, serveCommand] as const
 
 export const rootCommand = Command.make("pcli").pipe(
   Command.withDescription(

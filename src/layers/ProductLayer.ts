@@ -50,3 +50,6 @@ export const ProductLayer = (options: GlobalOptions, mode: StateStore.StateStore
       )
     )
   ).pipe(Layer.provideMerge(principalLayer(options)))
+
+/** The product workspace alone, for a surface that already holds the store (`pcli serve`). */
+export const ProductWorkspaceLayer = (options: GlobalOptions) => Layer.effect(ProductWorkspace, Effect.map(resolveWorkspace(options), (r) => r.workspace))

@@ -59,7 +59,7 @@ export const errorTable: Readonly<Record<string, ErrorRow>> = {
   PlaygroundWriteFailed: failed(),
   // state store and ledger
   StateStoreNewer: conflict("upgrade pcli to read this store"),
-  StateStoreOlder: conflict(),
+  StateStoreOlder: conflict("pcli serve never migrates: run pcli state info once to bring the store forward"),
   StateStoreCorrupt: failed(),
   StateStoreIo: failed(),
   LedgerUnavailable: unavailable(),
@@ -166,6 +166,12 @@ export const errorTable: Readonly<Record<string, ErrorRow>> = {
   ApprovalCasLost: conflict(),
   ProductRecordsUnavailable: failed(),
   ModelsOutsideProject: invalid(),
+  // pcli serve
+  ServeUnauthorized: row(401, "send Authorization: Bearer <PCLI_SERVE_TOKEN>"),
+  ServeTokenRequired: invalid("export PCLI_SERVE_TOKEN, or bind 127.0.0.1 (the default)"),
+  ServeListenFailed: unavailable("choose another --port, or stop what holds this one"),
+  RouteNotFound: notFound("GET /api/v1/openapi.json lists the routes"),
+  NotImplemented: row(501),
   // a command that printed its report and still fails (run, validate, policy test)
   ReportedFailure: failed(),
   RunInterrupted: { exit: 130, status: 500 },

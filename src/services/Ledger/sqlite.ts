@@ -111,8 +111,24 @@ export const make = Effect.gen(function* () {
       decodeStored(raw).pipe(Effect.mapError((e) => new LedgerUnavailable({ detail: `ledger row ${raw.seq} is malformed: ${e.message.split("\n")[0]}` })))
     )
 
+  /**
+   * Where a `since` read starts: no row before the first one at or after `since` can match. The planner
+   * would walk the rowid from 0 (ORDER BY seq) instead of the timestamp index; this bound, read from the
+   * index, lets it skip the old history. `+seq` keeps min() off the rowid, so it reads the covering index.
+   */
+  const startAfter = (filter: LedgerFilter) =>
+    filter.since === undefined
+      ? Effect.succeed(0)
+      : Effect.map(
+          sql<{ first: number | null }>`SELECT min(+seq) AS first FROM ledger WHERE timestamp >= ${filter.since.toISOString()}`,
+          (rows) => (rows[0]?.first ?? Number.MAX_SAFE_INTEGER) - 1
+        )
+
   const query = (filter: LedgerFilter): Stream.Stream<LedgerRow, LedgerUnavailable> =>
-    Stream.paginateChunkEffect(0, (after: number) =>
+    Stream.unwrap(Effect.map(Effect.mapError(startAfter(filter), unavailable), (start) => pages(filter, start)))
+
+  const pages = (filter: LedgerFilter, start: number): Stream.Stream<LedgerRow, LedgerUnavailable> =>
+    Stream.paginateChunkEffect(start, (after: number) =>
       page(filter, after).pipe(
         Effect.mapError(unavailable),
         Effect.flatMap((rows) =>

@@ -1,6 +1,8 @@
 import { FileSystem, Path } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer, Scope } from "effect"
+import { existsSync } from "node:fs"
+import { pathToFileURL } from "node:url"
 import { type StateStoreError, StateStoreCorrupt, StateStoreIo, StateStoreNewer, StateStoreOlder } from "./errors"
 import { CURRENT_SCHEMA_VERSION, migrations } from "./migrations"
 
@@ -20,12 +22,24 @@ export interface StateStoreInfo {
 
 export class StateStore extends Context.Tag("pcli/StateStore")<StateStore, StateStoreInfo>() {}
 
-const sqliteModule = Effect.promise(() => import("@effect/sql-sqlite-node"))
+const sqliteModule = Effect.promise(() => {
+  // better-sqlite3 reads this once when its addon loads: `file:` names may then carry `?immutable=1`.
+  process.env.SQLITE_USE_URI = "1"
+  return import("@effect/sql-sqlite-node")
+})
+
+/**
+ * A read-only open of a WAL store creates `-wal` and `-shm` beside it and cannot remove them. With no
+ * `-wal` present every committed page is in the main file, so the read opens it `immutable` (no lock,
+ * no side files); while a writer's `-wal` exists the read joins it the ordinary way (the files exist).
+ */
+const readTarget = (filename: string) =>
+  filename === ":memory:" || existsSync(`${filename}-wal`) ? filename : `${pathToFileURL(filename).href}?immutable=1`
 
 const openClient = (filename: string, readonly: boolean) =>
   Effect.flatMap(sqliteModule, ({ SqliteClient }) =>
     // A read-only handle must not issue `journal_mode = WAL`; the mode is persisted in the file.
-    Layer.build(SqliteClient.layer({ filename, readonly, disableWAL: readonly })).pipe(
+    Layer.build(SqliteClient.layer({ filename: readonly ? readTarget(filename) : filename, readonly, disableWAL: readonly })).pipe(
       Effect.map((ctx) => Context.get(ctx, SqlClient.SqlClient)),
       // better-sqlite3 throws from its constructor (missing directory, permissions, not a file).
       Effect.catchAllDefect((d) => Effect.fail(new StateStoreIo({ path: filename, detail: String((d as Error)?.message ?? d) }))),

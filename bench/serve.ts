@@ -1,0 +1,106 @@
+// `pcli serve` under load: the built binary serves a project whose ledger holds 100,000 rows; autocannon
+// (this process) drives each route for 10 s. Baseline: /api/v1/health, served by the same process.
+import { NodeContext } from "@effect/platform-node"
+import { SqlClient } from "@effect/sql"
+import autocannon from "autocannon"
+import { Effect, Layer } from "effect"
+import { spawn, spawnSync } from "node:child_process"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+import { GENESIS_HASH, rowHash } from "../src/services/Ledger/chain"
+import * as LedgerSqlite from "../src/services/Ledger/sqlite"
+import * as StateStore from "../src/services/StateStore/StateStore"
+import { printTable } from "./support"
+
+const ROWS = 100_000
+const HOUR = 3_600_000
+const BIN = resolve("dist/pcli.cjs")
+const dir = mkdtempSync(join(tmpdir(), "pcli-bench-serve-"))
+const project = join(dir, "demo")
+spawnSync(process.execPath, [BIN, "playground", project], { stdio: "ignore" })
+const storePath = join(project, "models", ".pcli-state.sqlite")
+
+// One decision an hour for 100,000 hours (about 11 years): `since=7d` selects the newest 168.
+const seed = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const now = Date.now()
+  let previous = GENESIS_HASH
+  yield* sql.withTransaction(
+    Effect.gen(function* () {
+      for (let i = 0; i < ROWS; i += 2000) {
+        const rows = Array.from({ length: Math.min(2000, ROWS - i) }, (_, k) => {
+          const n = i + k
+          const ts = new Date(now - (ROWS - n) * HOUR).toISOString()
+          const row = {
+            decision_ref: `${ts}|plan-${n % 5000}|m${n % 100}|${n}`,
+            kind: n % 1000 === 0 ? "freeze" : "evaluation",
+            timestamp: ts,
+            principal: n % 2 === 0 ? "agent" : "human",
+            principal_id: n % 97 === 0 ? null : `p${n % 20}`,
+            principal_id_source: n % 97 === 0 ? null : "flag",
+            capability: "apply",
+            model: `m${n % 100}`,
+            effect: n % 3 === 0 ? "deny" : "allow",
+            rule_id: n % 10,
+            plan_id: `plan-${n % 5000}`,
+            reason: "bench"
+          } as const
+          previous = rowHash(previous, { ...row, principal_id_verified: false, target_principal: null })
+          return { ...row, row_hash: previous }
+        })
+        yield* sql`INSERT INTO ledger ${sql.insert(rows)}`
+      }
+    })
+  )
+})
+
+const startServer = () =>
+  new Promise<{ readonly url: string; readonly stop: () => Promise<void> }>((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [BIN, "serve", "--port", "0"], { cwd: project, stdio: ["ignore", "ignore", "pipe"] })
+    let buffered = ""
+    const onData = (d: Buffer) => {
+      buffered += d.toString()
+      const m = /listening on (http:\/\/\S+)/.exec(buffered)
+      if (m === null) return
+      // Request lines keep coming on stderr: drain them so the pipe never blocks the server.
+      child.stderr.off("data", onData)
+      child.stderr.resume()
+      resolvePromise({ url: m[1]!, stop: () => new Promise((done) => (child.once("exit", () => done()), child.kill("SIGTERM"))) })
+    }
+    child.stderr.on("data", onData)
+    child.once("exit", (code) => reject(new Error(`pcli serve exited ${code}: ${buffered}`)))
+  })
+
+const load = (url: string) =>
+  new Promise<autocannon.Result>((done, fail) => {
+    autocannon({ url, connections: 10, duration: 10 }, (err, result) => (err ? fail(err) : done(result)))
+  })
+
+const main = async () => {
+  await Effect.runPromise(seed.pipe(Effect.provide(LedgerSqlite.layer.pipe(Layer.provideMerge(StateStore.layer(storePath, "write")), Layer.provide(NodeContext.layer)))))
+  const server = await startServer()
+  const routes = [
+    ["/api/v1/health (baseline)", "/api/v1/health"],
+    ["/api/v1/policy", "/api/v1/policy"],
+    ["/api/v1/audit?since=7d", "/api/v1/audit?since=7d"]
+  ] as const
+  const results: Array<readonly [string, autocannon.Result]> = []
+  try {
+    for (const [name, path] of routes) results.push([name, await load(`${server.url}${path}`)])
+  } finally {
+    await server.stop()
+  }
+  const base = results[0]![1].requests.average
+  console.log(`ledger: ${ROWS.toLocaleString()} rows; 10 connections, 10 s per route\n`)
+  printTable(
+    ["route", "req/s", "p50 ms", "p99 ms", "non-2xx", "req/s vs baseline"],
+    results.map(([name, r]) => [name, Math.round(r.requests.average), r.latency.p50, r.latency.p99, r.non2xx, (r.requests.average / base).toFixed(2)])
+  )
+  console.log("\ntargets: policy >= 5,000 req/s with p99 <= 10 ms; audit?since=7d >= 500 req/s")
+}
+
+main().catch((e) => {
+  console.error(e)
+  process.exit(1)
+})

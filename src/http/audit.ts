@@ -1,0 +1,41 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { auditList } from "../commands/audit"
+import { auditCustody } from "../commands/auditCustody"
+import { auditScorecard } from "../commands/auditScorecard"
+import { UsageError } from "../commands/errors"
+import { AuditListOutput, AuditScorecardOutput, CustodyOutput, type ScorecardDimension } from "../schemas/audit"
+import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
+import { ServeApi } from "./api"
+import { answer } from "./respond"
+
+const DIMENSIONS: ReadonlyArray<ScorecardDimension> = ["principal", "rule", "scope"]
+
+const dimension = (by: string | undefined) =>
+  by === undefined
+    ? Effect.succeed<ScorecardDimension>("principal")
+    : DIMENSIONS.includes(by as ScorecardDimension)
+      ? Effect.succeed(by as ScorecardDimension)
+      : Effect.fail(new UsageError({ detail: `by must be one of ${DIMENSIONS.join(", ")}, got ${JSON.stringify(by)}` }))
+
+/** GET /api/v1/audit, /audit/scorecard, /custody/{subject}: `pcli audit [--product --actor --since | --scorecard | --for]`. */
+export const AuditRoutes = HttpApiBuilder.group(ServeApi, "audit", (handlers) =>
+  handlers
+    .handle("list", ({ urlParams }) =>
+      answer(
+        AuditListOutput,
+        Effect.flatMap(ProjectContext, ({ modelsDir, root }) =>
+          auditList({ since: urlParams.since, actor: urlParams.actor, product: urlParams.product, root, modelsDir })
+        )
+      )
+    )
+    .handle("scorecard", ({ urlParams }) =>
+      answer(
+        AuditScorecardOutput,
+        Effect.flatMap(dimension(urlParams.by), (by) => auditScorecard({ by, window: urlParams.window ?? "all" }))
+      )
+    )
+    .handle("custody", ({ path }) =>
+      answer(CustodyOutput, Effect.flatMap(ProjectContext, ({ modelsDir }) => auditCustody({ subject: path.subject, modelsDir })))
+    )
+)

@@ -1,0 +1,9 @@
+// Static files the build bundles as text (`with { type: "text" }`).
+declare module "*.html" {
+  const text: string
+  export default text
+}
+declare module "*.css" {
+  const text: string
+  export default text
+}

@@ -1,0 +1,41 @@
+import { Data } from "effect"
+
+/** A request without the server's bearer token (every route but health, when PCLI_SERVE_TOKEN is set). */
+export class ServeUnauthorized extends Data.TaggedError("ServeUnauthorized")<{ readonly reason: string }> {
+  readonly code = "unauthorized"
+  override get message() {
+    return this.reason
+  }
+}
+
+/** `pcli serve --host` off loopback with no token: anyone on the network could read the ledger. */
+export class ServeTokenRequired extends Data.TaggedError("ServeTokenRequired")<{ readonly host: string }> {
+  readonly code = "serve-token-required"
+  override get message() {
+    return `refusing to bind ${this.host} without PCLI_SERVE_TOKEN: off loopback every route but health needs a bearer token`
+  }
+}
+
+/** The port could not be bound (in use, not permitted, unknown host). */
+export class ServeListenFailed extends Data.TaggedError("ServeListenFailed")<{ readonly address: string; readonly detail: string }> {
+  readonly code = "serve-listen-failed"
+  override get message() {
+    return `cannot listen on ${this.address}: ${this.detail}`
+  }
+}
+
+/** No route for the method and path. */
+export class RouteNotFound extends Data.TaggedError("RouteNotFound")<{ readonly method: string; readonly path: string }> {
+  readonly code = "route_not_found"
+  override get message() {
+    return `no route ${this.method} ${this.path}: see /api/v1/openapi.json`
+  }
+}
+
+/** A documented route whose command this server does not serve yet: 501, never made-up data (decisions.md 28). */
+export class NotImplemented extends Data.TaggedError("NotImplemented")<{ readonly feature: string }> {
+  readonly code = "not_implemented"
+  override get message() {
+    return `${this.feature} is not implemented yet`
+  }
+}

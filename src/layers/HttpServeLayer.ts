@@ -1,0 +1,44 @@
+import { HttpApiBuilder, HttpServer } from "@effect/platform"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import { Effect, Layer, type Option, type Redacted } from "effect"
+import { createServer } from "node:http"
+import { ServeApi } from "../http/api"
+import { AuditRoutes } from "../http/audit"
+import { BriefRoutes } from "../http/brief"
+import { ServeListenFailed } from "../http/errors"
+import { guard } from "../http/guard"
+import { HealthRoutes } from "../http/health"
+import { PolicyRoutes } from "../http/policy"
+import { ProductRoutes } from "../http/products"
+import { DashboardRoutes } from "../http/static"
+import type { GlobalOptions } from "./ProjectLayer"
+import { ServeReadsLayer } from "./ServeLayer"
+
+export interface ServeSettings {
+  readonly host: string
+  readonly port: number
+  readonly token: Option.Option<Redacted.Redacted<string>>
+  /** Where request lines go (stderr). */
+  readonly log: (line: string) => void
+}
+
+const routes = Layer.mergeAll(PolicyRoutes, AuditRoutes, BriefRoutes, ProductRoutes, HealthRoutes)
+
+/** `pcli serve`: the HttpApi, its OpenAPI document and the dashboard over one read-only context, on Node's HTTP server. */
+export const HttpServeLayer = (settings: ServeSettings, options: GlobalOptions) =>
+  // As HttpApiBuilder.serve, but the guard wraps the app itself: a middleware passed to serve runs
+  // after the server already answered a failure, so its error bodies would never be sent.
+  HttpApiBuilder.httpApp.pipe(
+    Effect.map((app) => HttpServer.serve(guard(settings.token, settings.log)(app))),
+    Layer.unwrapEffect,
+    Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]),
+    Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/api/v1/openapi.json" })),
+    Layer.provide(DashboardRoutes),
+    Layer.provide(HttpApiBuilder.api(ServeApi).pipe(Layer.provide(routes))),
+    Layer.provide(ServeReadsLayer(options)),
+    Layer.provideMerge(
+      NodeHttpServer.layer(createServer, { host: settings.host, port: settings.port }).pipe(
+        Layer.mapError((e) => new ServeListenFailed({ address: `${settings.host}:${settings.port}`, detail: String((e.cause as Error | undefined)?.message ?? e.message) }))
+      )
+    )
+  )

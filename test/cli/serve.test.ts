@@ -1,0 +1,215 @@
+import { Effect } from "effect"
+import fc from "fast-check"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { runCli } from "../support/cli"
+import { type Served, seededProject, startServe, treeDigest } from "../support/serve"
+import { setSchemaVersion } from "../support/stateStore"
+import { CURRENT_SCHEMA_VERSION } from "../../src/services/StateStore/migrations"
+
+let dir = ""
+let server: Served
+
+const get = async (path: string, headers: Record<string, string> = {}) => {
+  const res = await fetch(`${server.url}${path}`, { headers })
+  return { status: res.status, body: await res.text(), type: res.headers.get("content-type") }
+}
+
+const cli = async (args: ReadonlyArray<string>) => {
+  const r = await runCli([...args, "--output", "json"], { cwd: dir })
+  return r.stdout
+}
+
+beforeAll(async () => {
+  ;({ dir } = await seededProject())
+  server = await startServe(dir)
+})
+
+afterAll(async () => {
+  await server?.stop()
+})
+
+describe("pcli serve: each route is byte-equal to the CLI", () => {
+  const cases: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
+    ["/api/v1/policy", ["policy", "show"]],
+    ["/api/v1/audit", ["audit"]],
+    ["/api/v1/audit?product=weekly", ["audit", "--product", "weekly"]],
+    ["/api/v1/audit?actor=bot-1&since=2026-01-01", ["audit", "--actor", "bot-1", "--since", "2026-01-01"]],
+    ["/api/v1/audit?actor=unrecorded", ["audit", "--actor", "unrecorded"]],
+    ["/api/v1/audit/scorecard", ["audit", "--scorecard"]],
+    ["/api/v1/audit/scorecard?by=rule&window=all", ["audit", "--scorecard", "--by", "rule", "--window", "all"]],
+    ["/api/v1/audit/scorecard?by=scope&window=2026-01-02", ["audit", "--scorecard", "--by", "scope", "--window", "2026-01-02"]],
+    ["/api/v1/products", ["product", "list"]],
+    ["/api/v1/products/weekly", ["product", "status", "weekly"]],
+    ["/api/v1/custody/orders", ["audit", "--for", "orders"]],
+    ["/api/v1/custody/p1", ["audit", "--for", "p1"]]
+  ]
+  for (const [path, args] of cases) {
+    it(`GET ${path} = pcli ${args.join(" ")} --output json`, async () => {
+      const [http, out] = await Promise.all([get(path), cli(args)])
+      expect(http.status, http.body).toBe(200)
+      expect(http.type).toBe("application/json")
+      expect(out).not.toBe("")
+      expect(http.body).toBe(out)
+    })
+  }
+
+  it("a duration window differs only in window_start", async () => {
+    const [http, out] = await Promise.all([get("/api/v1/audit/scorecard?window=7d"), cli(["audit", "--scorecard", "--window", "7d"])])
+    const strip = (text: string) => text.replace(/"window_start": "[^"]+"/, '"window_start": "…"')
+    expect(http.status).toBe(200)
+    expect(JSON.parse(http.body).evaluations).toBe(1)
+    expect(strip(http.body)).toBe(strip(out))
+  })
+
+  it("brief differs only in generated_at and since_timestamp", async () => {
+    const [http, out] = await Promise.all([get("/api/v1/brief"), cli(["brief", "--since", "7d"])])
+    const strip = (text: string) => text.replace(/"generated_at": "[^"]+"/, '"generated_at": "…"').replace(/"since_timestamp": "[^"]+"/, '"since_timestamp": "…"')
+    expect(http.status, http.body).toBe(200)
+    expect(JSON.parse(http.body).since_mode).toBe("7d")
+    expect(strip(http.body)).toBe(strip(out))
+  })
+
+  it("audit?since=7d selects the recent decision, as --since 7d does (same rows)", async () => {
+    const [http, out] = await Promise.all([get("/api/v1/audit?since=7d"), cli(["audit", "--since", "7d"])])
+    const entries = (text: string) => JSON.parse(text).entries
+    expect(entries(http.body)).toHaveLength(1)
+    expect(entries(http.body)).toEqual(entries(out))
+  })
+
+  it("the product journal of an unknown product is 404 product_not_found, as the CLI's error", async () => {
+    const http = await get("/api/v1/products/nosuch/journal")
+    expect(http.status).toBe(404)
+    const body = JSON.parse(http.body)
+    expect(Object.keys(body)).toEqual(["code", "message", "remediation_hint"])
+    expect(body.code).toBe("product_not_found")
+    const r = await runCli(["product", "journal", "nosuch", "--output", "json"], { cwd: dir })
+    expect(r.code).toBe(1)
+    expect(JSON.parse(r.stdout).error).toEqual({ code: body.code, message: body.message })
+  })
+
+  it("health answers ok; the OpenAPI document lists every route", async () => {
+    expect(JSON.parse((await get("/api/v1/health")).body)).toEqual({ status: "ok" })
+    const spec = JSON.parse((await get("/api/v1/openapi.json")).body)
+    expect(Object.keys(spec.paths).sort()).toEqual(
+      [
+        "/api/v1/audit",
+        "/api/v1/audit/scorecard",
+        "/api/v1/brief",
+        "/api/v1/custody/{subject}",
+        "/api/v1/health",
+        "/api/v1/policy",
+        "/api/v1/products",
+        "/api/v1/products/{name}",
+        "/api/v1/products/{name}/journal"
+      ].sort()
+    )
+  })
+
+  it("every request is logged as one line: method, path, status, ms", async () => {
+    await get("/api/v1/health")
+    expect(server.stderr()).toMatch(/^GET \/api\/v1\/health 200 \d+\.\dms$/m)
+  })
+})
+
+describe("pcli serve: errors", () => {
+  it("a malformed actor or since is 400 with {code, message, remediation_hint}", async () => {
+    for (const [path, code] of [
+      ["/api/v1/audit?actor=Not%20An%20Id", "invalid-principal-id"],
+      ["/api/v1/audit?since=yesterday", "invalid-since"],
+      ["/api/v1/audit/scorecard?by=colour", "usage"],
+      ["/api/v1/brief?since=yesterday", "usage"]
+    ] as const) {
+      const http = await get(path)
+      expect(http.status, path).toBe(400)
+      const body = JSON.parse(http.body)
+      expect(Object.keys(body)).toEqual(["code", "message", "remediation_hint"])
+      expect(body.code).toBe(code)
+    }
+  })
+
+  it("an unknown path is 404 with the same body shape", async () => {
+    const http = await get("/api/v2/nothing")
+    expect(http.status).toBe(404)
+    expect(JSON.parse(http.body).code).toBe("route_not_found")
+  })
+
+  it("a store written by a newer engine is 409 state-store-newer, and nothing is written", async () => {
+    const { dir: other, store } = await seededProject()
+    await Effect.runPromise(setSchemaVersion(store, CURRENT_SCHEMA_VERSION + 1))
+    const before = treeDigest(other)
+    const s = await startServe(other)
+    try {
+      const res = await fetch(`${s.url}/api/v1/policy`)
+      expect(res.status).toBe(409)
+      expect(JSON.parse(await res.text())).toMatchObject({ code: "state-store-newer", remediation_hint: "upgrade pcli to read this store" })
+    } finally {
+      await s.stop()
+    }
+    expect(treeDigest(other)).toBe(before)
+  })
+})
+
+describe("pcli serve: never writes", () => {
+  it("a random sequence of GETs changes no byte under the project or the store", async () => {
+    const paths = [
+      "/api/v1/policy",
+      "/api/v1/brief?since=7d",
+      "/api/v1/brief?since=last",
+      "/api/v1/audit",
+      "/api/v1/audit?since=7d",
+      "/api/v1/audit?actor=bot-1",
+      "/api/v1/audit?product=weekly",
+      "/api/v1/audit/scorecard?by=rule",
+      "/api/v1/custody/orders",
+      "/api/v1/products",
+      "/api/v1/products/weekly",
+      "/api/v1/products/weekly/journal",
+      "/api/v1/products/nosuch",
+      "/api/v1/health",
+      "/api/v1/openapi.json",
+      "/"
+    ]
+    const { dir: project } = await seededProject()
+    const before = treeDigest(project)
+    const s = await startServe(project)
+    try {
+      await fc.assert(
+        fc.asyncProperty(fc.array(fc.constantFrom(...paths), { minLength: 1, maxLength: 12 }), async (sequence) => {
+          for (const path of sequence) await (await fetch(`${s.url}${path}`)).arrayBuffer()
+          expect(treeDigest(project)).toBe(before)
+        }),
+        { numRuns: 25 }
+      )
+    } finally {
+      await s.stop()
+    }
+    expect(treeDigest(project)).toBe(before)
+  })
+})
+
+describe("pcli serve: binding and the token", () => {
+  it("off loopback without PCLI_SERVE_TOKEN is refused at start-up", async () => {
+    const r = await runCli(["serve", "--host", "0.0.0.0", "--port", "0"], { cwd: dir })
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/^error\[serve-token-required\]: refusing to bind 0\.0\.0\.0/)
+  })
+
+  it("with a token, a request without the header is 401; with it, 200; health stays open", async () => {
+    const s = await startServe(dir, ["--host", "0.0.0.0"], { PCLI_SERVE_TOKEN: "s3cret-token" })
+    try {
+      const url = s.url.replace("0.0.0.0", "127.0.0.1")
+      const without = await fetch(`${url}/api/v1/policy`)
+      expect(without.status).toBe(401)
+      expect(JSON.parse(await without.text()).code).toBe("unauthorized")
+      const wrong = await fetch(`${url}/api/v1/policy`, { headers: { Authorization: "Bearer s3cret-tokeX" } })
+      expect(wrong.status).toBe(401)
+      const right = await fetch(`${url}/api/v1/policy`, { headers: { Authorization: "Bearer s3cret-token" } })
+      expect(right.status).toBe(200)
+      expect(await right.text()).toBe(await cli(["policy", "show"]))
+      expect((await fetch(`${url}/api/v1/health`)).status).toBe(200)
+      expect(s.stderr()).not.toContain("s3cret-token")
+    } finally {
+      expect(await s.stop()).toBe(0)
+    }
+  })
+})
