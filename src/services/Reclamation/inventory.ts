@@ -15,18 +15,24 @@ import { type Determinism, scanDeterminism } from "./determinism"
 const failed = (e: SqlError) => new RunStoreFailed({ detail: e.message })
 const DAY_MS = 86_400_000
 
-// Newest row per hash (ties: run_id, model_name, then ledger order), as `candidatesOf` picks it.
-const CANDIDATES = `WITH ranked AS (
-  SELECT rowid AS rid, run_id, model_name, file_path, blake3_hash, size_bytes, written_at,
-    count(*) OVER (PARTITION BY blake3_hash) AS refcount,
-    row_number() OVER (PARTITION BY blake3_hash ORDER BY written_at DESC, run_id, model_name, rowid) AS pick
-  FROM artifacts)
-SELECT r.run_id, r.model_name, r.file_path, r.blake3_hash, r.size_bytes, r.written_at, r.refcount,
-  p.recipe_hash, p.proof_class, p.upstreams_json, p.output_blake3_json, p.output_path_json, m.duration_ms
-FROM ranked r
-LEFT JOIN provenance p ON p.run_id = r.run_id AND p.model_name = r.model_name
-LEFT JOIN run_models m ON m.run_id = r.run_id AND m.model_name = r.model_name AND m.output_hash IS NOT NULL
-WHERE r.pick = 1`
+// Provenance that names exactly this hash and path: JSON.parse of these texts gives [hash] and [path].
+const BOUND = "(p.output_blake3_json = json_array(a.blake3_hash) AND p.output_path_json = json_array(a.file_path))"
+
+// Newest row per hash (ties: run_id, model_name, then ledger order), as `candidatesOf` picks it,
+// found through the hash index; provenance JSON is sent only when the common shapes do not settle it.
+const CANDIDATES = `SELECT a.run_id, a.model_name, a.file_path, a.blake3_hash, a.size_bytes, a.written_at,
+  (SELECT count(*) FROM artifacts c WHERE c.blake3_hash = a.blake3_hash) AS refcount,
+  p.recipe_hash, p.proof_class,
+  CASE WHEN p.upstreams_json = '[]' THEN NULL ELSE p.upstreams_json END,
+  CASE WHEN ${BOUND} THEN NULL ELSE p.output_blake3_json END,
+  CASE WHEN ${BOUND} THEN NULL ELSE p.output_path_json END,
+  m.duration_ms, coalesce(${BOUND}, 0)
+FROM artifacts a
+LEFT JOIN provenance p ON p.run_id = a.run_id AND p.model_name = a.model_name
+LEFT JOIN run_models m ON m.run_id = a.run_id AND m.model_name = a.model_name AND m.output_hash IS NOT NULL
+WHERE NOT EXISTS (SELECT 1 FROM artifacts b WHERE b.blake3_hash = a.blake3_hash AND b.rowid <> a.rowid AND (b.written_at > a.written_at
+  OR (b.written_at = a.written_at AND (b.run_id < a.run_id OR (b.run_id = a.run_id AND (b.model_name < a.model_name
+  OR (b.model_name = a.model_name AND b.rowid < a.rowid)))))))`
 
 type CandidateTuple = [
   run_id: string,
@@ -41,7 +47,8 @@ type CandidateTuple = [
   upstreams_json: string | null,
   output_blake3_json: string | null,
   output_path_json: string | null,
-  duration_ms: number | null
+  duration_ms: number | null,
+  bound: number
 ]
 
 type Recipe = ReturnType<typeof parseRecipe>
@@ -74,19 +81,49 @@ const readRecipes = (sql: SqlClient.SqlClient) =>
 
 const NONE = "no provenance recorded for this run and model"
 
-const replayable = (recipe: Recipe, upstreamsJson: string, live: ReadonlySet<string>, determinism: ReadonlyMap<string, Determinism>): CheckResult => {
-  if (recipe === undefined) return { check: "replayable", passed: false, detail: "recorded recipe does not deserialize" }
-  const upstreams = JSON.parse(upstreamsJson) as ReadonlyArray<UpstreamRecord>
+// Most checks repeat word for word across candidates: shared (read-only) results keep 100k rows off the heap.
+const fixed = (check: CheckResult["check"], passed: boolean, detail: string): CheckResult => Object.freeze({ check, passed, detail })
+const NO_RECIPE = fixed("recipe_recorded", false, NONE)
+const STRONG = fixed("recipe_recorded", true, "provenance recorded with a strong input closure")
+const WEAK = fixed("recipe_recorded", false, "input closure is weak (proof_class=heuristic)")
+const NO_OUTPUT = fixed("recipe_produces_output", false, NONE)
+const BINDS = fixed("recipe_produces_output", true, "provenance binds this hash and path")
+const OTHER_OUTPUT = fixed("recipe_produces_output", false, "provenance records a DIFFERENT output")
+const NO_REPLAY = fixed("replayable", false, NONE)
+const UNDESERIALIZABLE = fixed("replayable", false, "recorded recipe does not deserialize")
+const REFCOUNT_ONE = fixed("unreferenced", true, "refcount 1")
+const POLICY = fixed("policy_allows", true, "no gc-scoped holds; deny rules are enforced at apply by the policy gate")
+const UNPARSEABLE_AGE = fixed("age_threshold", false, "written_at does not parse")
+
+const memo = <K, V>(make: (k: K) => V) => {
+  const cache = new Map<K, V>()
+  return (k: K): V => {
+    let v = cache.get(k)
+    if (v === undefined) cache.set(k, (v = make(k)))
+    return v
+  }
+}
+
+const replayable = (
+  recipe: Recipe,
+  upstreamsJson: string | null,
+  live: ReadonlySet<string>,
+  determinism: ReadonlyMap<string, Determinism>,
+  resolved: (upstreams: number) => CheckResult
+): CheckResult => {
+  if (recipe === undefined) return UNDESERIALIZABLE
+  const upstreams = upstreamsJson === null ? [] : (JSON.parse(upstreamsJson) as ReadonlyArray<UpstreamRecord>)
   const unresolved = upstreams.filter((u) => u.kind !== "content" || u.blake3_hash === undefined || !live.has(u.blake3_hash))
   if (unresolved.length > 0) {
     return { check: "replayable", passed: false, detail: `upstream(s) do not resolve to live content: ${unresolved.map((u) => u.upstream_key).join(", ")}` }
   }
   const scan = determinism.get(recipe.sql) ?? { volatile: true as const, reason: "SQL was not scanned" }
   if (scan.volatile) return { check: "replayable", passed: false, detail: `nondeterministic construct (${scan.reason}) — retained as unique history` }
-  return { check: "replayable", passed: true, detail: `recipe deserializes, ${upstreams.length} upstream(s) resolve, SQL is deterministic` }
+  return resolved(upstreams.length)
 }
 
 const binds = (t: CandidateTuple): boolean => {
+  if (t[13] === 1) return true
   const hashes = JSON.parse(t[10] ?? "[]") as ReadonlyArray<string>
   if (hashes.length === 0) return false
   const paths = JSON.parse(t[11] ?? "[]") as ReadonlyArray<string>
@@ -104,31 +141,25 @@ export const readInventory = (minAgeDays: number, nowMs: number) =>
     const live = new Set(tuples.map((t) => t[3]))
     const recipes = tuples.map((t) => (t[7] === null ? undefined : recipeOf(t[0], t[1], t[7])))
     const determinism = yield* scanDeterminism(recipes.flatMap((r) => (r === undefined ? [] : [r.sql])))
+    const resolved = memo((n: number) => fixed("replayable", true, `recipe deserializes, ${n} upstream(s) resolve, SQL is deterministic`))
+    const shared = memo((n: number) => fixed("unreferenced", false, `shared bytes: ${n} ledger references`))
+    const age = memo((days: number) =>
+      Number.isNaN(days)
+        ? UNPARSEABLE_AGE
+        : days >= minAgeDays
+          ? fixed("age_threshold", true, `written ${days} day(s) ago >= ${minAgeDays}`)
+          : fixed("age_threshold", false, `written ${days} day(s) ago < ${minAgeDays}`)
+    )
     const candidates = tuples.map((t, i): GcCandidate => {
       const [runId, model, filePath, hash, size, writtenAt, refcount, recipeHash, proofClass, upstreamsJson] = t
       const hasProvenance = recipeHash !== null
-      const ageDays = Math.floor((nowMs - Date.parse(writtenAt)) / DAY_MS)
       const checks: Array<CheckResult> = [
-        !hasProvenance
-          ? { check: "recipe_recorded", passed: false, detail: NONE }
-          : proofClass === "strong"
-            ? { check: "recipe_recorded", passed: true, detail: "provenance recorded with a strong input closure" }
-            : { check: "recipe_recorded", passed: false, detail: "input closure is weak (proof_class=heuristic)" },
-        !hasProvenance
-          ? { check: "recipe_produces_output", passed: false, detail: NONE }
-          : binds(t)
-            ? { check: "recipe_produces_output", passed: true, detail: "provenance binds this hash and path" }
-            : { check: "recipe_produces_output", passed: false, detail: "provenance records a DIFFERENT output" },
-        !hasProvenance ? { check: "replayable", passed: false, detail: NONE } : replayable(recipes[i], upstreamsJson ?? "[]", live, determinism),
-        refcount === 1
-          ? { check: "unreferenced", passed: true, detail: "refcount 1" }
-          : { check: "unreferenced", passed: false, detail: `shared bytes: ${refcount} ledger references` },
-        { check: "policy_allows", passed: true, detail: "no gc-scoped holds; deny rules are enforced at apply by the policy gate" },
-        Number.isNaN(ageDays)
-          ? { check: "age_threshold", passed: false, detail: "written_at does not parse" }
-          : ageDays >= minAgeDays
-            ? { check: "age_threshold", passed: true, detail: `written ${ageDays} day(s) ago >= ${minAgeDays}` }
-            : { check: "age_threshold", passed: false, detail: `written ${ageDays} day(s) ago < ${minAgeDays}` }
+        !hasProvenance ? NO_RECIPE : proofClass === "strong" ? STRONG : WEAK,
+        !hasProvenance ? NO_OUTPUT : binds(t) ? BINDS : OTHER_OUTPUT,
+        !hasProvenance ? NO_REPLAY : replayable(recipes[i], upstreamsJson, live, determinism, resolved),
+        refcount === 1 ? REFCOUNT_ONE : shared(refcount),
+        POLICY,
+        age(Math.floor((nowMs - Date.parse(writtenAt)) / DAY_MS))
       ]
       return {
         model_name: model,
