@@ -15,18 +15,19 @@ import { type Determinism, scanDeterminism } from "./determinism"
 const failed = (e: SqlError) => new RunStoreFailed({ detail: e.message })
 const DAY_MS = 86_400_000
 
-// Provenance that names exactly this hash and path: JSON.parse of these texts gives [hash] and [path].
+// Provenance that names exactly this hash and path (JSON.parse gives [hash] and [path]) is sent as NULL JSON.
 const BOUND = "(p.output_blake3_json = json_array(a.blake3_hash) AND p.output_path_json = json_array(a.file_path))"
 
 // Newest row per hash (ties: run_id, model_name, then ledger order), as `candidatesOf` picks it,
-// found through the hash index; provenance JSON is sent only when the common shapes do not settle it.
+// found through the hash index; provenance JSON is sent only when the common shapes do not settle it,
+// and proof_class (CHECKed to strong | heuristic) as a flag: every string value sent costs.
 const CANDIDATES = `SELECT a.run_id, a.model_name, a.file_path, a.blake3_hash, a.size_bytes, a.written_at,
   (SELECT count(*) FROM artifacts c WHERE c.blake3_hash = a.blake3_hash) AS refcount,
-  p.recipe_hash, p.proof_class,
+  p.recipe_hash, p.proof_class = 'strong',
   CASE WHEN p.upstreams_json = '[]' THEN NULL ELSE p.upstreams_json END,
   CASE WHEN ${BOUND} THEN NULL ELSE p.output_blake3_json END,
   CASE WHEN ${BOUND} THEN NULL ELSE p.output_path_json END,
-  m.duration_ms, coalesce(${BOUND}, 0)
+  m.duration_ms
 FROM artifacts a
 LEFT JOIN provenance p ON p.run_id = a.run_id AND p.model_name = a.model_name
 LEFT JOIN run_models m ON m.run_id = a.run_id AND m.model_name = a.model_name AND m.output_hash IS NOT NULL
@@ -43,12 +44,11 @@ type CandidateTuple = [
   written_at: string,
   refcount: number,
   recipe_hash: string | null,
-  proof_class: string | null,
+  strong: number | null,
   upstreams_json: string | null,
   output_blake3_json: string | null,
   output_path_json: string | null,
-  duration_ms: number | null,
-  bound: number
+  duration_ms: number | null
 ]
 
 type Recipe = ReturnType<typeof parseRecipe>
@@ -123,8 +123,8 @@ const replayable = (
 }
 
 const binds = (t: CandidateTuple): boolean => {
-  if (t[13] === 1) return true
-  const hashes = JSON.parse(t[10] ?? "[]") as ReadonlyArray<string>
+  if (t[10] === null) return true
+  const hashes = JSON.parse(t[10]) as ReadonlyArray<string>
   if (hashes.length === 0) return false
   const paths = JSON.parse(t[11] ?? "[]") as ReadonlyArray<string>
   return paths.length === 0 ? hashes.includes(t[3]) : hashes.some((h, i) => h === t[3] && paths[i] === t[2])
@@ -151,10 +151,10 @@ export const readInventory = (minAgeDays: number, nowMs: number) =>
           : fixed("age_threshold", false, `written ${days} day(s) ago < ${minAgeDays}`)
     )
     const candidates = tuples.map((t, i): GcCandidate => {
-      const [runId, model, filePath, hash, size, writtenAt, refcount, recipeHash, proofClass, upstreamsJson] = t
+      const [runId, model, filePath, hash, size, writtenAt, refcount, recipeHash, strong, upstreamsJson] = t
       const hasProvenance = recipeHash !== null
       const checks: Array<CheckResult> = [
-        !hasProvenance ? NO_RECIPE : proofClass === "strong" ? STRONG : WEAK,
+        !hasProvenance ? NO_RECIPE : strong === 1 ? STRONG : WEAK,
         !hasProvenance ? NO_OUTPUT : binds(t) ? BINDS : OTHER_OUTPUT,
         !hasProvenance ? NO_REPLAY : replayable(recipes[i], upstreamsJson, live, determinism, resolved),
         refcount === 1 ? REFCOUNT_ONE : shared(refcount),
@@ -169,7 +169,7 @@ export const readInventory = (minAgeDays: number, nowMs: number) =>
         size_bytes: Number(size),
         written_at: writtenAt,
         refcount: Number(refcount),
-        ...(hasProvenance ? { recipe_id: recipeHash, input_proof_class: proofClass! } : {}),
+        ...(hasProvenance ? { recipe_id: recipeHash, input_proof_class: strong === 1 ? "strong" : "heuristic" } : {}),
         rebuild_cost: { estimated: true as const, source_duration_ms: t[12] === null ? null : Number(t[12]) },
         derivable: checks.every((c) => c.passed),
         checks
