@@ -26,9 +26,10 @@ const runId = fc.constantFrom("r1", "r2", "r3", "r4")
 const model = fc.constantFrom("a", "b", "c")
 const hash = fc.constantFrom("h1", "h2", "h3", "h4", "h5", "h6")
 const path = fc.constantFrom("p1.parquet", "p2.parquet")
+// Few distinct times, so rows of one hash often tie and the tie-breaks are exercised.
 const writtenAt = fc.oneof(
   fc.integer({ min: 0, max: 20 }).map((d) => new Date(NOW - d * DAY).toISOString()),
-  fc.constantFrom("2026-10-20T00:00:00.000Z", "not a date")
+  { weight: 3, arbitrary: fc.constantFrom("2026-10-20T00:00:00.000Z", "2026-10-30T00:00:00.000Z", "not a date") }
 )
 const recipeSql = fc.constantFrom("SELECT id, lower(v) AS v FROM w.s.t ORDER BY id", "SELECT random() AS r", "SELECT a FROM t LIMIT 3", "SELEC broken", "")
 const recipeJson = fc.oneof(
