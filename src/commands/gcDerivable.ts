@@ -9,6 +9,7 @@ import { Principal } from "../services/Principal/Principal"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import { candidatesOf, deriveChecks } from "../services/Reclamation/checks"
 import { PhysicalDeleteUnsupported } from "../services/Reclamation/errors"
+import { readInventory } from "../services/Reclamation/inventory"
 import { type CheckedSnapshot, keyOf, readCheckedSnapshot } from "../services/Reclamation/ledger"
 import type { RunStoreFailed } from "../services/Runner/RunStore"
 import { UsageError } from "./errors"
@@ -42,7 +43,7 @@ export const checkGcFlags = (input: GcInput): Effect.Effect<void, UsageError> =>
       ? Effect.fail(new UsageError({ detail: `--min-age-days must be a whole number of days >= 0, got ${input.minAgeDays}` }))
       : Effect.void
 
-/** Every candidate with its six checks, newest first. */
+/** Every candidate with its six checks, newest first: the plain reference for `readInventory`. */
 export const inventory = (snapshot: CheckedSnapshot, minAgeDays: number, nowMs: number): ReadonlyArray<GcCandidate> => {
   const refcounts = new Map<string, number>()
   for (const a of snapshot.artifacts) refcounts.set(a.blake3_hash, (refcounts.get(a.blake3_hash) ?? 0) + 1)
@@ -69,8 +70,7 @@ export const gcInventory = (input: GcInput): Effect.Effect<GcInventoryOutput, Us
   Effect.gen(function* () {
     yield* checkGcFlags(input)
     yield* refusePhysicalDelete
-    const snapshot = yield* readCheckedSnapshot
-    const candidates = inventory(snapshot, input.minAgeDays, yield* Clock.currentTimeMillis)
+    const candidates = yield* readInventory(input.minAgeDays, yield* Clock.currentTimeMillis)
     const managed = candidates.reduce((n, c) => n + c.size_bytes, 0)
     const derivable = candidates.filter((c) => c.derivable)
     const derivableBytes = derivable.reduce((n, c) => n + c.size_bytes, 0)
