@@ -3,13 +3,17 @@ import { statSync } from "node:fs"
 import { join } from "node:path"
 import { resolveProject } from "../services/ProjectConfig/ProjectContext"
 import * as Compiler from "../services/Project/compile"
+import { CompileCacheWrites } from "../services/Project/compileCache"
 import { plansLayer } from "./GovernLayer"
 import { ProductWorkspaceLayer } from "./ProductLayer"
 import { type GlobalOptions, ReadOnlyLayer } from "./ProjectLayer"
 
-/** Everything a served read needs: the read-only store, ledger, policy engine, products workspace. */
+/** Everything a served read needs: the read-only store, ledger, policy engine, products workspace; compiles never write their cache. */
 const readLayer = (options: GlobalOptions) =>
-  Layer.mergeAll(plansLayer, Compiler.layer, ProductWorkspaceLayer(options)).pipe(Layer.provideMerge(ReadOnlyLayer(options)))
+  Layer.mergeAll(plansLayer, Compiler.layer, ProductWorkspaceLayer(options)).pipe(
+    Layer.provideMerge(ReadOnlyLayer(options)),
+    Layer.provideMerge(Layer.succeed(CompileCacheWrites, false))
+  )
 
 type ReadLayer = ReturnType<typeof readLayer>
 export type ReadServices = Layer.Layer.Success<ReadLayer>

@@ -12,6 +12,7 @@ import {
 } from "./errors"
 import { closureOf, depths, findCycle, kahnOrder, reachableCounts } from "./graph"
 import { type CacheUse, loadWithCache } from "./cachedLoad"
+import { CompileCacheWrites } from "./compileCache"
 import {
   listModels,
   type LoadModelsOptions,
@@ -233,7 +234,7 @@ export const loadAndCompile = (
     const loaded = yield* loadWithCache(options, listing, sqls)
     options.onCacheUse?.(loaded.use)
     const project = yield* compileModels(yield* loaded.definitions, loaded.parsed)
-    yield* loaded.save
+    if (yield* CompileCacheWrites) yield* loaded.save
     return project
   })
 

@@ -1,7 +1,7 @@
 import * as NodeCrypto from "node:crypto"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
-import { Effect } from "effect"
+import { Context, Effect } from "effect"
 import type { ModelContract, ModelSidecar } from "../../schemas/model"
 import { writeFileAtomic } from "../../platform/atomicWrite"
 import type { FileSystem, Path } from "@effect/platform"
@@ -105,3 +105,8 @@ export const writeCache = (
     const header: Header = { format: FORMAT, build, modelsDir: NodePath.resolve(modelsDir), digest: digestOf(bodyText) }
     return writeFileAtomic(cacheFileFor(modelsDir), `${JSON.stringify(header)}\n${bodyText}`)
   }).pipe(Effect.ignore)
+
+/** Whether a compile may write the cache back; read-only surfaces (`pcli serve`) set it false. */
+export class CompileCacheWrites extends Context.Reference<CompileCacheWrites>()("pcli/CompileCacheWrites", {
+  defaultValue: () => true
+}) {}
