@@ -2,17 +2,16 @@
 // the same run: `pcli state info` on the same store (start-up + open) for wall time, and an
 // in-process full decoded scan for throughput. Peak RSS per process from /usr/bin/time.
 import { NodeContext } from "@effect/platform-node"
-import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Stream } from "effect"
 import { spawnSync } from "node:child_process"
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
-import { GENESIS_HASH, rowHash } from "../src/services/Ledger/chain"
+
 import { Ledger } from "../src/services/Ledger/Ledger"
 import * as LedgerSqlite from "../src/services/Ledger/sqlite"
 import * as StateStore from "../src/services/StateStore/StateStore"
-import { median, printTable } from "./support"
+import { median, printTable, seedChainedLedger } from "./support"
 
 const ROWS = Number(process.env["BENCH_LEDGER_ROWS"] ?? 1_000_000)
 const BIN = resolve("dist/pcli.cjs")
@@ -40,39 +39,22 @@ effect = "deny"
 scope = { models = ["m99*"] }
 `
 
-const seed = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  const batch = 2000
-  let previous = GENESIS_HASH
-  // One transaction for the whole seed: the bench measures reads, not a million fsyncs.
-  yield* sql.withTransaction(
-    Effect.gen(function* () {
-      for (let i = 0; i < ROWS; i += batch) {
-        const rows = Array.from({ length: Math.min(batch, ROWS - i) }, (_, k) => {
-          const n = i + k
-          const ts = new Date(start + n * step).toISOString()
-          const row = {
-            decision_ref: `${ts}|plan-${n % 5000}|m${n % 1000}|${n}`,
-            kind: n % 50 === 0 ? "freeze" : "evaluation",
-            timestamp: ts,
-            principal: n % 2 === 0 ? "agent" : "human",
-            principal_id: n % 97 === 0 ? null : `p${n % 100}`,
-            principal_id_source: n % 97 === 0 ? null : "flag",
-            capability: "apply",
-            model: `m${n % 1000}`,
-            effect: n % 3 === 0 ? "require_review" : "allow",
-            rule_id: n % 10,
-            plan_id: `plan-${n % 5000}`,
-            reason: "bench"
-          } as const
-          // Seeded rows are chained exactly as appends chain them, so --verify walks an intact chain.
-          previous = rowHash(previous, { ...row, principal_id_verified: false, target_principal: null })
-          return { ...row, row_hash: previous }
-        })
-        yield* sql`INSERT INTO ledger ${sql.insert(rows)}`
-      }
-    })
-  )
+const seed = seedChainedLedger(ROWS, (n) => {
+  const ts = new Date(start + n * step).toISOString()
+  return {
+    decision_ref: `${ts}|plan-${n % 5000}|m${n % 1000}|${n}`,
+    kind: n % 50 === 0 ? "freeze" : "evaluation",
+    timestamp: ts,
+    principal: n % 2 === 0 ? "agent" : "human",
+    principal_id: n % 97 === 0 ? null : `p${n % 100}`,
+    principal_id_source: n % 97 === 0 ? null : "flag",
+    capability: "apply",
+    model: `m${n % 1000}`,
+    effect: n % 3 === 0 ? "require_review" : "allow",
+    rule_id: n % 10,
+    plan_id: `plan-${n % 5000}`,
+    reason: "bench"
+  }
 })
 
 /** One run of the binary: wall ms and peak RSS (MB), stdout discarded. */

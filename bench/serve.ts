@@ -1,17 +1,15 @@
 // `pcli serve` under load: the built binary serves a project whose ledger holds 100,000 rows; autocannon
 // (this process) drives each route for 10 s. Baseline: /api/v1/health, served by the same process.
 import { NodeContext } from "@effect/platform-node"
-import { SqlClient } from "@effect/sql"
 import autocannon from "autocannon"
 import { Effect, Layer } from "effect"
 import { spawn, spawnSync } from "node:child_process"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
-import { GENESIS_HASH, rowHash } from "../src/services/Ledger/chain"
 import * as LedgerSqlite from "../src/services/Ledger/sqlite"
 import * as StateStore from "../src/services/StateStore/StateStore"
-import { printTable } from "./support"
+import { printTable, seedChainedLedger } from "./support"
 
 const ROWS = 100_000
 const HOUR = 3_600_000
@@ -22,37 +20,25 @@ spawnSync(process.execPath, [BIN, "playground", project], { stdio: "ignore" })
 const storePath = join(project, "models", ".pcli-state.sqlite")
 
 // One decision an hour for 100,000 hours (about 11 years): `since=7d` selects the newest 168.
-const seed = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
+const seed = Effect.suspend(() => {
   const now = Date.now()
-  let previous = GENESIS_HASH
-  yield* sql.withTransaction(
-    Effect.gen(function* () {
-      for (let i = 0; i < ROWS; i += 2000) {
-        const rows = Array.from({ length: Math.min(2000, ROWS - i) }, (_, k) => {
-          const n = i + k
-          const ts = new Date(now - (ROWS - n) * HOUR).toISOString()
-          const row = {
-            decision_ref: `${ts}|plan-${n % 5000}|m${n % 100}|${n}`,
-            kind: n % 1000 === 0 ? "freeze" : "evaluation",
-            timestamp: ts,
-            principal: n % 2 === 0 ? "agent" : "human",
-            principal_id: n % 97 === 0 ? null : `p${n % 20}`,
-            principal_id_source: n % 97 === 0 ? null : "flag",
-            capability: "apply",
-            model: `m${n % 100}`,
-            effect: n % 3 === 0 ? "deny" : "allow",
-            rule_id: n % 10,
-            plan_id: `plan-${n % 5000}`,
-            reason: "bench"
-          } as const
-          previous = rowHash(previous, { ...row, principal_id_verified: false, target_principal: null })
-          return { ...row, row_hash: previous }
-        })
-        yield* sql`INSERT INTO ledger ${sql.insert(rows)}`
-      }
-    })
-  )
+  return seedChainedLedger(ROWS, (n) => {
+    const ts = new Date(now - (ROWS - n) * HOUR).toISOString()
+    return {
+      decision_ref: `${ts}|plan-${n % 5000}|m${n % 100}|${n}`,
+      kind: n % 1000 === 0 ? "freeze" : "evaluation",
+      timestamp: ts,
+      principal: n % 2 === 0 ? "agent" : "human",
+      principal_id: n % 97 === 0 ? null : `p${n % 20}`,
+      principal_id_source: n % 97 === 0 ? null : "flag",
+      capability: "apply",
+      model: `m${n % 100}`,
+      effect: n % 3 === 0 ? "deny" : "allow",
+      rule_id: n % 10,
+      plan_id: `plan-${n % 5000}`,
+      reason: "bench"
+    }
+  })
 })
 
 const startServer = () =>

@@ -1,3 +1,5 @@
+import { McpServer } from "@effect/ai"
+import { NodeSink, NodeStream } from "@effect/platform-node"
 import type { FileSystem, Path } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import * as NodeFs from "node:fs"
@@ -78,4 +80,16 @@ export const McpLayer = (options: GlobalOptions, profile: string) =>
   Layer.mergeAll(plansLayer, Compiler.layer, policyLayer, freshAttributesLayer).pipe(
     Layer.provideMerge(stateLayer("write")),
     Layer.provideMerge(mcpProjectLayer(options, profile))
+  )
+
+/** The stdio MCP server: `register` adds the tools, on `McpLayer`'s services built once for the server's life. */
+export const McpServerLayer = <E, R>(
+  options: GlobalOptions,
+  profile: string,
+  version: string,
+  register: Effect.Effect<void, E, R>
+) =>
+  Layer.effectDiscard(register).pipe(
+    Layer.provide(McpServer.layerStdio({ name: "pcli", version, stdin: NodeStream.stdin, stdout: NodeSink.stdout })),
+    Layer.provide(McpLayer(options, profile))
   )

@@ -50,6 +50,9 @@ const governed = (mode: StateStore.StateStoreMode) =>
 /** Read commands over the state store (state info): never create or write it. */
 export const StateReadLayer = (options: GlobalOptions) => stateLayer("read").pipe(Layer.provideMerge(ProjectLayer(options)))
 
+/** A command's one write to an existing store (brief's cursor). */
+export const StateWriteLayer = (options: GlobalOptions) => stateLayer("write").pipe(Layer.provideMerge(ProjectLayer(options)))
+
 /** Policy reads (show, check, test): policy, model attributes, the store opened for reading. */
 export const PolicyReadLayer = (options: GlobalOptions) => governed("read").pipe(Layer.provideMerge(ProjectLayer(options)))
 

@@ -1,7 +1,4 @@
-import { McpServer } from "@effect/ai"
-import { NodeSink, NodeStream } from "@effect/platform-node"
-import { Layer } from "effect"
-import { McpLayer } from "../layers/McpLayer"
+import { McpServerLayer } from "../layers/McpLayer"
 import type { GlobalOptions } from "../layers/ProjectLayer"
 import { authoringTools } from "./authoring"
 import { governanceTools } from "./governance"
@@ -13,7 +10,4 @@ export const tools = [...projectTools, ...governanceTools, ...reportTools, ...au
 
 /** `pcli mcp`: the tools over stdio, on services built once for the server's life. Ends when stdin closes. */
 export const mcpServer = (options: GlobalOptions, profile: string, version: string) =>
-  Layer.effectDiscard(registerTools(tools)).pipe(
-    Layer.provide(McpServer.layerStdio({ name: "pcli", version, stdin: NodeStream.stdin, stdout: NodeSink.stdout })),
-    Layer.provide(McpLayer(options, profile))
-  )
+  McpServerLayer(options, profile, version, registerTools(tools))
