@@ -11,6 +11,7 @@ import type { ModelAttributes } from "../services/PolicyEngine/attributes"
 import { PolicyEngine } from "../services/PolicyEngine/PolicyEngine"
 import { Principal } from "../services/Principal/Principal"
 import { downstreamClosure, loadAndCompile } from "../services/Project/compile"
+import { decodeModel } from "../services/Project/models"
 
 export interface DraftModelInput {
   readonly modelsDir: string
@@ -31,6 +32,34 @@ const attributesFor = (modelsDir: string, name: string) =>
   })
 
 /**
+ * The model as the draft would make it: the proposed sidecar's tags, layer and classifications over
+ * the current view. A sidecar that does not decode gives nothing here: the compile after writing fails
+ * and puts the files back.
+ */
+const proposedAttributes = (input: DraftModelInput, current: ModelAttributes, sidecarPath: string) =>
+  input.sidecar === undefined
+    ? Effect.succeed(Option.none<ModelAttributes>())
+    : Effect.flatMap(Environment, (env) =>
+        decodeModel({ name: input.name, sql: input.sql, sqlPath: `${input.name}.sql`, sidecarText: input.sidecar!, sidecarPath, contractText: undefined, contractPath: undefined, env }).pipe(
+          Effect.map((def) =>
+            Option.some<ModelAttributes>({
+              ...current,
+              tags: def.sidecar.tags,
+              classifications: [...new Set(Object.values(def.sidecar.classification))],
+              layer: def.sidecar.tags["layer"]
+            })
+          ),
+          Effect.orElseSucceed(() => Option.none<ModelAttributes>())
+        )
+      )
+
+const RESTRICTIVENESS = { allow: 0, require_review: 1, deny: 2 } as const
+
+/** Of the verdicts on the model as it is and as drafted, the most restrictive (the first on a tie). */
+const strictest = <V extends { readonly effect: keyof typeof RESTRICTIVENESS }>(verdicts: ReadonlyArray<V>): V =>
+  verdicts.reduce((worst, v) => (RESTRICTIVENESS[v.effect] > RESTRICTIVENESS[worst.effect] ? v : worst))
+
+/**
  * MCP `draft_model` (decisions.md 32): checked against `propose` on the model for the acting
  * principal; only `allow` (or no `[policy]` block) writes. Then the project is compiled, and a
  * compile failure puts the previous files back byte for byte before the error is returned.
@@ -45,10 +74,12 @@ export const draftModel = (input: DraftModelInput) =>
     const env = yield* Environment
 
     const attrs = yield* attributesFor(input.modelsDir, input.name)
-    const outcome = yield* engine.gate(actor.class, "propose", [attrs])
+    // A draft can change the tags policy scopes on: both the model as it is and as drafted must pass.
+    const drafted = yield* proposedAttributes(input, attrs, path.join(input.modelsDir, `${input.name}.toml`))
+    const outcome = yield* engine.gate(actor.class, "propose", Option.match(drafted, { onNone: () => [attrs], onSome: (d) => [attrs, d] }))
     let decision: { readonly effect: "allow" | "require_review" | "deny"; readonly ref: string } | undefined
     if (outcome._tag === "Evaluated") {
-      const verdict = outcome.verdicts[0]!
+      const verdict = strictest(outcome.verdicts)
       const row = yield* ledger.append(
         evaluationRow({
           actor,

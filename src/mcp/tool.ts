@@ -2,7 +2,7 @@ import { McpServer } from "@effect/ai/McpServer"
 import { CallToolResult, InvalidParams, Tool, ToolAnnotations } from "@effect/ai/McpSchema"
 import { Cause, Effect, JSONSchema, Option, ParseResult, Schema, SchemaAST as AST } from "effect"
 import { describeCause, errorBody } from "../render/errors"
-import { encodeJson } from "../render/json"
+import { jsonText } from "../render/json"
 
 /** One MCP tool: its typed arguments, the command it calls, and the Schema of that command's output. */
 export interface ToolSpec<I, A, R> {
@@ -55,20 +55,28 @@ const errorResult = (cause: Cause.Cause<unknown>) => {
   const described = describeCause(cause)
   const failure = Option.getOrUndefined(Cause.failureOption(cause))
   const body = { ...errorBody(described), ...errorDetails(failure) }
-  return new CallToolResult({ isError: true, structuredContent: body, content: [{ type: "text", text: `${JSON.stringify(body, null, 2)}\n` }] })
+  return new CallToolResult({ isError: true, structuredContent: body, content: [{ type: "text", text: jsonText(body) }] }, true)
 }
 
+/** A tool's argument decoder and output encoder, made once at registration rather than per call. */
+const codecs = <I, A, R>(spec: ToolSpec<I, A, R>) => ({
+  decode: Schema.decodeUnknown(spec.input, { onExcessProperty: "error" }),
+  encode: Schema.encode(spec.output)
+})
+
 /** Runs one call: arguments decoded (a bad one is invalid-params), the command's output as structured content and as the CLI's JSON. */
-const handle = <I, A, R>(spec: ToolSpec<I, A, R>, payload: unknown) =>
+const handle = <I, A, R>(spec: ToolSpec<I, A, R>, codec: ReturnType<typeof codecs<I, A, R>>, payload: unknown) =>
   Effect.gen(function* () {
-    const args = yield* Schema.decodeUnknown(spec.input, { onExcessProperty: "error" })(payload ?? {}).pipe(
+    const args = yield* codec.decode(payload ?? {}).pipe(
       Effect.mapError((e) => invalidParams(spec.name, e))
     )
     return yield* spec.run(args).pipe(
-      Effect.flatMap((value) =>
-        Effect.zipWith(Schema.encode(spec.output)(value).pipe(Effect.orDie), encodeJson(spec.output, value), (structured, text) =>
-          new CallToolResult({ isError: false, structuredContent: structured, content: [{ type: "text", text }] })
-        )
+      // Encoded once: the structured content, and the CLI's JSON text of the same value.
+      Effect.flatMap((value) => Effect.orDie(codec.encode(value))),
+      Effect.map(
+        (structured) =>
+          // Built from values checked above: the constructor's own validation (a Schema walk per call) is skipped.
+          new CallToolResult({ isError: false, structuredContent: structured as Record<string, unknown>, content: [{ type: "text", text: jsonText(structured) }] }, true)
       ),
       Effect.catchAllCause((cause) => Effect.succeed(errorResult(cause)))
     )
@@ -80,6 +88,7 @@ export const registerTools = <const T extends ReadonlyArray<AnyToolSpec<any>>>(s
     const server = yield* McpServer
     const context = yield* Effect.context<ToolRequirements<T>>()
     for (const spec of specs) {
+      const codec = codecs(spec)
       yield* server.addTool({
         tool: new Tool({
           name: spec.name,
@@ -88,7 +97,7 @@ export const registerTools = <const T extends ReadonlyArray<AnyToolSpec<any>>>(s
           annotations: new ToolAnnotations({ readOnlyHint: spec.readOnly, destructiveHint: false, idempotentHint: spec.readOnly, openWorldHint: false })
         }),
         // The registry's own tools/call path answers invalid-params with this error type; addTool's signature omits it.
-        handle: (payload) => handle(spec, payload).pipe(Effect.provide(context)) as unknown as Effect.Effect<CallToolResult>
+        handle: (payload) => handle(spec, codec, payload).pipe(Effect.provide(context)) as unknown as Effect.Effect<CallToolResult>
       })
     }
   })

@@ -5,10 +5,10 @@ import { Chunk, Effect, Schema, Stream } from "effect"
  * newline. The CLI, the HTTP server and the MCP server all call it, so their bytes agree.
  */
 export const encodeJson = <A, I>(schema: Schema.Schema<A, I, never>, value: A): Effect.Effect<string> =>
-  Schema.encode(schema)(value).pipe(
-    Effect.orDie,
-    Effect.map((encoded) => `${JSON.stringify(encoded, null, 2)}\n`)
-  )
+  Schema.encode(schema)(value).pipe(Effect.orDie, Effect.map(jsonText))
+
+/** The text `encodeJson` writes for a value already Schema-encoded (a surface that also needs the encoded value). */
+export const jsonText = (encoded: unknown): string => `${JSON.stringify(encoded, null, 2)}\n`
 
 /** What an error looks like to a machine: the HTTP body, and the CLI's `{"error": …}` document. */
 export const ErrorBody = Schema.Struct({

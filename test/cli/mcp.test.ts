@@ -33,6 +33,12 @@ scope = { models = ["gold_*"] }
 [[policy.rules]]
 principal = "agent"
 capability = "propose"
+effect = "deny"
+scope = { layer = "gold" }
+
+[[policy.rules]]
+principal = "agent"
+capability = "propose"
 effect = "allow"
 scope = { any = true }
 `
@@ -263,6 +269,14 @@ describe("pcli mcp through the official MCP client", () => {
     expect(lone.isError).toBe(true)
     expect(existsSync(join(cwd, "models/bronze_new.sql"))).toBe(false)
 
+    // Policy sees the model as drafted: a sidecar moving a model into a denied layer is refused, new or not.
+    const relabelled = await call("draft_model", { name: "silver_new", sql: "SELECT 1 AS z", sidecar: sidecar("silver_new", "gold") })
+    expect(relabelled.structuredContent).toMatchObject({ code: "policy_denied", model: "silver_new" })
+    expect(existsSync(join(cwd, "models/silver_new.sql"))).toBe(false)
+    const moved = await call("draft_model", { name: "silver_orders", sql: "SELECT id FROM bronze.bronze_raw", sidecar: sidecar("silver_orders", "gold") })
+    expect(moved.structuredContent).toMatchObject({ code: "policy_denied", model: "silver_orders" })
+    expect(readFileSync(join(cwd, "models/silver_orders.toml")).equals(silverToml)).toBe(true)
+
     const ok = await call("draft_model", { name: "bronze_new", sql: "SELECT 1 AS z", sidecar: sidecar("bronze_new", "bronze") })
     expect(ok.isError, JSON.stringify(ok.structuredContent)).toBeFalsy()
     expect(ok.structuredContent).toMatchObject({ command: "draft_model", model: "bronze_new", policy: "evaluated", effect: "allow", model_count: 6 })
@@ -275,6 +289,8 @@ describe("pcli mcp through the official MCP client", () => {
       ["propose", "gold_customers", "deny"],
       ["propose", "silver_orders", "allow"],
       ["propose", "bronze_new", "allow"],
+      ["propose", "silver_new", "deny"],
+      ["propose", "silver_orders", "deny"],
       ["propose", "bronze_new", "allow"]
     ])
     for (const row of rows) expect(row).toMatchObject({ principal_id: "mcp-ci", principal_id_source: "mcp_profile" })
