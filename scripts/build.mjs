@@ -2,7 +2,7 @@
 import { build } from "esbuild"
 import { execFileSync } from "node:child_process"
 import { createHash } from "node:crypto"
-import { chmodSync, copyFileSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { chmodSync, copyFileSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { deepImports } from "./deepImports.mjs"
 
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"))
@@ -13,9 +13,7 @@ for (const file of readdirSync("src", { recursive: true }).map(String).filter((f
 }
 const buildId = `${pkg.version}+${sources.digest("hex").slice(0, 16)}`
 
-await build({
-  entryPoints: ["src/main.ts"],
-  outfile: "dist/pcli-bundle.cjs",
+const common = {
   bundle: true,
   platform: "node",
   target: "node20",
@@ -36,7 +34,23 @@ await build({
   plugins: [deepImports],
   minify: true,
   logLevel: "warning"
+}
+
+await build({ ...common, entryPoints: ["src/main.ts"], outfile: "dist/pcli-bundle.cjs" })
+// What the bin runs first: the argv reader over the command manifest (no @effect/cli runtime).
+await build({ ...common, entryPoints: ["src/dispatch.ts"], outfile: "dist/pcli-dispatch.cjs" })
+// The command manifest (every command's shape and --help text), made by the real command tree.
+await build({
+  ...common,
+  stdin: {
+    contents: `import { rootTree } from "./src/cli/root"; import { toManifest } from "./src/cli/manifest"; process.stdout.write(JSON.stringify(toManifest(rootTree(), PCLI_VERSION)))`,
+    resolveDir: ".",
+    loader: "ts"
+  },
+  outfile: "dist/manifest-gen.cjs"
 })
+writeFileSync("dist/pcli-commands.json", execFileSync(process.execPath, ["dist/manifest-gen.cjs"]))
+rmSync("dist/manifest-gen.cjs")
 
 // The bin is a small loader that runs the bundle with a V8 code cache, made here once.
 copyFileSync("scripts/loader.cjs", "dist/pcli.cjs")
