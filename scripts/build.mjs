@@ -3,6 +3,7 @@ import { build } from "esbuild"
 import { execFileSync } from "node:child_process"
 import { createHash } from "node:crypto"
 import { chmodSync, copyFileSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { createRequire } from "node:module"
 import { deepImports } from "./deepImports.mjs"
 
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"))
@@ -51,6 +52,25 @@ await build({
 })
 writeFileSync("dist/pcli-commands.json", execFileSync(process.execPath, ["dist/manifest-gen.cjs"]))
 rmSync("dist/manifest-gen.cjs")
+// An empty state store at the current version, made by the real migrations: read commands open it
+// (read-only) when the project has no store yet, instead of migrating one in memory.
+rmSync("dist/pcli-empty-state.sqlite", { force: true })
+await build({
+  ...common,
+  stdin: {
+    contents: `import * as NodeContext from "@effect/platform-node/NodeContext"; import { Effect, Layer } from "effect"; import * as StateStore from "./src/services/StateStore/StateStore"
+Effect.runPromise(Effect.scoped(Layer.build(StateStore.layer(process.argv[2], "write"))).pipe(Effect.provide(NodeContext.layer)))`,
+    resolveDir: ".",
+    loader: "ts"
+  },
+  outfile: "dist/empty-store-gen.cjs"
+})
+execFileSync(process.execPath, ["dist/empty-store-gen.cjs", "dist/pcli-empty-state.sqlite"])
+rmSync("dist/empty-store-gen.cjs")
+// A rollback journal, not WAL: a read-only open of the image then never creates -wal/-shm beside it.
+const emptyStore = new (createRequire(import.meta.url)("better-sqlite3"))("dist/pcli-empty-state.sqlite")
+emptyStore.pragma("journal_mode = DELETE")
+emptyStore.close()
 
 // The bin is a small loader that runs the bundle with a V8 code cache, made here once.
 copyFileSync("scripts/loader.cjs", "dist/pcli.cjs")
