@@ -2,7 +2,9 @@
 import { build } from "esbuild"
 import { execFileSync } from "node:child_process"
 import { createHash } from "node:crypto"
-import { chmodSync, copyFileSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { chmodSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
 import { createRequire } from "node:module"
 import { deepImports } from "./deepImports.mjs"
 
@@ -76,6 +78,19 @@ emptyStore.close()
 copyFileSync("scripts/loader.cjs", "dist/pcli.cjs")
 chmodSync("dist/pcli.cjs", 0o755)
 rmSync("dist/pcli-bundle.v8cache", { force: true })
+rmSync("dist/pcli-bundle.policy.v8cache", { force: true })
 // Made by a real command (parse, layers, config, output) on the sample project: `--help` is answered
-// before @effect/cli parses anything, so a cache made by it would leave the command path cold.
+// before the bundle loads, so it cannot make one.
 execFileSync(process.execPath, ["../../dist/pcli.cjs", "validate"], { cwd: "examples/sample", stdio: "ignore" })
+// The policy commands' cache: `policy check` on a playground whose compile cache is warm (its usual case).
+const playground = mkdtempSync(join(tmpdir(), "pcli-build-"))
+try {
+  const bin = resolve("dist/pcli.cjs")
+  execFileSync(process.execPath, [bin, "playground", "pg"], { cwd: playground, stdio: "ignore" })
+  const check = [bin, "policy", "check", "--principal", "agent", "--capability", "apply", "--model", "stg_orders"]
+  execFileSync(process.execPath, check, { cwd: join(playground, "pg"), stdio: "ignore" })
+  rmSync("dist/pcli-bundle.policy.v8cache", { force: true })
+  execFileSync(process.execPath, check, { cwd: join(playground, "pg"), stdio: "ignore" })
+} finally {
+  rmSync(playground, { recursive: true, force: true })
+}

@@ -17,7 +17,10 @@ if (handOver) {
   const Module = require("node:module")
   const vm = require("node:vm")
   const bundle = join(__dirname, "pcli-bundle.cjs")
-  const cacheFile = join(__dirname, "pcli-bundle.v8cache")
+  // The policy commands have their own cache (made by `policy check` at build time), with the functions they run compiled.
+  const line = globalThis[Symbol.for("pcli/commandLine")]
+  const group = line !== undefined && line._tag === "Run" && line.argv[0] === "policy" ? "policy." : ""
+  const cacheFile = join(__dirname, `pcli-bundle.${group}v8cache`)
   let cachedData
   try {
     cachedData = readFileSync(cacheFile)
