@@ -2,7 +2,10 @@
 import { build } from "esbuild"
 import { execFileSync } from "node:child_process"
 import { createHash } from "node:crypto"
-import { chmodSync, copyFileSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { chmodSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+import { createRequire } from "node:module"
 import { deepImports } from "./deepImports.mjs"
 
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"))
@@ -13,9 +16,7 @@ for (const file of readdirSync("src", { recursive: true }).map(String).filter((f
 }
 const buildId = `${pkg.version}+${sources.digest("hex").slice(0, 16)}`
 
-await build({
-  entryPoints: ["src/main.ts"],
-  outfile: "dist/pcli-bundle.cjs",
+const common = {
   bundle: true,
   platform: "node",
   target: "node20",
@@ -36,12 +37,60 @@ await build({
   plugins: [deepImports],
   minify: true,
   logLevel: "warning"
+}
+
+await build({ ...common, entryPoints: ["src/main.ts"], outfile: "dist/pcli-bundle.cjs" })
+// What the bin runs first: the argv reader over the command manifest (no @effect/cli runtime).
+await build({ ...common, entryPoints: ["src/dispatch.ts"], outfile: "dist/pcli-dispatch.cjs" })
+// The command manifest (every command's shape and --help text), made by the real command tree.
+await build({
+  ...common,
+  stdin: {
+    contents: `import { rootTree } from "./src/cli/root"; import { toManifest } from "./src/cli/manifest"; process.stdout.write(JSON.stringify(toManifest(rootTree(), PCLI_VERSION)))`,
+    resolveDir: ".",
+    loader: "ts"
+  },
+  outfile: "dist/manifest-gen.cjs"
 })
+writeFileSync("dist/pcli-commands.json", execFileSync(process.execPath, ["dist/manifest-gen.cjs"]))
+rmSync("dist/manifest-gen.cjs")
+// An empty state store at the current version, made by the real migrations: read commands open it
+// (read-only) when the project has no store yet, instead of migrating one in memory.
+rmSync("dist/pcli-empty-state.sqlite", { force: true })
+await build({
+  ...common,
+  stdin: {
+    contents: `import * as NodeContext from "@effect/platform-node/NodeContext"; import { Effect, Layer } from "effect"; import * as StateStore from "./src/services/StateStore/StateStore"
+Effect.runPromise(Effect.scoped(Layer.build(StateStore.layer(process.argv[2], "write"))).pipe(Effect.provide(NodeContext.layer)))`,
+    resolveDir: ".",
+    loader: "ts"
+  },
+  outfile: "dist/empty-store-gen.cjs"
+})
+execFileSync(process.execPath, ["dist/empty-store-gen.cjs", "dist/pcli-empty-state.sqlite"])
+rmSync("dist/empty-store-gen.cjs")
+// A rollback journal, not WAL: a read-only open of the image then never creates -wal/-shm beside it.
+const emptyStore = new (createRequire(import.meta.url)("better-sqlite3"))("dist/pcli-empty-state.sqlite")
+emptyStore.pragma("journal_mode = DELETE")
+emptyStore.close()
 
 // The bin is a small loader that runs the bundle with a V8 code cache, made here once.
 copyFileSync("scripts/loader.cjs", "dist/pcli.cjs")
 chmodSync("dist/pcli.cjs", 0o755)
 rmSync("dist/pcli-bundle.v8cache", { force: true })
+rmSync("dist/pcli-bundle.policy.v8cache", { force: true })
 // Made by a real command (parse, layers, config, output) on the sample project: `--help` is answered
-// before @effect/cli parses anything, so a cache made by it would leave the command path cold.
+// before the bundle loads, so it cannot make one.
 execFileSync(process.execPath, ["../../dist/pcli.cjs", "validate"], { cwd: "examples/sample", stdio: "ignore" })
+// The policy commands' cache: `policy check` on a playground whose compile cache is warm (its usual case).
+const playground = mkdtempSync(join(tmpdir(), "pcli-build-"))
+try {
+  const bin = resolve("dist/pcli.cjs")
+  execFileSync(process.execPath, [bin, "playground", "pg"], { cwd: playground, stdio: "ignore" })
+  const check = [bin, "policy", "check", "--principal", "agent", "--capability", "apply", "--model", "stg_orders"]
+  execFileSync(process.execPath, check, { cwd: join(playground, "pg"), stdio: "ignore" })
+  rmSync("dist/pcli-bundle.policy.v8cache", { force: true })
+  execFileSync(process.execPath, check, { cwd: join(playground, "pg"), stdio: "ignore" })
+} finally {
+  rmSync(playground, { recursive: true, force: true })
+}

@@ -1,6 +1,8 @@
 import { Command } from "@effect/cli"
 import { Cause, Effect, Exit, Option } from "effect"
-import { readCommandLine, wantsJson } from "./cli/argv"
+import { type CommandLine, readCommandLine, wantsJson } from "./cli/argv"
+import { COMMAND_LINE_KEY } from "./cli/commandLine"
+import type { CommandNode } from "./cli/commandTree"
 import { renderHelp } from "./cli/help"
 import { rootCommand, rootTree } from "./cli/root"
 import { describeUsage, isUsageFailure, usageFromMessage } from "./cli/usage"
@@ -25,11 +27,13 @@ const report = (failure: DescribedError) => {
 
 const cli = Command.run(rootCommand, { name: "pcli", version })
 
-const root = rootTree()
-const line = readCommandLine(root, args)
+// The bin (dispatch.ts) has usually read the line already, from the build-time manifest of this tree.
+const handedOver = (globalThis as Record<symbol, unknown>)[COMMAND_LINE_KEY] as CommandLine<never> | undefined
+const root = handedOver === undefined ? rootTree() : undefined
+const line: CommandLine<CommandNode> = handedOver ?? readCommandLine(root ?? rootTree(), args)
 
 if (line._tag === "Help") {
-  process.stdout.write(renderHelp(root, line.node, version))
+  process.stdout.write(renderHelp(root ?? rootTree(), line.node, version))
 } else if (line._tag === "Invalid") {
   report(usageFromMessage(line.message))
 } else {

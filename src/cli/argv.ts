@@ -4,10 +4,10 @@
 import { AutoCorrect } from "@effect/cli"
 import * as CliConfig from "@effect/cli/CliConfig"
 import { stripVTControlCharacters } from "node:util"
-import { type CommandNode, type FlagSpec, orderedChildren } from "./commandTree"
+import { type CommandLineNode, type FlagSpec, orderedChildren } from "./commandLine"
 
-export type CommandLine =
-  | { readonly _tag: "Help"; readonly node: CommandNode }
+export type CommandLine<N = unknown> =
+  | { readonly _tag: "Help"; readonly node: N }
   | { readonly _tag: "Run"; readonly argv: ReadonlyArray<string> }
   | { readonly _tag: "Invalid"; readonly message: string }
 
@@ -100,13 +100,13 @@ const readFlag = (scan: Scan, args: ReadonlyArray<string>, i: number, isValueBou
 /** A token that is a flag this position knows (or --help): never taken as another flag's value. */
 const isKnownFlag = (table: ReadonlyMap<string, FlagSpec>, token: string) => isFlagToken(token) && (table.has(splitFlag(token)[0]) || HELP.has(splitFlag(token)[0]))
 
-const childNamed = (node: CommandNode, token: string) => node.children.find((c) => c.path[c.path.length - 1] === token.toLowerCase())
+const childNamed = <N extends CommandLineNode<N>>(node: N, token: string) => node.children.find((c) => c.path[c.path.length - 1] === token.toLowerCase())
 
 /**
  * The command line as pcli reads it. Global flags (and @effect/cli's built-ins) may come before
  * the command; everything after a runnable command is checked against that command's flags.
  */
-export const readCommandLine = (root: CommandNode, args: ReadonlyArray<string>): CommandLine => {
+export const readCommandLine = <N extends CommandLineNode<N>>(root: N, args: ReadonlyArray<string>): CommandLine<N> => {
   const before = flagTable([...root.shape().flags, ...builtIns])
   const scan: Scan = { flags: before, seen: new Set(), problem: undefined, help: false }
   let node = root

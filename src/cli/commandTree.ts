@@ -5,26 +5,10 @@ import * as CliConfig from "@effect/cli/CliConfig"
 import * as Descriptor from "@effect/cli/CommandDescriptor"
 import type { Span } from "@effect/cli/HelpDoc/Span"
 import { HashMap, Option } from "effect"
+import { type CommandShape, type FlagSpec } from "./commandLine"
 import { commonOptions } from "./options"
 
-/** One flag of a command: `--model <text>`, optional or repeatable. */
-export interface FlagSpec {
-  readonly name: string
-  readonly aliases: ReadonlyArray<string>
-  /** `undefined` for a switch (`--no-cache`); else the value's shape, e.g. `text` or `text | json`. */
-  readonly value: string | undefined
-  readonly choices: ReadonlyArray<string> | undefined
-  readonly optional: boolean
-  readonly repeated: boolean
-  readonly global: boolean
-}
-
-/** A positional argument, e.g. playground's `<dir>`. */
-export interface ArgSpec {
-  readonly name: string
-  readonly optional: boolean
-  readonly repeated: boolean
-}
+export { type ArgSpec, type CommandShape, type FlagSpec, orderedChildren } from "./commandLine"
 
 /** What only `--help` needs; computed on demand, since @effect/cli's HelpDoc costs start-up time. */
 export interface CommandHelp {
@@ -37,12 +21,6 @@ export interface CommandHelp {
   readonly order: ReadonlyArray<string>
 }
 
-/** A command's flags and positional arguments, read from its Usage. */
-export interface CommandShape {
-  readonly flags: ReadonlyArray<FlagSpec>
-  readonly args: ReadonlyArray<ArgSpec>
-}
-
 /** Shapes and help are computed on demand: only the command being run pays for reading its Usage. */
 export interface CommandNode {
   /** ["policy", "check"]; [] for pcli itself. */
@@ -50,6 +28,8 @@ export interface CommandNode {
   readonly children: ReadonlyArray<CommandNode>
   readonly shape: () => CommandShape
   readonly help: () => CommandHelp
+  /** The group's commands in declaration order (`help().order`). */
+  readonly order: () => ReadonlyArray<string>
 }
 
 /** Lines starting with this in a command's description are its examples (see `described` in help.ts). */
@@ -194,7 +174,8 @@ const node = (path: ReadonlyArray<string>, descriptor: Descriptor.Command<unknow
       })
     }
   },
-  help: helpOf(descriptor)
+  help: helpOf(descriptor),
+  order: () => helpOf(descriptor)().order
 })
 
 const nameOf = (descriptor: Descriptor.Command<unknown>) => [...Descriptor.getNames(descriptor)][0] ?? ""
@@ -214,15 +195,6 @@ export const commandTree = (root: Descriptor.Command<unknown>, topLevel: Readonl
   return { ...node([], root, children), shape: () => ({ flags: globalFlags(), args: [] }) }
 }
 
-/** A group's commands in the order it declares them. */
-export const orderedChildren = (node: CommandNode): ReadonlyArray<CommandNode> => {
-  const order = node.help().order
-  const rank = (c: CommandNode) => {
-    const at = order.indexOf(c.path[c.path.length - 1] ?? "")
-    return at === -1 ? order.length : at
-  }
-  return [...node.children].sort((a, b) => rank(a) - rank(b))
-}
 
 /** Every command a user can run, depth first (groups included). */
 export const allNodes = (node: CommandNode): ReadonlyArray<CommandNode> => [node, ...node.children.flatMap(allNodes)]

@@ -4,6 +4,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { SqliteClient } from "@effect/sql-sqlite-node"
 import { CURRENT_SCHEMA_VERSION } from "../../src/services/StateStore/migrations"
 import * as StateStore from "../../src/services/StateStore/StateStore"
 import { makeProject } from "../support/cli"
@@ -104,6 +105,33 @@ describe("StateStore", () => {
         withStore(path, "server", Effect.flatMap(SqlClient.SqlClient, (sql) => sql`INSERT INTO meta (key, value) VALUES ('w', 'x')`))
       )
       expect(String(error)).toMatch(/readonly|read-only|SqlError/i)
+    })
+  )
+})
+
+describe("the bin's empty store image", () => {
+  // Read commands on a project without a store open dist/pcli-empty-state.sqlite (made by the build
+  // with these migrations) read-only: it must read exactly like a freshly migrated store.
+  const image = join(__dirname, "../../dist", StateStore.EMPTY_STORE_IMAGE)
+  const catalog = `SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name`
+
+  it.effect("holds the schema and meta rows the migrations make, and no other rows", () =>
+    Effect.gen(function* () {
+      const fresh = yield* withStore(
+        join(makeProject(), "missing.sqlite"),
+        "read",
+        Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.all([sql.unsafe(catalog), sql`SELECT key, value FROM meta ORDER BY key`]))
+      )
+      const built = yield* Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const tables = yield* sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 'meta'`
+        const counts = yield* Effect.forEach(tables, (t) => sql.unsafe<{ n: number }>(`SELECT count(*) AS n FROM "${t.name}"`))
+        return [yield* sql.unsafe(catalog), yield* sql`SELECT key, value FROM meta ORDER BY key`, counts.map((rows) => rows[0]?.n)] as const
+      }).pipe(Effect.provide(SqliteClient.layer({ filename: image, readonly: true, disableWAL: true })))
+      expect(built[0]).toEqual(fresh[0])
+      expect(built[1]).toEqual(fresh[1])
+      expect(built[2].length).toBeGreaterThan(0)
+      expect(built[2].every((n) => n === 0)).toBe(true)
     })
   )
 })

@@ -2,6 +2,7 @@ import { FileSystem, Path } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer, Scope } from "effect"
 import { existsSync } from "node:fs"
+import { join } from "node:path"
 import { pathToFileURL } from "node:url"
 import { type StateStoreError, StateStoreCorrupt, StateStoreIo, StateStoreNewer, StateStoreOlder } from "./errors"
 import { CURRENT_SCHEMA_VERSION, migrations } from "./migrations"
@@ -46,6 +47,18 @@ const openClient = (filename: string, readonly: boolean) =>
       Effect.mapError((e) => (e instanceof StateStoreIo ? e : new StateStoreIo({ path: filename, detail: String(e) })))
     )
   )
+
+declare const PCLI_BUILD: string
+
+/** The file name, beside the bundle, of an empty store at the current version that the build makes with these migrations. */
+export const EMPTY_STORE_IMAGE = "pcli-empty-state.sqlite"
+
+/** In the built bin only: the build's empty store, if it is there. */
+const emptyStoreImage = (): string | undefined => {
+  if (typeof PCLI_BUILD !== "string") return undefined
+  const image = join(__dirname, EMPTY_STORE_IMAGE)
+  return existsSync(image) ? image : undefined
+}
 
 /** Schema version of an existing file: 0 for an empty SQLite file, refused if not ours. */
 const probeVersion = (path: string) =>
@@ -109,6 +122,10 @@ const open = (
     const info = (persisted: boolean): StateStoreInfo => ({ path, mode, persisted, schemaVersion: CURRENT_SCHEMA_VERSION })
     if (!exists) {
       if (mode !== "write") {
+        // Read modes never write (a current store is opened read-only), so the build's empty image,
+        // opened read-only, reads exactly like a freshly migrated in-memory store, without migrating one.
+        const image = emptyStoreImage()
+        if (image !== undefined) return [yield* openClient(image, true), info(false)] as const
         const sql = yield* openClient(":memory:", false)
         yield* migrate(sql, 0, path)
         return [sql, info(false)] as const
