@@ -17,8 +17,7 @@ import {
   listModels,
   type LoadModelsOptions,
   type ModelDefinition,
-  type ModelLoadError,
-  readModelSql
+  type ModelLoadError
 } from "./models"
 import { parseableSql, parsePartitionKey } from "../Runner/partitions"
 import { formatTableRef, parseReferences, type TableRef } from "./sqlRefs"
@@ -230,8 +229,7 @@ export const loadAndCompile = (
 ): Effect.Effect<CompiledProject, CompileError, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function* () {
     const listing = yield* listModels(options)
-    const sqls = yield* readModelSql(listing)
-    const loaded = yield* loadWithCache(options, listing, sqls)
+    const loaded = yield* loadWithCache(options, listing)
     options.onCacheUse?.(loaded.use)
     const project = yield* compileModels(yield* loaded.definitions, loaded.parsed)
     if (yield* CompileCacheWrites) yield* loaded.save

@@ -8,21 +8,34 @@ import type { FileSystem, Path } from "@effect/platform"
 import type { TableRef } from "./sqlRefs"
 
 /**
- * The compile cache: what is expensive to recompute per file (DuckDB's parse of a model's SQL,
+ * The compile cache: what is expensive to recompute per file (the tables a model's SQL reads,
  * the TOML + Schema decode of a sidecar or contract), keyed by each text's content hash, in one
- * file under `.pcli/compile-cache/`. The file's header names its format, the pcli build that
- * wrote it and the models directory, and carries a digest of its body: a cache that is torn,
- * edited, or written by another build or for another directory is ignored and rewritten.
+ * file under `.pcli/compile-cache/`. A stat index (size, mtime, ctime, inode per file name, as
+ * git's index does) lets a warm compile skip reading files whose stat is unchanged. The file's
+ * header names its format, the pcli build that wrote it and the models directory, and carries a
+ * digest of its body: a cache that is torn, edited, or written by another build or for another
+ * directory is ignored and rewritten.
  */
 
 declare const PCLI_BUILD: string
 /** The build id (version + source hash, set by the bundler); "dev" when running from source. */
 const build = typeof PCLI_BUILD === "string" ? PCLI_BUILD : "dev"
-const FORMAT = "pcli-compile-cache/1"
+const FORMAT = "pcli-compile-cache/2"
+
+/** What a file's stat said when it was read, and its text's content key: `[size, mtimeMs, ctimeMs, ino, key]`. */
+export type FileStamp = readonly [number, number, number, number, string]
+
+/** A model's SQL text and the tables it reads. */
+export interface CachedSql {
+  readonly text: string
+  readonly refs: ReadonlyArray<TableRef>
+}
 
 export interface CacheBody {
-  /** Parseable-SQL hash → the tables it reads. */
-  readonly sql: Record<string, ReadonlyArray<TableRef>>
+  /** File name in the models directory → its stamp (only files safely older than the compile that read them). */
+  readonly files: Record<string, FileStamp>
+  /** SQL-text hash → the text and the tables it reads. */
+  readonly sql: Record<string, CachedSql>
   /** Sidecar-text hash (after `${VAR}` substitution) → the decoded sidecar. */
   readonly sidecars: Record<string, ModelSidecar>
   /** Contract-text hash → the decoded contract. */
@@ -49,7 +62,7 @@ export const cacheFileFor = (modelsDir: string): string => {
   return NodePath.join(NodePath.dirname(absolute), ".pcli", "compile-cache", `${contentHash(absolute).slice(0, 16)}.json`)
 }
 
-export const emptyBody = (): CacheBody => ({ sql: {}, sidecars: {}, contracts: {} })
+export const emptyBody = (): CacheBody => ({ files: {}, sql: {}, sidecars: {}, contracts: {} })
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
@@ -86,7 +99,13 @@ export const readCache = (modelsDir: string): CacheLoad => {
   if (header["digest"] !== digestOf(bodyText)) return { status: "corrupt", body: emptyBody() }
   try {
     const body = JSON.parse(bodyText) as unknown
-    if (!isRecord(body) || !isRecord(body["sql"]) || !isRecord(body["sidecars"]) || !isRecord(body["contracts"])) {
+    if (
+      !isRecord(body) ||
+      !isRecord(body["files"]) ||
+      !isRecord(body["sql"]) ||
+      !isRecord(body["sidecars"]) ||
+      !isRecord(body["contracts"])
+    ) {
       return { status: "corrupt", body: emptyBody() }
     }
     return { status: "hit", body: body as unknown as CacheBody }
