@@ -126,7 +126,7 @@ describe("compile cache (binary)", () => {
   it("SQL the fast reader recognises never loads DuckDB, cold or warm, and compiles as DuckDB's parser does", async () => {
     const files = {
       "pcli.toml": config,
-      ...model("a", "SELECT range AS id, 'x' || range AS label FROM range(10)"),
+      ...model("a", "SELECT range AS id, 'é☃' || range AS label FROM range(10)"),
       ...model("b", "WITH base AS (SELECT id, label FROM s.a) SELECT b.id, upper(b.label) AS label FROM base b JOIN s.a USING (id)"),
       ...model("c", "SELECT id, count(*) OVER (PARTITION BY id % 2) AS n FROM s.b WHERE id IN (SELECT id FROM s.a) -- done")
     }

@@ -14,8 +14,6 @@ import { fastDecodeContract, fastDecodeSidecar } from "./sidecarFast"
 import { fastTableReferences } from "./sqlFast"
 import { parseReferencesWithDuckDb, type TableRef } from "./sqlRefs"
 
-type Mutable<T> = { -readonly [K in keyof T]: T[K] }
-
 /** How a compile used its cache: read by `pcli compile`'s trace and by tests. */
 export interface CacheUse {
   readonly cache: "hit" | "absent" | "corrupt" | "foreign" | "off"
@@ -106,13 +104,13 @@ export const loadWithCache = (
   Effect.gen(function* () {
     const loaded = options.cache === false ? { status: "off" as const, body: emptyBody() } : readCache(options.modelsDir)
     const old = loaded.body
-    const next: Mutable<CacheBody> = { files: {}, sql: {}, sidecars: {}, contracts: {} }
+    const next = emptyBody()
     const trustBefore = Date.now() - racyMarginMs
     const counts = { filesRead: 0, sqlParsed: 0, decoded: 0 }
 
     /** The text behind a file name and its content key, from the stat index when the stat is unchanged. */
     const known = (file: string, path: string): string | undefined => {
-      const stamp = Object.hasOwn(old.files, file) ? old.files[file] : undefined
+      const stamp = old.files.get(file)
       if (stamp === undefined) return undefined
       const stat = NodeFs.statSync(path, { throwIfNoEntry: false })
       return stampMatches(stamp, stat) ? stamp[4] : undefined
@@ -121,8 +119,8 @@ export const loadWithCache = (
     const remember = (file: string, stat: NodeFs.Stats, key: string) => {
       if (stat.mtimeMs < trustBefore && stat.ctimeMs < trustBefore) {
         const stamp: FileStamp = [stat.size, stat.mtimeMs, stat.ctimeMs, stat.ino, key]
-        next.files[file] = stamp
-        const before = Object.hasOwn(old.files, file) ? old.files[file] : undefined
+        next.files.set(file, stamp)
+        const before = old.files.get(file)
         if (before === undefined || before.some((v, k) => v !== stamp[k])) stampsChanged = true
       }
     }
@@ -146,22 +144,22 @@ export const loadWithCache = (
       const path = listing.sqlPaths[i]!
       const file = fileName(model, ".sql")
       const knownKey = known(file, path)
-      const cached: CachedSql | undefined = knownKey !== undefined && Object.hasOwn(old.sql, knownKey) ? old.sql[knownKey] : undefined
+      const cached: CachedSql | undefined = knownKey === undefined ? undefined : old.sql.get(knownKey)
       if (cached !== undefined && typeof cached.text === "string") {
         sqls[i] = cached.text
         refs.set(model, cached.refs)
-        next.sql[knownKey!] = cached
-        next.files[file] = old.files[file]!
+        next.sql.set(knownKey!, cached)
+        next.files.set(file, old.files.get(file)!)
         continue
       }
       const { text, stat } = yield* read(path)
       sqls[i] = text
       const key = contentHash(text)
       if (stat !== undefined) remember(file, stat, key)
-      const hit = Object.hasOwn(old.sql, key) ? old.sql[key] : undefined
+      const hit = old.sql.get(key)
       if (hit !== undefined && hit.text === text) {
         refs.set(model, hit.refs)
-        next.sql[key] = hit
+        next.sql.set(key, hit)
         continue
       }
       counts.sqlParsed++
@@ -170,7 +168,7 @@ export const loadWithCache = (
       if (fast === undefined) deferred.push({ model, sql, file: path, key, text })
       else {
         refs.set(model, fast)
-        next.sql[key] = { text, refs: fast }
+        next.sql.set(key, { text, refs: fast })
       }
     }
     // Forked first so DuckDB (loaded only now) parses on its threads while this one decodes sidecars.
@@ -189,13 +187,13 @@ export const loadWithCache = (
           const sidecarKnown = known(sidecarFile, sidecarPath)
           const contractKnown = contractPath === undefined ? undefined : known(contractFile, contractPath)
           let sidecar: ModelSidecar | undefined =
-            sidecarKnown !== undefined && Object.hasOwn(old.sidecars, sidecarKnown) ? old.sidecars[sidecarKnown] : undefined
+            sidecarKnown === undefined ? undefined : old.sidecars.get(sidecarKnown)
           let contract: ModelContract | undefined =
-            contractKnown !== undefined && Object.hasOwn(old.contracts, contractKnown) ? old.contracts[contractKnown] : undefined
+            contractKnown === undefined ? undefined : old.contracts.get(contractKnown)
           let sidecarKey = sidecar === undefined ? undefined : sidecarKnown
           let contractKey = contract === undefined ? undefined : contractKnown
-          if (sidecar !== undefined) next.files[sidecarFile] = old.files[sidecarFile]!
-          if (contract !== undefined) next.files[contractFile] = old.files[contractFile]!
+          if (sidecar !== undefined) next.files.set(sidecarFile, old.files.get(sidecarFile)!)
+          if (contract !== undefined) next.files.set(contractFile, old.files.get(contractFile)!)
           let sidecarText: string | undefined
           let contractText: string | undefined
           if (sidecar === undefined) {
@@ -205,7 +203,7 @@ export const loadWithCache = (
             if (!text.includes("${")) {
               sidecarKey = contentHash(text)
               if (stat !== undefined) remember(sidecarFile, stat, sidecarKey)
-              sidecar = Object.hasOwn(old.sidecars, sidecarKey) ? old.sidecars[sidecarKey] : undefined
+              sidecar = old.sidecars.get(sidecarKey)
               if (sidecar === undefined) {
                 sidecar = quickDecode(fastDecodeSidecar, text)
                 if (sidecar !== undefined) counts.decoded++
@@ -218,13 +216,13 @@ export const loadWithCache = (
             if (!text.includes("${")) {
               contractKey = contentHash(text)
               if (stat !== undefined) remember(contractFile, stat, contractKey)
-              contract = Object.hasOwn(old.contracts, contractKey) ? old.contracts[contractKey] : undefined
+              contract = old.contracts.get(contractKey)
               if (contract === undefined) contract = quickDecode(fastDecodeContract, text)
             }
           }
           if (sidecar !== undefined && sidecar.name === name && (contractPath === undefined || contract !== undefined)) {
-            next.sidecars[sidecarKey!] = sidecar
-            if (contract !== undefined) next.contracts[contractKey!] = contract
+            next.sidecars.set(sidecarKey!, sidecar)
+            if (contract !== undefined) next.contracts.set(contractKey!, contract)
             out[i] = { name, sql: sqls[i]!, sqlPath: listing.sqlPaths[i]!, sidecarPath, sidecar, contract, contractPath }
             continue
           }
@@ -242,9 +240,9 @@ export const loadWithCache = (
             contractPath,
             env: options.env
           })
-          next.sidecars[yield* substitutedKey(fullSidecarText, sidecarPath)] = def.sidecar
+          next.sidecars.set(yield* substitutedKey(fullSidecarText, sidecarPath), def.sidecar)
           if (fullContractText !== undefined && contractPath !== undefined && def.contract !== undefined) {
-            next.contracts[yield* substitutedKey(fullContractText, contractPath)] = def.contract
+            next.contracts.set(yield* substitutedKey(fullContractText, contractPath), def.contract)
           }
           out[i] = def
         }
@@ -257,16 +255,12 @@ export const loadWithCache = (
         const found = map.get(miss.model)
         if (found !== undefined) {
           refs.set(miss.model, found)
-          next.sql[miss.key] = { text: miss.text, refs: found }
+          next.sql.set(miss.key, { text: miss.text, refs: found })
         }
       }
       return refs as ReadonlyMap<string, ReadonlyArray<TableRef>>
     })
-    const size = (body: CacheBody) =>
-      Object.keys(body.files).length +
-      Object.keys(body.sql).length +
-      Object.keys(body.sidecars).length +
-      Object.keys(body.contracts).length
+    const size = (body: CacheBody) => body.files.size + body.sql.size + body.sidecars.size + body.contracts.size
     const changed =
       loaded.status !== "hit" || stampsChanged || counts.sqlParsed > 0 || counts.decoded > 0 || size(old) !== size(next)
     return {

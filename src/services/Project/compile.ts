@@ -133,7 +133,8 @@ export const compileModels = (
         return yield* new DuplicateModel({ model: def.name, detail: `target ${key} is also the target of ${other}` })
       }
       byTarget.set(key, def.name)
-      yield* validateStrategy(def)
+      const strategy = def.sidecar.strategy.type
+      if (strategy === "content_addressed" || strategy === "time_interval") yield* validateStrategy(def)
     }
     const names = [...byName.keys()].sort()
     // Index targets by table name so resolution is O(candidates), not O(models).
