@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { makeProject, runCli } from "../support/cli"
 
@@ -15,18 +15,29 @@ const model = (name: string, sql: string, extra = "") => ({
   [`models/${name}.toml`]: `name = "${name}"\n[target]\ncatalog = "warehouse"\nschema = "s"\ntable = "${name}"\n${extra}`
 })
 
+const config = `[adapter.local]\ntype = "embedded"\n\n[policy]\nversion = 1\ndefault_agent_effect = "require_review"\n`
+
+/** `c` uses SQL the fast reader leaves to DuckDB (`IS DISTINCT FROM`), so loading DuckDB means "c was parsed". */
 const project = () =>
   makeProject({
-    "pcli.toml": `[adapter.local]\ntype = "embedded"\n\n[policy]\nversion = 1\ndefault_agent_effect = "require_review"\n`,
+    "pcli.toml": config,
     ...model("a", "SELECT 1 AS id"),
     ...model("b", "SELECT id FROM s.a"),
-    ...model("c", "SELECT id FROM s.b", `\n[tags]\nlayer = "mart"\n`)
+    ...model("c", "SELECT id FROM s.b WHERE id IS DISTINCT FROM 0", `\n[tags]\nlayer = "mart"\n`)
   })
 
 const compile = async (cwd: string) => {
   const r = await runCli(["compile", "--output", "json"], { cwd, env: probe })
   expect(r.code, r.stderr).toBe(0)
   return { out: JSON.parse(r.stdout) as { execution_order: Array<string> }, duckdb: /duckdb-loaded=true/.test(r.stderr) }
+}
+
+/** The cache's content without its stat index (stats are kept only once a file is a second old). */
+const cacheContent = (file: string) => {
+  const text = readFileSync(file, "utf8")
+  const body = JSON.parse(text.slice(text.indexOf("\n") + 1)) as Record<string, unknown>
+  delete body["files"]
+  return body
 }
 
 const cacheFile = (cwd: string) => {
@@ -52,8 +63,8 @@ describe("compile cache (binary)", () => {
     expect(check.code, check.stderr).toBe(0)
     expect(JSON.parse(check.stdout).model_attributes.downstreams).toBe(0)
     expect(check.stderr).toContain("duckdb-loaded=false")
-    // Editing one model's SQL re-parses it (DuckDB loads) and the DAG follows the edit.
-    writeFileSync(join(cwd, "models", "c.sql"), "SELECT id + 1 AS id FROM s.a")
+    // Editing one model's SQL re-parses it (DuckDB loads for this SQL) and the DAG follows the edit.
+    writeFileSync(join(cwd, "models", "c.sql"), "SELECT id + 1 AS id FROM s.a WHERE id IS DISTINCT FROM 1")
     const edited = await compile(cwd)
     expect(edited.duckdb).toBe(true)
     const bAfter = await runCli(["policy", "check", "--principal", "agent", "--capability", "apply", "--model", "b", "--output", "json"], {
@@ -77,19 +88,20 @@ describe("compile cache (binary)", () => {
     const cold = await compile(cwd)
     const file = cacheFile(cwd)
     const text = readFileSync(file, "utf8")
+    const content = cacheContent(file)
     // A body that still parses but says b reads nothing: trusting it would change the DAG.
     writeFileSync(file, text.replace(/\[\{"schema":"s","table":"a"\}\]/, "[]"))
     const afterTamper = await compile(cwd)
     expect(afterTamper.duckdb).toBe(true)
     expect(afterTamper.out).toEqual(cold.out)
-    expect(readFileSync(file, "utf8")).toBe(text)
+    expect(cacheContent(file)).toEqual(content)
     // Torn (truncated) and garbage files are rebuilt the same way.
     for (const broken of [text.slice(0, text.length / 2), "not json at all", ""]) {
       writeFileSync(file, broken)
       const rebuilt = await compile(cwd)
       expect(rebuilt.duckdb).toBe(true)
       expect(rebuilt.out).toEqual(cold.out)
-      expect(readFileSync(file, "utf8")).toBe(text)
+      expect(cacheContent(file)).toEqual(content)
       expect((await compile(cwd)).duckdb).toBe(false)
     }
   })
@@ -101,12 +113,50 @@ describe("compile cache (binary)", () => {
     const text = readFileSync(file, "utf8")
     const newline = text.indexOf("\n")
     const header = JSON.parse(text.slice(0, newline)) as Record<string, string>
+    const content = cacheContent(file)
     for (const foreign of [{ build: "0.0.0+other" }, { modelsDir: "/elsewhere/models" }, { format: "pcli-compile-cache/0" }]) {
       writeFileSync(file, `${JSON.stringify({ ...header, ...foreign })}\n${text.slice(newline + 1)}`)
       const rebuilt = await compile(cwd)
       expect(rebuilt.duckdb).toBe(true)
       expect(rebuilt.out).toEqual(cold.out)
-      expect(readFileSync(file, "utf8")).toBe(text)
+      expect(cacheContent(file)).toEqual(content)
     }
+  })
+
+  it("SQL the fast reader recognises never loads DuckDB, cold or warm, and compiles as DuckDB's parser does", async () => {
+    const files = {
+      "pcli.toml": config,
+      ...model("a", "SELECT range AS id, 'é☃' || range AS label FROM range(10)"),
+      ...model("b", "WITH base AS (SELECT id, label FROM s.a) SELECT b.id, upper(b.label) AS label FROM base b JOIN s.a USING (id)"),
+      ...model("c", "SELECT id, count(*) OVER (PARTITION BY id % 2) AS n FROM s.b WHERE id IN (SELECT id FROM s.a) -- done")
+    }
+    const cwd = makeProject(files)
+    const cold = await compile(cwd)
+    expect(cold.duckdb).toBe(false)
+    expect(cold.out.execution_order).toEqual(["a", "b", "c"])
+    expect((await compile(cwd)).duckdb).toBe(false)
+    // The same project with a model DuckDB must read compiles to the same DAG.
+    writeFileSync(join(cwd, "models", "c.sql"), `${files["models/c.sql" as keyof typeof files]}\n  AND id IS DISTINCT FROM -1`)
+    const mixed = await compile(cwd)
+    expect(mixed.duckdb).toBe(true)
+    expect(mixed.out).toEqual(cold.out)
+  })
+
+  it("an edit the stat index cannot see by mtime (same size, mtime restored) is still read", async () => {
+    const cwd = project()
+    await compile(cwd)
+    const sql = join(cwd, "models", "b.sql")
+    const before = statSync(sql)
+    // Old enough that the stat index trusts the file, then rewritten with the same size and mtime.
+    utimesSync(sql, before.atime, new Date(Date.now() - 5000))
+    await new Promise((resolve) => setTimeout(resolve, 1100)) // the ctime too must be a second old
+    await compile(cwd)
+    const aged = statSync(sql)
+    writeFileSync(sql, "SELECT id FROM s.c".padEnd(before.size, " "))
+    utimesSync(sql, aged.atime, aged.mtime)
+    const r = await runCli(["compile", "--output", "json"], { cwd, env: probe })
+    // b now reads c, which reads b: the edit was seen (ctime changed), not served from the cache.
+    expect(r.code).not.toBe(0)
+    expect(r.stderr).toContain("cycle")
   })
 })

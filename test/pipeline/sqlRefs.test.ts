@@ -7,6 +7,7 @@ import { scanSerializedStatement, skipValue } from "../../src/services/Project/a
 import {
   fastReferencesOf,
   parseReferences,
+  parseReferencesWithDuckDb,
   referencesOf,
   serializeBatch,
   type SerializedStatement
@@ -144,27 +145,29 @@ describe("fast reference extraction", () => {
     expect(skipValue('{"open":', 0)).toBe(-1)
   })
 
-  it.effect("parseReferences lists every failing model, in input order, across batches and lanes", () =>
+  it.effect("parseReferences lists every failing model, in input order, across batches and lanes (DuckDB and the fast reader alike)", () =>
     Effect.gen(function* () {
       const items = Array.from({ length: 1600 }, (_, i) => ({
         model: `m${i}`,
         sql: i === 1200 ? "SELECT 1; SELECT 2" : i === 1300 ? "SELEC 1" : `SELECT * FROM main.t${i} JOIN s.u USING (id)`
       }))
-      const error = yield* Effect.flip(parseReferences(items))
-      expect(error._tag).toBe("ModelSqlInvalid")
-      if (error._tag !== "ModelSqlInvalid") return
-      expect(error.problems.map((p) => p.model)).toEqual(["m1200", "m1300"])
-      expect(error.message.split("\n")).toEqual([
-        "2 models failed to compile: m1200, m1300",
-        "  m1200: a model must be a single SELECT query (found 2 statements)",
-        '  m1300:1: syntax error at or near "SELEC"'
-      ])
-      const ok = yield* parseReferences(items.filter((_, i) => i !== 1200 && i !== 1300))
-      expect(ok.size).toBe(1598)
-      expect(ok.get("m1599")).toEqual([
-        { catalog: undefined, schema: "main", table: "t1599" },
-        { catalog: undefined, schema: "s", table: "u" }
-      ])
+      for (const parse of [parseReferences, parseReferencesWithDuckDb]) {
+        const error = yield* Effect.flip(parse(items))
+        expect(error._tag).toBe("ModelSqlInvalid")
+        if (error._tag !== "ModelSqlInvalid") return
+        expect(error.problems.map((p) => p.model)).toEqual(["m1200", "m1300"])
+        expect(error.message.split("\n")).toEqual([
+          "2 models failed to compile: m1200, m1300",
+          "  m1200: a model must be a single SELECT query (found 2 statements)",
+          '  m1300:1: syntax error at or near "SELEC"'
+        ])
+        const ok = yield* parse(items.filter((_, i) => i !== 1200 && i !== 1300))
+        expect(ok.size).toBe(1598)
+        expect(ok.get("m1599")).toEqual([
+          { catalog: undefined, schema: "main", table: "t1599" },
+          { catalog: undefined, schema: "s", table: "u" }
+        ])
+      }
     })
   )
 })

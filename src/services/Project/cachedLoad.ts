@@ -1,80 +1,86 @@
 import type { FileSystem, Path } from "@effect/platform"
-import { Effect, Either, Fiber } from "effect"
+import * as NodeFs from "node:fs"
+import { Effect, Either, Fiber, Option } from "effect"
+import * as Toml from "smol-toml"
 import type { ModelContract, ModelSidecar } from "../../schemas/model"
+import { tooDeep } from "../../platform/tomlNesting"
 import { substituteEnvVars } from "../ProjectConfig/interpolate"
 import { parseableSql } from "../Runner/partitions"
 import type { StatementFailed } from "../Warehouse/Warehouse"
-import { type CacheBody, contentHash, emptyBody, readCache, writeCache } from "./compileCache"
+import { type CacheBody, type CachedSql, contentHash, emptyBody, type FileStamp, readCache, writeCache } from "./compileCache"
 import type { ModelSqlInvalid } from "./errors"
 import { decodeModel, type LoadModelsOptions, type ModelDefinition, type ModelListing, type ModelLoadError, readText } from "./models"
-import { parseReferences, type TableRef } from "./sqlRefs"
-
-type Mutable<T> = { -readonly [K in keyof T]: T[K] }
+import { fastDecodeContract, fastDecodeSidecar } from "./sidecarFast"
+import { fastTableReferences } from "./sqlFast"
+import { parseReferencesWithDuckDb, type TableRef } from "./sqlRefs"
 
 /** How a compile used its cache: read by `pcli compile`'s trace and by tests. */
 export interface CacheUse {
   readonly cache: "hit" | "absent" | "corrupt" | "foreign" | "off"
-  /** Models whose SQL went through DuckDB's parser this time. */
+  /** Models whose SQL was read for its references this time (by the fast reader or DuckDB). */
   readonly sqlParsed: number
+  /** Models whose SQL only DuckDB's parser could read this time. */
+  readonly sqlParsedByDuckDb: number
   /** Models whose sidecar/contract were decoded from TOML this time. */
   readonly sidecarsDecoded: number
+  /** Files read this time (the others were known by their unchanged stat). */
+  readonly filesRead: number
 }
 
-const substituted = (text: string, env: LoadModelsOptions["env"], file: string) =>
-  text.includes("${") ? substituteEnvVars(text, env, file) : Effect.succeed(text)
+/**
+ * A file's stat must be this much older than the compile reading it before the stat is trusted
+ * later: a write within the file system's timestamp granularity could otherwise keep the same
+ * stat (git's "racily clean" entries).
+ */
+const racyMarginMs = 1000
 
-/** Decodes each listed model, reusing the cached decode of any sidecar/contract text seen before. */
-const decodeWithCache = (
-  listing: ModelListing,
-  sqls: ReadonlyArray<string>,
-  env: LoadModelsOptions["env"],
-  old: CacheBody,
-  next: Mutable<CacheBody>,
-  counter: { decoded: number }
-): Effect.Effect<ReadonlyArray<ModelDefinition>, ModelLoadError> =>
-  Effect.forEach(listing.names, (name, i) =>
-    Effect.gen(function* () {
-      const sidecarPath = listing.sidecarPaths[i]!
-      const contractPath = listing.contractPaths[i]
-      const sidecarText = yield* readText(sidecarPath)
-      const contractText = contractPath === undefined ? undefined : yield* readText(contractPath)
-      const sidecarKey = contentHash(yield* substituted(sidecarText, env, sidecarPath))
-      const contractKey =
-        contractText === undefined || contractPath === undefined
-          ? undefined
-          : contentHash(yield* substituted(contractText, env, contractPath))
-      const cachedSidecar: ModelSidecar | undefined = Object.hasOwn(old.sidecars, sidecarKey) ? old.sidecars[sidecarKey] : undefined
-      const cachedContract: ModelContract | undefined =
-        contractKey !== undefined && Object.hasOwn(old.contracts, contractKey) ? old.contracts[contractKey] : undefined
-      if (cachedSidecar !== undefined && cachedSidecar.name === name && (contractKey === undefined || cachedContract !== undefined)) {
-        next.sidecars[sidecarKey] = cachedSidecar
-        if (contractKey !== undefined) next.contracts[contractKey] = cachedContract!
-        return {
-          name,
-          sql: sqls[i]!,
-          sqlPath: listing.sqlPaths[i]!,
-          sidecarPath,
-          sidecar: cachedSidecar,
-          contract: cachedContract,
-          contractPath: cachedContract === undefined ? undefined : contractPath
-        } satisfies ModelDefinition
+interface Stamped {
+  readonly text: string
+  readonly stat: NodeFs.Stats
+}
+
+/** Reads a file with the stat of the open descriptor (the same system calls as `readFileSync`). */
+const readStamped = (path: string): Stamped | undefined => {
+  try {
+    const fd = NodeFs.openSync(path, "r")
+    try {
+      const stat = NodeFs.fstatSync(fd)
+      const buffer = Buffer.allocUnsafe(stat.size + 1)
+      let length = 0
+      for (;;) {
+        const n = NodeFs.readSync(fd, buffer, length, buffer.length - length, length)
+        if (n === 0) break
+        length += n
+        if (length === buffer.length) return undefined // grew while read: the plain reader decides
       }
-      counter.decoded++
-      const def = yield* decodeModel({
-        name,
-        sql: sqls[i]!,
-        sqlPath: listing.sqlPaths[i]!,
-        sidecarText,
-        sidecarPath,
-        contractText,
-        contractPath,
-        env
-      })
-      next.sidecars[sidecarKey] = def.sidecar
-      if (contractKey !== undefined && def.contract !== undefined) next.contracts[contractKey] = def.contract
-      return def
-    })
-  )
+      return { text: buffer.toString("utf8", 0, length), stat }
+    } finally {
+      NodeFs.closeSync(fd)
+    }
+  } catch {
+    return undefined
+  }
+}
+
+const stampMatches = (stamp: FileStamp | undefined, stat: NodeFs.Stats | undefined): stamp is FileStamp =>
+  stamp !== undefined &&
+  stat !== undefined &&
+  stamp[0] === stat.size &&
+  stamp[1] === stat.mtimeMs &&
+  stamp[2] === stat.ctimeMs &&
+  stamp[3] === stat.ino &&
+  typeof stamp[4] === "string"
+
+/** Decodes a sidecar/contract text on the fast path only; undefined sends it through `decodeModel`. */
+const quickDecode = <A>(fast: (data: unknown) => A | undefined, text: string): A | undefined => {
+  let data: unknown
+  try {
+    data = Toml.parse(text)
+  } catch {
+    return undefined
+  }
+  return Option.isNone(tooDeep(data)) ? fast(data) : undefined
+}
 
 export interface CachedLoad {
   readonly definitions: Either.Either<ReadonlyArray<ModelDefinition>, ModelLoadError>
@@ -85,52 +91,188 @@ export interface CachedLoad {
 }
 
 /**
- * Decodes the listed models and the tables each one's SQL reads, reusing the compile cache:
- * only SQL texts the cache has not seen go through DuckDB (so with nothing changed DuckDB is
- * never loaded), parsed on its threads while this one decodes the sidecars it has not seen.
+ * Reads the listed models and the tables each one's SQL reads, reusing the compile cache: a file
+ * whose stat is unchanged is not read at all, a text seen before is not decoded again, and only
+ * SQL the fast reader (`sqlFast.ts`) does not fully recognise goes to DuckDB, parsed on its
+ * threads while this one decodes sidecars (so DuckDB loads only for such SQL). Failures keep the
+ * order of the plain loader: SQL files read, then sidecars and contracts in name order.
  */
 export const loadWithCache = (
   options: LoadModelsOptions & { readonly cache?: boolean },
-  listing: ModelListing,
-  sqls: ReadonlyArray<string>
-): Effect.Effect<CachedLoad> =>
+  listing: ModelListing
+): Effect.Effect<CachedLoad, ModelLoadError> =>
   Effect.gen(function* () {
     const loaded = options.cache === false ? { status: "off" as const, body: emptyBody() } : readCache(options.modelsDir)
     const old = loaded.body
-    const next: Mutable<CacheBody> = { sql: {}, sidecars: {}, contracts: {} }
+    const next = emptyBody()
+    const trustBefore = Date.now() - racyMarginMs
+    const counts = { filesRead: 0, sqlParsed: 0, decoded: 0 }
+
+    /** The text behind a file name and its content key, from the stat index when the stat is unchanged. */
+    const known = (file: string, path: string): string | undefined => {
+      const stamp = old.files.get(file)
+      if (stamp === undefined) return undefined
+      const stat = NodeFs.statSync(path, { throwIfNoEntry: false })
+      return stampMatches(stamp, stat) ? stamp[4] : undefined
+    }
+    let stampsChanged = false
+    const remember = (file: string, stat: NodeFs.Stats, key: string) => {
+      if (stat.mtimeMs < trustBefore && stat.ctimeMs < trustBefore) {
+        const stamp: FileStamp = [stat.size, stat.mtimeMs, stat.ctimeMs, stat.ino, key]
+        next.files.set(file, stamp)
+        const before = old.files.get(file)
+        if (before === undefined || before.some((v, k) => v !== stamp[k])) stampsChanged = true
+      }
+    }
+    /** A file's text (and stat), or the plain reader's failure for it. */
+    const read = (path: string): Effect.Effect<{ text: string; stat: NodeFs.Stats | undefined }, ModelLoadError> => {
+      counts.filesRead++
+      const stamped = readStamped(path)
+      return stamped !== undefined ? Effect.succeed(stamped) : Effect.map(readText(path), (text) => ({ text, stat: undefined }))
+    }
+    /** The cache key of a sidecar/contract text: its hash after `${VAR}` substitution. */
+    const substitutedKey = (text: string, path: string) =>
+      text.includes("${") ? Effect.map(substituteEnvVars(text, options.env, path), contentHash) : Effect.succeed(contentHash(text))
+    const fileName = (name: string, suffix: string) => `${name}${suffix}`
+
+    // Pass 1: every model's SQL text and references (from the cache or the fast reader).
+    const sqls: Array<string> = new Array(listing.names.length)
     const refs = new Map<string, ReadonlyArray<TableRef>>()
-    const misses: Array<{ model: string; sql: string; file: string; key: string }> = []
-    listing.names.forEach((model, i) => {
-      const sql = parseableSql(sqls[i]!)
-      const key = contentHash(sql)
-      const hit = Object.hasOwn(old.sql, key) ? old.sql[key] : undefined
-      if (hit !== undefined) {
-        refs.set(model, hit)
-        next.sql[key] = hit
-      } else misses.push({ model, sql, file: listing.sqlPaths[i]!, key })
-    })
-    // Forked first so DuckDB parses on its threads while this one decodes the sidecars.
-    const parsing = misses.length === 0 ? undefined : yield* Effect.fork(Effect.either(parseReferences(misses)))
-    const counter = { decoded: 0 }
-    const definitions = yield* Effect.either(decodeWithCache(listing, sqls, options.env, old, next, counter))
+    const deferred: Array<{ model: string; sql: string; file: string; key: string; text: string }> = []
+    for (let i = 0; i < listing.names.length; i++) {
+      const model = listing.names[i]!
+      const path = listing.sqlPaths[i]!
+      const file = fileName(model, ".sql")
+      const knownKey = known(file, path)
+      const cached: CachedSql | undefined = knownKey === undefined ? undefined : old.sql.get(knownKey)
+      if (cached !== undefined && typeof cached.text === "string") {
+        sqls[i] = cached.text
+        refs.set(model, cached.refs)
+        next.sql.set(knownKey!, cached)
+        next.files.set(file, old.files.get(file)!)
+        continue
+      }
+      const { text, stat } = yield* read(path)
+      sqls[i] = text
+      const key = contentHash(text)
+      if (stat !== undefined) remember(file, stat, key)
+      const hit = old.sql.get(key)
+      if (hit !== undefined && hit.text === text) {
+        refs.set(model, hit.refs)
+        next.sql.set(key, hit)
+        continue
+      }
+      counts.sqlParsed++
+      const sql = parseableSql(text)
+      const fast = fastTableReferences(sql)
+      if (fast === undefined) deferred.push({ model, sql, file: path, key, text })
+      else {
+        refs.set(model, fast)
+        next.sql.set(key, { text, refs: fast })
+      }
+    }
+    // Forked first so DuckDB (loaded only now) parses on its threads while this one decodes sidecars.
+    const parsing = deferred.length === 0 ? undefined : yield* Effect.fork(Effect.either(parseReferencesWithDuckDb(deferred)))
+
+    // Pass 2: sidecars and contracts, in name order (the first failure is the first model's).
+    const definitions = yield* Effect.either(
+      Effect.gen(function* () {
+        const out: Array<ModelDefinition> = new Array(listing.names.length)
+        for (let i = 0; i < listing.names.length; i++) {
+          const name = listing.names[i]!
+          const sidecarPath = listing.sidecarPaths[i]!
+          const contractPath = listing.contractPaths[i]
+          const sidecarFile = fileName(name, ".toml")
+          const contractFile = fileName(name, ".contract.toml")
+          const sidecarKnown = known(sidecarFile, sidecarPath)
+          const contractKnown = contractPath === undefined ? undefined : known(contractFile, contractPath)
+          let sidecar: ModelSidecar | undefined =
+            sidecarKnown === undefined ? undefined : old.sidecars.get(sidecarKnown)
+          let contract: ModelContract | undefined =
+            contractKnown === undefined ? undefined : old.contracts.get(contractKnown)
+          let sidecarKey = sidecar === undefined ? undefined : sidecarKnown
+          let contractKey = contract === undefined ? undefined : contractKnown
+          if (sidecar !== undefined) next.files.set(sidecarFile, old.files.get(sidecarFile)!)
+          if (contract !== undefined) next.files.set(contractFile, old.files.get(contractFile)!)
+          let sidecarText: string | undefined
+          let contractText: string | undefined
+          if (sidecar === undefined) {
+            const { text, stat } = yield* read(sidecarPath)
+            sidecarText = text
+            // A text with `${VAR}` depends on the environment: it is read and substituted every time.
+            if (!text.includes("${")) {
+              sidecarKey = contentHash(text)
+              if (stat !== undefined) remember(sidecarFile, stat, sidecarKey)
+              sidecar = old.sidecars.get(sidecarKey)
+              if (sidecar === undefined) {
+                sidecar = quickDecode(fastDecodeSidecar, text)
+                if (sidecar !== undefined) counts.decoded++
+              }
+            }
+          }
+          if (contractPath !== undefined && contract === undefined) {
+            const { text, stat } = yield* read(contractPath)
+            contractText = text
+            if (!text.includes("${")) {
+              contractKey = contentHash(text)
+              if (stat !== undefined) remember(contractFile, stat, contractKey)
+              contract = old.contracts.get(contractKey)
+              if (contract === undefined) contract = quickDecode(fastDecodeContract, text)
+            }
+          }
+          if (sidecar !== undefined && sidecar.name === name && (contractPath === undefined || contract !== undefined)) {
+            next.sidecars.set(sidecarKey!, sidecar)
+            if (contract !== undefined) next.contracts.set(contractKey!, contract)
+            out[i] = { name, sql: sqls[i]!, sqlPath: listing.sqlPaths[i]!, sidecarPath, sidecar, contract, contractPath }
+            continue
+          }
+          // Anything else (`${VAR}`, shapes only the Schema decoder reads, every error): the plain decoder.
+          counts.decoded++
+          const fullSidecarText = sidecarText ?? (yield* readText(sidecarPath))
+          const fullContractText = contractPath === undefined ? undefined : (contractText ?? (yield* readText(contractPath)))
+          const def = yield* decodeModel({
+            name,
+            sql: sqls[i]!,
+            sqlPath: listing.sqlPaths[i]!,
+            sidecarText: fullSidecarText,
+            sidecarPath,
+            contractText: fullContractText,
+            contractPath,
+            env: options.env
+          })
+          next.sidecars.set(yield* substitutedKey(fullSidecarText, sidecarPath), def.sidecar)
+          if (fullContractText !== undefined && contractPath !== undefined && def.contract !== undefined) {
+            next.contracts.set(yield* substitutedKey(fullContractText, contractPath), def.contract)
+          }
+          out[i] = def
+        }
+        return out as ReadonlyArray<ModelDefinition>
+      })
+    )
     const fresh = parsing === undefined ? Either.right(new Map<string, ReadonlyArray<TableRef>>()) : yield* Fiber.join(parsing)
     const parsed = Either.map(fresh, (map) => {
-      for (const miss of misses) {
+      for (const miss of deferred) {
         const found = map.get(miss.model)
         if (found !== undefined) {
           refs.set(miss.model, found)
-          next.sql[miss.key] = found
+          next.sql.set(miss.key, { text: miss.text, refs: found })
         }
       }
       return refs as ReadonlyMap<string, ReadonlyArray<TableRef>>
     })
-    const size = (body: CacheBody) =>
-      Object.keys(body.sql).length + Object.keys(body.sidecars).length + Object.keys(body.contracts).length
-    const changed = loaded.status !== "hit" || misses.length > 0 || counter.decoded > 0 || size(old) !== size(next)
+    const size = (body: CacheBody) => body.files.size + body.sql.size + body.sidecars.size + body.contracts.size
+    const changed =
+      loaded.status !== "hit" || stampsChanged || counts.sqlParsed > 0 || counts.decoded > 0 || size(old) !== size(next)
     return {
       definitions,
       parsed,
-      use: { cache: loaded.status, sqlParsed: misses.length, sidecarsDecoded: counter.decoded },
+      use: {
+        cache: loaded.status,
+        sqlParsed: counts.sqlParsed,
+        sqlParsedByDuckDb: deferred.length,
+        sidecarsDecoded: counts.decoded,
+        filesRead: counts.filesRead
+      },
       save: options.cache === false || !changed ? Effect.void : writeCache(options.modelsDir, next)
     }
   })

@@ -17,8 +17,7 @@ import {
   listModels,
   type LoadModelsOptions,
   type ModelDefinition,
-  type ModelLoadError,
-  readModelSql
+  type ModelLoadError
 } from "./models"
 import { parseableSql, parsePartitionKey } from "../Runner/partitions"
 import { formatTableRef, parseReferences, type TableRef } from "./sqlRefs"
@@ -134,7 +133,8 @@ export const compileModels = (
         return yield* new DuplicateModel({ model: def.name, detail: `target ${key} is also the target of ${other}` })
       }
       byTarget.set(key, def.name)
-      yield* validateStrategy(def)
+      const strategy = def.sidecar.strategy.type
+      if (strategy === "content_addressed" || strategy === "time_interval") yield* validateStrategy(def)
     }
     const names = [...byName.keys()].sort()
     // Index targets by table name so resolution is O(candidates), not O(models).
@@ -230,8 +230,7 @@ export const loadAndCompile = (
 ): Effect.Effect<CompiledProject, CompileError, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function* () {
     const listing = yield* listModels(options)
-    const sqls = yield* readModelSql(listing)
-    const loaded = yield* loadWithCache(options, listing, sqls)
+    const loaded = yield* loadWithCache(options, listing)
     options.onCacheUse?.(loaded.use)
     const project = yield* compileModels(yield* loaded.definitions, loaded.parsed)
     if (yield* CompileCacheWrites) yield* loaded.save

@@ -114,9 +114,13 @@ export const listModels = (
   Effect.gen(function* () {
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
-    const entries = yield* fs
-      .readDirectory(options.modelsDir)
-      .pipe(Effect.mapError((e) => new ModelsUnreadable({ path: options.modelsDir, detail: e.message })))
+    // Synchronous like the file reads (22,000 entries); a failure is reported by the platform's listing, as before.
+    const listed = Either.try(() => NodeFs.readdirSync(options.modelsDir))
+    const entries = Either.isRight(listed)
+      ? listed.right
+      : yield* fs
+          .readDirectory(options.modelsDir)
+          .pipe(Effect.mapError((e) => new ModelsUnreadable({ path: options.modelsDir, detail: e.message })))
     const files = new Set(entries)
     const sqlNames = entries.filter((f) => f.endsWith(".sql")).map((f) => f.slice(0, -4))
     const sidecarNames = entries.filter((f) => f.endsWith(".toml") && !f.endsWith(".contract.toml")).map((f) => f.slice(0, -5))

@@ -4,6 +4,7 @@ import { acquireDuckDbInstance } from "../Warehouse/embedded"
 import { StatementFailed } from "../Warehouse/Warehouse"
 import { scanSerializedStatement } from "./astScan"
 import { ModelSqlInvalid, type ModelSqlProblem } from "./errors"
+import { fastTableReferences } from "./sqlFast"
 
 /** A table a query reads, as written (empty parts omitted). */
 export interface TableRef {
@@ -193,6 +194,28 @@ const connect = (instance: { connect: () => Promise<DuckDBConnection> }) =>
  * input order, into one `ModelSqlInvalid` naming each file and line.
  */
 export const parseReferences = (
+  items: ReadonlyArray<{ readonly model: string; readonly sql: string; readonly file?: string }>,
+  options: { readonly lanes?: number } = {}
+): Effect.Effect<ReadonlyMap<string, ReadonlyArray<TableRef>>, ModelSqlInvalid | StatementFailed> =>
+  Effect.suspend(() => {
+    // The pure-TypeScript reader answers for the SQL it fully recognises; DuckDB parses the rest
+    // (and only then is loaded). It never answers for text DuckDB rejects, so errors are DuckDB's.
+    const out = new Map<string, ReadonlyArray<TableRef>>()
+    const rest: Array<(typeof items)[number]> = []
+    for (const item of items) {
+      const refs = fastTableReferences(item.sql)
+      if (refs === undefined) rest.push(item)
+      else out.set(item.model, refs)
+    }
+    if (rest.length === 0) return Effect.succeed(out as ReadonlyMap<string, ReadonlyArray<TableRef>>)
+    return Effect.map(parseReferencesWithDuckDb(rest, options), (parsed) => {
+      for (const [model, refs] of parsed) out.set(model, refs)
+      return out as ReadonlyMap<string, ReadonlyArray<TableRef>>
+    })
+  })
+
+/** `parseReferences` with DuckDB's parser for every item: the reference the fast reader is tested against. */
+export const parseReferencesWithDuckDb = (
   items: ReadonlyArray<{ readonly model: string; readonly sql: string; readonly file?: string }>,
   options: { readonly lanes?: number } = {}
 ): Effect.Effect<ReadonlyMap<string, ReadonlyArray<TableRef>>, ModelSqlInvalid | StatementFailed> =>
