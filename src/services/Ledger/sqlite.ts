@@ -1,8 +1,10 @@
 import { SqlClient, type Statement } from "@effect/sql"
 import { Chunk, Clock, Effect, Layer, Option, Schedule, Schema, Stream } from "effect"
 import { type LedgerKind, LedgerRow } from "../../schemas/ledger"
-import { GENESIS_HASH, rowHash, rowHashFromValues, VERIFY_COLUMNS } from "./chain"
-import { type ChainReport, type EvaluationGroup, Ledger, type OutcomeTally, type LedgerFilter, LedgerUnavailable, type NewLedgerRow } from "./Ledger"
+import { GENESIS_HASH, rowHash } from "./chain"
+import { chainVerifier } from "./verify"
+import { DEFAULT_PARALLEL } from "./verifyParallel"
+import { type EvaluationGroup, Ledger, type OutcomeTally, type LedgerFilter, LedgerUnavailable, type NewLedgerRow } from "./Ledger"
 
 /** A row as SQLite holds it: `principal_id_verified` is the integer 0. */
 const StoredRow = Schema.Struct({ ...LedgerRow.fields, principal_id_verified: Schema.transformLiteral(0, false) })
@@ -153,56 +155,7 @@ export const make = Effect.gen(function* () {
       )
     )
 
-  const VERIFY_PAGE = 20000
-
-  /** Walks the chain in seq order, page by page, stopping at the first row whose hash does not recompute. */
-  const verify: Effect.Effect<ChainReport, LedgerUnavailable> = Effect.gen(function* () {
-    let previous = GENESIS_HASH
-    let previousSeq = 0
-    let count = 0
-    for (;;) {
-      // Values, not objects: the columns in canonical order, then seq and row_hash.
-      const rows = yield* sql`SELECT ${sql.literal(VERIFY_COLUMNS.join(", "))}, seq, row_hash FROM ledger WHERE seq > ${previousSeq} ORDER BY seq LIMIT ${VERIFY_PAGE}`.values
-      for (const values of rows) {
-        const seq = Number(values[VERIFY_COLUMNS.length])
-        const stored = values[VERIFY_COLUMNS.length + 1] as string | null
-        const expected = rowHashFromValues(previous, values)
-        if (expected !== stored) {
-          const gap = seq !== previousSeq + 1
-          return {
-            intact: false,
-            rows: count,
-            head_hash: previous,
-            first_bad: {
-              seq,
-              decision_ref: String(values[VERIFY_COLUMNS.indexOf("decision_ref")]),
-              expected_hash: expected,
-              stored_hash: stored,
-              reason: gap
-                ? `row(s) ${previousSeq + 1}..${seq - 1} before it are missing (deleted)`
-                : "its hash does not recompute: the row was edited, or rows before it were reordered"
-            }
-          }
-        }
-        previous = expected
-        previousSeq = seq
-        count++
-      }
-      if (rows.length < VERIFY_PAGE) break
-    }
-    // AUTOINCREMENT remembers the highest seq ever issued: a lower last row means the tail was deleted.
-    const issued = yield* sql<{ seq: number }>`SELECT seq FROM sqlite_sequence WHERE name = 'ledger'`
-    const highest = issued[0]?.seq ?? 0
-    if (highest > previousSeq) {
-      return {
-        intact: false,
-        rows: count,
-        head_hash: previous,
-        first_bad: { seq: previousSeq + 1, decision_ref: null, expected_hash: null, stored_hash: null, reason: `row(s) ${previousSeq + 1}..${highest} at the end are missing (deleted)` }
-      }
-    }
-    return { intact: true, rows: count, head_hash: previous, first_bad: null }
-  }).pipe(Effect.mapError(unavailable))
+  const verifier = yield* chainVerifier
 
   const evaluationGroups = (since: Date | undefined) =>
     sql<EvaluationGroup>`SELECT principal, capability, model, count(*) AS count,
@@ -213,7 +166,17 @@ export const make = Effect.gen(function* () {
       Effect.mapError(unavailable)
     )
 
-  return Ledger.of({ append, appendAll, query, list, count, outcomes, verify, evaluationGroups, headHash: Effect.mapError(head, unavailable) })
+  return Ledger.of({
+    append,
+    appendAll,
+    query,
+    list,
+    count,
+    outcomes,
+    verify: verifier.verify(DEFAULT_PARALLEL),
+    evaluationGroups,
+    headHash: Effect.mapError(head, unavailable)
+  })
 })
 
 /** The decision ledger on the state store's SQLite. Rows come back in append order. */
