@@ -170,10 +170,17 @@ export const make = Effect.gen(function* () {
 
   const verifier = yield* chainVerifier
 
+  /**
+   * Grouped twice: first by (principal, principal_id, capability, model), the `ledger_reports` index
+   * order, so SQLite streams the index without sorting every evaluation; then the sub-groups (a few
+   * per principal id) are summed into replay's (principal, capability, model) groups.
+   */
   const evaluationGroups = (since: Date | undefined) =>
-    sql<EvaluationGroup>`SELECT principal, capability, model, count(*) AS count,
-        min(decision_ref) AS first_decision_ref, max(decision_ref) AS last_decision_ref
-      FROM ledger WHERE kind = 'evaluation' ${since === undefined ? sql`` : sql`AND timestamp >= ${since.toISOString()}`}
+    sql<EvaluationGroup>`SELECT principal, capability, model, sum(n) AS count,
+        min(first) AS first_decision_ref, max(last) AS last_decision_ref
+      FROM (SELECT principal, principal_id, capability, model, count(*) AS n, min(decision_ref) AS first, max(decision_ref) AS last
+        FROM ledger WHERE kind = 'evaluation' ${since === undefined ? sql`` : sql`AND timestamp >= ${since.toISOString()}`}
+        GROUP BY principal, principal_id, capability, model)
       GROUP BY principal, capability, model ORDER BY principal, capability, model`.pipe(
       Effect.map((rows) => rows.map((r) => ({ ...r, count: Number(r.count) }))),
       Effect.mapError(unavailable)
