@@ -1,7 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { LedgerRow } from "../src/schemas/ledger"
-import { GENESIS_HASH, rowHash } from "../src/services/Ledger/chain"
+import { createBLAKE3 } from "hash-wasm"
+import { canonicalRow, GENESIS_HASH } from "../src/services/Ledger/chain"
 import { spawnSync } from "node:child_process"
 
 /** Wall time of one process run, in milliseconds. */
@@ -39,13 +40,16 @@ export type SeedRow = Omit<LedgerRow, "principal_id_verified" | "target_principa
 export const seedChainedLedger = (count: number, rowAt: (n: number) => SeedRow, batch = 2000) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    // hash-wasm BLAKE3, property-tested equal to the noble hash appends use and ~15x faster: a million rows to chain.
+    const hasher = yield* Effect.promise(() => createBLAKE3())
+    const encoder = new TextEncoder()
     let previous = GENESIS_HASH
     yield* sql.withTransaction(
       Effect.gen(function* () {
         for (let i = 0; i < count; i += batch) {
           const rows = Array.from({ length: Math.min(batch, count - i) }, (_, k) => {
             const row = rowAt(i + k)
-            previous = rowHash(previous, { ...row, principal_id_verified: false, target_principal: null })
+            previous = hasher.init().update(encoder.encode(previous + canonicalRow({ ...row, principal_id_verified: false, target_principal: null }))).digest("hex")
             return { ...row, row_hash: previous }
           })
           yield* sql`INSERT INTO ledger ${sql.insert(rows)}`

@@ -26,6 +26,8 @@ const common = {
   define: { PCLI_VERSION: JSON.stringify(pkg.version), PCLI_BUILD: JSON.stringify(buildId) },
   external: [
     "better-sqlite3",
+    // Loaded by path in the `audit --verify` workers (verifyParallel.ts), never bundled.
+    "hash-wasm/dist/blake3.umd.min.js",
     "@duckdb/*",
     "ioredis",
     "@aws-sdk/*",

@@ -1,8 +1,10 @@
 import { SqlClient, type Statement } from "@effect/sql"
 import { Chunk, Clock, Effect, Layer, Option, Schedule, Schema, Stream } from "effect"
 import { type LedgerKind, LedgerRow } from "../../schemas/ledger"
-import { GENESIS_HASH, rowHash, rowHashFromValues, VERIFY_COLUMNS } from "./chain"
-import { type ChainReport, type EvaluationGroup, Ledger, type OutcomeTally, type LedgerFilter, LedgerUnavailable, type NewLedgerRow } from "./Ledger"
+import { GENESIS_HASH, rowHash } from "./chain"
+import { chainVerifier } from "./verify"
+import { DEFAULT_PARALLEL } from "./verifyParallel"
+import { type EvaluationGroup, Ledger, type OutcomeTally, type LedgerFilter, LedgerUnavailable, type NewLedgerRow } from "./Ledger"
 
 /** A row as SQLite holds it: `principal_id_verified` is the integer 0. */
 const StoredRow = Schema.Struct({ ...LedgerRow.fields, principal_id_verified: Schema.transformLiteral(0, false) })
@@ -92,19 +94,32 @@ export const make = Effect.gen(function* () {
   }
 
   const GROUP_COLUMNS = { principal: sql`principal, principal_id`, rule: sql`rule_id`, scope: sql`model` } as const
-  const outcomes = (by: "principal" | "rule" | "scope", kinds: ReadonlyArray<LedgerKind>, since: Date | undefined) =>
-    sql<OutcomeTally>`SELECT min(principal) AS principal, min(principal_id) AS principal_id, min(rule_id) AS rule_id, min(model) AS model,
+  /**
+   * One grouped read per kind on the covering `ledger_reports` index (migration 009): with the kind
+   * fixed the index is already in group order, so SQLite streams it without sorting a million rows;
+   * the few per-kind groups are then summed by the outer GROUP BY.
+   */
+  const outcomes = (by: "principal" | "rule" | "scope", kinds: ReadonlyArray<LedgerKind>, since: Date | undefined) => {
+    const perKind = kinds.map(
+      (kind) => sql`SELECT min(principal) AS principal, min(principal_id) AS principal_id, min(rule_id) AS rule_id, min(model) AS model,
         count(*) AS total,
         sum(kind <> 'escalation' AND effect = 'allow') AS allow,
         sum(kind = 'escalation' OR effect = 'require_review') AS require_review,
         sum(kind <> 'escalation' AND effect = 'deny') AS deny
-      FROM ledger WHERE ${sql.and([sql.in("kind", kinds), ...(since === undefined ? [] : [sql`timestamp >= ${since.toISOString()}`])])}
+      FROM ledger WHERE ${sql.and([sql`kind = ${kind}`, ...(since === undefined ? [] : [sql`timestamp >= ${since.toISOString()}`])])}
+      GROUP BY ${GROUP_COLUMNS[by]}`
+    )
+    if (perKind.length === 0) return Effect.succeed<ReadonlyArray<OutcomeTally>>([])
+    return sql<OutcomeTally>`SELECT min(principal) AS principal, min(principal_id) AS principal_id, min(rule_id) AS rule_id, min(model) AS model,
+        sum(total) AS total, sum(allow) AS allow, sum(require_review) AS require_review, sum(deny) AS deny
+      FROM (${sql.join(" UNION ALL ", false)(perKind)})
       GROUP BY ${GROUP_COLUMNS[by]}`.pipe(
       Effect.map((rows) =>
         rows.map((r) => ({ ...r, total: Number(r.total), allow: Number(r.allow ?? 0), require_review: Number(r.require_review ?? 0), deny: Number(r.deny ?? 0) }))
       ),
       Effect.mapError(unavailable)
     )
+  }
 
   const decodePage = (rows: ReadonlyArray<{ readonly seq: number }>) =>
     Effect.forEach(rows, (raw) =>
@@ -153,67 +168,35 @@ export const make = Effect.gen(function* () {
       )
     )
 
-  const VERIFY_PAGE = 20000
+  const verifier = yield* chainVerifier
 
-  /** Walks the chain in seq order, page by page, stopping at the first row whose hash does not recompute. */
-  const verify: Effect.Effect<ChainReport, LedgerUnavailable> = Effect.gen(function* () {
-    let previous = GENESIS_HASH
-    let previousSeq = 0
-    let count = 0
-    for (;;) {
-      // Values, not objects: the columns in canonical order, then seq and row_hash.
-      const rows = yield* sql`SELECT ${sql.literal(VERIFY_COLUMNS.join(", "))}, seq, row_hash FROM ledger WHERE seq > ${previousSeq} ORDER BY seq LIMIT ${VERIFY_PAGE}`.values
-      for (const values of rows) {
-        const seq = Number(values[VERIFY_COLUMNS.length])
-        const stored = values[VERIFY_COLUMNS.length + 1] as string | null
-        const expected = rowHashFromValues(previous, values)
-        if (expected !== stored) {
-          const gap = seq !== previousSeq + 1
-          return {
-            intact: false,
-            rows: count,
-            head_hash: previous,
-            first_bad: {
-              seq,
-              decision_ref: String(values[VERIFY_COLUMNS.indexOf("decision_ref")]),
-              expected_hash: expected,
-              stored_hash: stored,
-              reason: gap
-                ? `row(s) ${previousSeq + 1}..${seq - 1} before it are missing (deleted)`
-                : "its hash does not recompute: the row was edited, or rows before it were reordered"
-            }
-          }
-        }
-        previous = expected
-        previousSeq = seq
-        count++
-      }
-      if (rows.length < VERIFY_PAGE) break
-    }
-    // AUTOINCREMENT remembers the highest seq ever issued: a lower last row means the tail was deleted.
-    const issued = yield* sql<{ seq: number }>`SELECT seq FROM sqlite_sequence WHERE name = 'ledger'`
-    const highest = issued[0]?.seq ?? 0
-    if (highest > previousSeq) {
-      return {
-        intact: false,
-        rows: count,
-        head_hash: previous,
-        first_bad: { seq: previousSeq + 1, decision_ref: null, expected_hash: null, stored_hash: null, reason: `row(s) ${previousSeq + 1}..${highest} at the end are missing (deleted)` }
-      }
-    }
-    return { intact: true, rows: count, head_hash: previous, first_bad: null }
-  }).pipe(Effect.mapError(unavailable))
-
+  /**
+   * Grouped twice: first by (principal, principal_id, capability, model), the `ledger_reports` index
+   * order, so SQLite streams the index without sorting every evaluation; then the sub-groups (a few
+   * per principal id) are summed into replay's (principal, capability, model) groups.
+   */
   const evaluationGroups = (since: Date | undefined) =>
-    sql<EvaluationGroup>`SELECT principal, capability, model, count(*) AS count,
-        min(decision_ref) AS first_decision_ref, max(decision_ref) AS last_decision_ref
-      FROM ledger WHERE kind = 'evaluation' ${since === undefined ? sql`` : sql`AND timestamp >= ${since.toISOString()}`}
+    sql<EvaluationGroup>`SELECT principal, capability, model, sum(n) AS count,
+        min(first) AS first_decision_ref, max(last) AS last_decision_ref
+      FROM (SELECT principal, principal_id, capability, model, count(*) AS n, min(decision_ref) AS first, max(decision_ref) AS last
+        FROM ledger WHERE kind = 'evaluation' ${since === undefined ? sql`` : sql`AND timestamp >= ${since.toISOString()}`}
+        GROUP BY principal, principal_id, capability, model)
       GROUP BY principal, capability, model ORDER BY principal, capability, model`.pipe(
       Effect.map((rows) => rows.map((r) => ({ ...r, count: Number(r.count) }))),
       Effect.mapError(unavailable)
     )
 
-  return Ledger.of({ append, appendAll, query, list, count, outcomes, verify, evaluationGroups, headHash: Effect.mapError(head, unavailable) })
+  return Ledger.of({
+    append,
+    appendAll,
+    query,
+    list,
+    count,
+    outcomes,
+    verify: verifier.verify(DEFAULT_PARALLEL),
+    evaluationGroups,
+    headHash: Effect.mapError(head, unavailable)
+  })
 })
 
 /** The decision ledger on the state store's SQLite. Rows come back in append order. */

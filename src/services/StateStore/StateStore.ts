@@ -34,7 +34,7 @@ const sqliteModule = Effect.promise(() => {
  * `-wal` present every committed page is in the main file, so the read opens it `immutable` (no lock,
  * no side files); while a writer's `-wal` exists the read joins it the ordinary way (the files exist).
  */
-const readTarget = (filename: string) =>
+export const readTarget = (filename: string) =>
   filename === ":memory:" || existsSync(`${filename}-wal`) ? filename : `${pathToFileURL(filename).href}?immutable=1`
 
 const openClient = (filename: string, readonly: boolean) =>

@@ -7,8 +7,9 @@ import { migration as ledgerChain } from "./migrations/005_ledger_chain"
 import { migration as tombstones } from "./migrations/006_tombstones"
 import { migration as runPlanLink } from "./migrations/007_run_plan_link"
 import { migration as incremental } from "./migrations/008_incremental"
+import { migration as ledgerReports } from "./migrations/009_ledger_reports"
 
 /** Every migration, in version order. The last version is the store's current version. */
-export const migrations: ReadonlyArray<Migration> = [ledger, pipeline, ledgerTarget, products, ledgerChain, tombstones, runPlanLink, incremental]
+export const migrations: ReadonlyArray<Migration> = [ledger, pipeline, ledgerTarget, products, ledgerChain, tombstones, runPlanLink, incremental, ledgerReports]
 
 export const CURRENT_SCHEMA_VERSION = migrations[migrations.length - 1]!.version

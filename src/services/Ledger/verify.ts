@@ -1,0 +1,130 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Option } from "effect"
+import { readTarget, StateStore } from "../StateStore/StateStore"
+import { CANONICAL_ROW_SQL, GENESIS_HASH, rowHashFromValues, VERIFY_COLUMNS } from "./chain"
+import { type ChainReport, LedgerUnavailable } from "./Ledger"
+import { type ParallelOptions, verifyRanges } from "./verifyParallel"
+
+const unavailable = (e: { readonly message: string; readonly cause?: unknown }) =>
+  new LedgerUnavailable({ detail: String((e.cause as Error | undefined)?.message ?? e.message) })
+
+/** `audit --verify` (decisions.md 27): the reference walk, and the fast one that must agree with it. */
+export const chainVerifier = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const VERIFY_PAGE = 20000
+  const DECISION_REF = VERIFY_COLUMNS.indexOf("decision_ref")
+
+  /** The report for the first row whose hash does not recompute: the same words whichever walk found it. */
+  const broken = (values: ReadonlyArray<unknown>, expected: string, previous: string, previousSeq: number, count: number): ChainReport => {
+    const seq = Number(values[VERIFY_COLUMNS.length])
+    return {
+      intact: false,
+      rows: count,
+      head_hash: previous,
+      first_bad: {
+        seq,
+        decision_ref: String(values[DECISION_REF]),
+        expected_hash: expected,
+        stored_hash: values[VERIFY_COLUMNS.length + 1] as string | null,
+        reason:
+          seq !== previousSeq + 1
+            ? `row(s) ${previousSeq + 1}..${seq - 1} before it are missing (deleted)`
+            : "its hash does not recompute: the row was edited, or rows before it were reordered"
+      }
+    }
+  }
+
+  /** Every row verified: AUTOINCREMENT remembers the highest seq ever issued, so a lower last row means the tail was deleted. */
+  const tail = (count: number, previous: string, previousSeq: number) =>
+    Effect.map(sql<{ seq: number }>`SELECT seq FROM sqlite_sequence WHERE name = 'ledger'`, (issued): ChainReport => {
+      const highest = issued[0]?.seq ?? 0
+      return highest > previousSeq
+        ? {
+            intact: false,
+            rows: count,
+            head_hash: previous,
+            first_bad: { seq: previousSeq + 1, decision_ref: null, expected_hash: null, stored_hash: null, reason: `row(s) ${previousSeq + 1}..${highest} at the end are missing (deleted)` }
+          }
+        : { intact: true, rows: count, head_hash: previous, first_bad: null }
+    })
+
+  /** The reference walk: the chain in seq order, page by page, stopping at the first row whose hash does not recompute. */
+  const verifySequential: Effect.Effect<ChainReport, LedgerUnavailable> = Effect.gen(function* () {
+    let previous = GENESIS_HASH
+    let previousSeq = 0
+    let count = 0
+    for (;;) {
+      // Values, not objects: the columns in canonical order, then seq and row_hash.
+      const rows = yield* sql`SELECT ${sql.literal(VERIFY_COLUMNS.join(", "))}, seq, row_hash FROM ledger WHERE seq > ${previousSeq} ORDER BY seq LIMIT ${VERIFY_PAGE}`.values
+      for (const values of rows) {
+        const seq = Number(values[VERIFY_COLUMNS.length])
+        const stored = values[VERIFY_COLUMNS.length + 1] as string | null
+        const expected = rowHashFromValues(previous, values)
+        if (expected !== stored) return broken(values, expected, previous, previousSeq, count)
+        previous = expected
+        previousSeq = seq
+        count++
+      }
+      if (rows.length < VERIFY_PAGE) break
+    }
+    return yield* tail(count, previous, previousSeq)
+  }).pipe(Effect.mapError(unavailable))
+
+  /**
+   * The row a fast range stopped at, judged by the reference: the hash of the row before it is the
+   * stored one (every row before verified). None when the reference finds it sound after all.
+   */
+  const breakAt = (seq: number, count: number) =>
+    Effect.gen(function* () {
+      const [values] = yield* sql`SELECT ${sql.literal(VERIFY_COLUMNS.join(", "))}, seq, row_hash FROM ledger WHERE seq = ${seq}`.values
+      const [before] = yield* sql`SELECT seq, row_hash FROM ledger WHERE seq < ${seq} ORDER BY seq DESC LIMIT 1`.values
+      if (values === undefined) return Option.none<ChainReport>()
+      const previous = before === undefined ? GENESIS_HASH : String(before[1])
+      const expected = rowHashFromValues(previous, values)
+      if (expected === values[VERIFY_COLUMNS.length + 1]) return Option.none<ChainReport>()
+      return Option.some(broken(values, expected, previous, before === undefined ? 0 : Number(before[0]), count))
+    })
+
+  /**
+   * The fast walk (decisions.md 27): seq ranges hashed in worker threads (verifyParallel.ts), the
+   * canonical bytes rendered by SQLite; the first failing range's row is re-judged by the reference,
+   * which gives the report. Any doubt (no file store, a worker failure, a disagreement) walks the
+   * plain way instead, so the answer is always the reference's.
+   */
+  const verifyFast = (target: string, options: ParallelOptions) =>
+    Effect.gen(function* () {
+      let previous = GENESIS_HASH
+      let previousSeq = 0
+      let count = 0
+      // Rows appended while the ranges ran are walked by the next round, as the sequential walk would.
+      for (;;) {
+        const [bounds] = yield* sql<{ first: number | null; last: number | null }>`SELECT min(seq) AS first, max(seq) AS last FROM ledger WHERE seq > ${previousSeq}`
+        if (bounds?.first == null || bounds.last == null) break
+        const { first, last } = bounds
+        const ranges = yield* Effect.tryPromise(() =>
+          verifyRanges(target, previousSeq, last, last - first + 1, { canonicalSql: CANONICAL_ROW_SQL, genesis: GENESIS_HASH }, options)
+        ).pipe(Effect.option)
+        if (Option.isNone(ranges)) return yield* verifySequential
+        for (const r of ranges.value) {
+          if (r.mismatchSeq !== null) {
+            const found = yield* breakAt(r.mismatchSeq, count + r.rows)
+            return Option.isSome(found) ? found.value : yield* verifySequential
+          }
+          count += r.rows
+          if (r.lastSeq !== null && r.lastHash !== null) {
+            previousSeq = r.lastSeq
+            previous = r.lastHash
+          }
+        }
+        if (previousSeq < last) return yield* verifySequential
+      }
+      return yield* tail(count, previous, previousSeq)
+    }).pipe(Effect.mapError(unavailable))
+
+  const verify = (options: ParallelOptions): Effect.Effect<ChainReport, LedgerUnavailable> =>
+    Effect.flatMap(Effect.serviceOption(StateStore), (store) =>
+      Option.isSome(store) && store.value.persisted ? verifyFast(readTarget(store.value.path), options) : verifySequential
+    )
+
+  return { verify, verifySequential }
+})

@@ -1,0 +1,88 @@
+import { createBLAKE3 } from "hash-wasm"
+import { availableParallelism } from "node:os"
+import { Worker } from "node:worker_threads"
+import { type RangeResult, type RawDatabase, type SeqRange, verifyRange } from "./verifyRange"
+
+/** A better-sqlite3 connection opened read-only on the store's file (or its `immutable` URI). */
+interface OpenDatabase extends RawDatabase {
+  readonly pragma: (source: string) => unknown
+  readonly close: () => void
+}
+type DatabaseConstructor = new (filename: string, options: { readonly readonly: boolean }) => OpenDatabase
+
+// better-sqlite3 and hash-wasm's BLAKE3 are loaded by path in the worker: an `eval` worker resolves
+// bare names from the working directory, not from pcli's install.
+const modulePaths = () => ({ sqlite: require.resolve("better-sqlite3"), blake3: require.resolve("hash-wasm/dist/blake3.umd.min.js") })
+
+// One pass over the rows: a small page cache, because fresh memory is what a big one costs.
+const CACHE_PRAGMA = "cache_size = -2000"
+
+const WORKER_SOURCE = (fn: string) => `"use strict"
+const { parentPort, workerData } = require("node:worker_threads")
+const Database = require(workerData.paths.sqlite)
+const { createBLAKE3 } = require(workerData.paths.blake3)
+const verifyRange = (${fn})
+createBLAKE3().then((hasher) => {
+  const db = new Database(workerData.target, { readonly: true })
+  try {
+    db.pragma(${JSON.stringify(CACHE_PRAGMA)})
+    parentPort.postMessage(verifyRange(db, hasher, workerData.range))
+  } finally {
+    db.close()
+  }
+})`
+
+const inWorker = (source: string, target: string, range: SeqRange, paths: ReturnType<typeof modulePaths>) =>
+  new Promise<RangeResult>((resolve, reject) => {
+    const worker = new Worker(source, { eval: true, workerData: { target, range, paths } })
+    worker.once("message", (result: RangeResult) => resolve(result))
+    worker.once("error", reject)
+    worker.once("exit", (code) => reject(new Error(`chain verification worker exited with code ${code}`)))
+  })
+
+const inProcess = async (target: string, range: SeqRange): Promise<RangeResult> => {
+  const Database = require("better-sqlite3") as DatabaseConstructor
+  const hasher = await createBLAKE3()
+  const db = new Database(target, { readonly: true })
+  try {
+    db.pragma(CACHE_PRAGMA)
+    return verifyRange(db, hasher, range)
+  } finally {
+    db.close()
+  }
+}
+
+/** (`after`, `upTo`] cut into `parts` seq ranges of about equal width, in order. */
+export const splitRanges = (after: number, upTo: number, parts: number): ReadonlyArray<readonly [number, number]> => {
+  const width = Math.ceil((upTo - after) / parts)
+  const out: Array<readonly [number, number]> = []
+  for (let lo = after; lo < upTo; lo += width) out.push([lo, Math.min(upTo, lo + width)])
+  return out
+}
+
+export interface ParallelOptions {
+  /** Below this many rows per range the walk stays in this thread (a worker costs tens of ms). */
+  readonly minRowsPerWorker: number
+  readonly maxWorkers: number
+}
+
+export const DEFAULT_PARALLEL: ParallelOptions = { minRowsPerWorker: 50_000, maxWorkers: 4 }
+
+/**
+ * Verifies rows `seq` in (`after`, `upTo`] of the store at `target`: split over worker threads when
+ * there are enough rows, else in this thread. Results come back in seq order, one per range.
+ */
+export const verifyRanges = async (
+  target: string,
+  after: number,
+  upTo: number,
+  rows: number,
+  base: Omit<SeqRange, "after" | "upTo">,
+  options: ParallelOptions = DEFAULT_PARALLEL
+): Promise<ReadonlyArray<RangeResult>> => {
+  const workers = Math.min(options.maxWorkers, availableParallelism(), Math.floor(rows / options.minRowsPerWorker))
+  if (workers < 2) return [await inProcess(target, { ...base, after, upTo })]
+  const source = WORKER_SOURCE(verifyRange.toString())
+  const paths = modulePaths()
+  return Promise.all(splitRanges(after, upTo, workers).map(([lo, hi]) => inWorker(source, target, { ...base, after: lo, upTo: hi }, paths)))
+}
