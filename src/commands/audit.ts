@@ -63,7 +63,7 @@ export const auditListStream = (input: AuditListInput) =>
     return { head, entries: ledger.query(filter) }
   })
 
-/** `pcli audit` as one value (the HTTP route, tests): the streamed entries collected. */
+/** `pcli audit` as one value (MCP, tests): the streamed entries collected. */
 export const auditList = (input: AuditListInput) =>
   Effect.flatMap(auditListStream(input), ({ entries, head }) =>
     Effect.map(Stream.runCollect(entries), (c): AuditListOutput => ({ ...head, entries: Chunk.toReadonlyArray(c) }))

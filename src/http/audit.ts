@@ -1,13 +1,14 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect } from "effect"
-import { auditList } from "../commands/audit"
+import { Chunk, Effect, Stream } from "effect"
+import { auditListStream } from "../commands/audit"
 import { auditCustody } from "../commands/auditCustody"
 import { auditScorecard } from "../commands/auditScorecard"
 import { UsageError } from "../commands/errors"
 import { AuditListOutput, AuditScorecardOutput, CustodyOutput, type ScorecardDimension } from "../schemas/audit"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import { ServeApi } from "./api"
-import { answer } from "./respond"
+import { encodeJsonWithArray, ledgerRowJson } from "../render/json"
+import { answer, answerJson } from "./respond"
 
 const DIMENSIONS: ReadonlyArray<ScorecardDimension> = ["principal", "rule", "scope"]
 
@@ -22,11 +23,14 @@ const dimension = (by: string | undefined) =>
 export const AuditRoutes = HttpApiBuilder.group(ServeApi, "audit", (handlers) =>
   handlers
     .handle("list", ({ urlParams }) =>
-      answer(
-        AuditListOutput,
-        Effect.flatMap(ProjectContext, ({ modelsDir, root }) =>
-          auditList({ since: urlParams.since, actor: urlParams.actor, product: urlParams.product, root, modelsDir })
-        )
+      answerJson(
+        Effect.gen(function* () {
+          const { modelsDir, root } = yield* ProjectContext
+          const { entries, head } = yield* auditListStream({ since: urlParams.since, actor: urlParams.actor, product: urlParams.product, root, modelsDir })
+          // The CLI's streamed bytes, collected: the rows are written by the same hand-written writer.
+          const rows = Chunk.toReadonlyArray(yield* Stream.runCollect(entries))
+          return yield* encodeJsonWithArray(AuditListOutput, head, "entries", ledgerRowJson, rows)
+        })
       )
     )
     .handle("scorecard", ({ urlParams }) =>

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import fc from "fast-check"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { runCli } from "../support/cli"
 import { type Served, seededProject, startServe, treeDigest } from "../support/serve"
 import { setSchemaVersion } from "../support/stateStore"
@@ -107,7 +107,8 @@ describe("pcli serve: each route is byte-equal to the CLI", () => {
 
   it("every request is logged as one line: method, path, status, ms", async () => {
     await get("/api/v1/health")
-    expect(server.stderr()).toMatch(/^GET \/api\/v1\/health 200 \d+\.\dms$/m)
+    // Lines are written in batches, a few milliseconds after their requests.
+    await vi.waitFor(() => expect(server.stderr()).toMatch(/^GET \/api\/v1\/health 200 \d+\.\dms$/m))
   })
 })
 
