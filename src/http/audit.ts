@@ -1,6 +1,6 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Chunk, Effect, Stream } from "effect"
-import { auditListStream } from "../commands/audit"
+import { Effect } from "effect"
+import { auditList } from "../commands/audit"
 import { auditCustody } from "../commands/auditCustody"
 import { auditScorecard } from "../commands/auditScorecard"
 import { UsageError } from "../commands/errors"
@@ -26,10 +26,9 @@ export const AuditRoutes = HttpApiBuilder.group(ServeApi, "audit", (handlers) =>
       answerJson(
         Effect.gen(function* () {
           const { modelsDir, root } = yield* ProjectContext
-          const { entries, head } = yield* auditListStream({ since: urlParams.since, actor: urlParams.actor, product: urlParams.product, root, modelsDir })
-          // The CLI's streamed bytes, collected: the rows are written by the same hand-written writer.
-          const rows = Chunk.toReadonlyArray(yield* Stream.runCollect(entries))
-          return yield* encodeJsonWithArray(AuditListOutput, head, "entries", ledgerRowJson, rows)
+          const { entries, ...head } = yield* auditList({ since: urlParams.since, actor: urlParams.actor, product: urlParams.product, root, modelsDir })
+          // The CLI's streamed bytes, whole: the rows written by the same hand-written writer.
+          return yield* encodeJsonWithArray(AuditListOutput, { ...head, entries: [] }, "entries", ledgerRowJson, entries)
         })
       )
     )
