@@ -7,6 +7,7 @@ import { ServeTokenRequired } from "../http/errors"
 import { lineBatch } from "../http/requestLog"
 import { HttpServeLayer } from "../layers/HttpServeLayer"
 import { Environment } from "../services/Environment/Environment"
+import { resolveProject } from "../services/ProjectConfig/ProjectContext"
 import { type CommonOptions, globalOptions } from "./options"
 
 export interface ServeOptions extends CommonOptions {
@@ -45,6 +46,8 @@ export const runServe = (opts: ServeOptions) =>
     const env = yield* Environment
     const token = Option.fromNullable(env.PCLI_SERVE_TOKEN).pipe(Option.filter((t) => t !== ""), Option.map(Redacted.make))
     if (!isLoopback(opts.host) && Option.isNone(token)) return yield* new ServeTokenRequired({ host: opts.host })
+    // A pcli.toml that does not load is refused here, as every command refuses it (a missing one is fine).
+    yield* resolveProject(globalOptions(opts), false)
     // Under load a write per request line costs a tenth of the server's time: lines go out in batches.
     const requests = lineBatch(log)
     const server = HttpServeLayer({ host: opts.host, port: opts.port, token, log: requests.line }, globalOptions(opts))

@@ -8,7 +8,7 @@ import { AuditListOutput, AuditScorecardOutput, CustodyOutput, type ScorecardDim
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import { ServeApi } from "./api"
 import { encodeJsonWithArray, ledgerRowJson } from "../render/json"
-import { answer, answerJson } from "./respond"
+import { answer, answerJson, singleParams } from "./respond"
 
 const DIMENSIONS: ReadonlyArray<ScorecardDimension> = ["principal", "rule", "scope"]
 
@@ -25,8 +25,9 @@ export const AuditRoutes = HttpApiBuilder.group(ServeApi, "audit", (handlers) =>
     .handle("list", ({ urlParams }) =>
       answerJson(
         Effect.gen(function* () {
+          const { actor, product, since } = yield* singleParams(urlParams)
           const { modelsDir, root } = yield* ProjectContext
-          const { entries, ...head } = yield* auditList({ since: urlParams.since, actor: urlParams.actor, product: urlParams.product, root, modelsDir })
+          const { entries, ...head } = yield* auditList({ since, actor, product, root, modelsDir })
           // The CLI's streamed bytes, whole: the rows written by the same hand-written writer.
           return yield* encodeJsonWithArray(AuditListOutput, { ...head, entries: [] }, "entries", ledgerRowJson, entries)
         })
@@ -35,7 +36,9 @@ export const AuditRoutes = HttpApiBuilder.group(ServeApi, "audit", (handlers) =>
     .handle("scorecard", ({ urlParams }) =>
       answer(
         AuditScorecardOutput,
-        Effect.flatMap(dimension(urlParams.by), (by) => auditScorecard({ by, window: urlParams.window ?? "all" }))
+        Effect.flatMap(singleParams(urlParams), (params) =>
+          Effect.flatMap(dimension(params.by), (by) => auditScorecard({ by, window: params.window ?? "all" }))
+        )
       )
     )
     .handle("custody", ({ path }) =>

@@ -1,6 +1,7 @@
 import { HttpServerResponse } from "@effect/platform"
 import { type Cause, Effect, type Schema } from "effect"
 import { type Served, ServeReads } from "../layers/ServeLayer"
+import { UsageError } from "../commands/errors"
 import { NotImplemented } from "./errors"
 import { type DescribedError, describeCause, describeError } from "../render/errors"
 import { encodeJson } from "../render/json"
@@ -35,6 +36,15 @@ export const answer = <A, I, E>(schema: Schema.Schema<A, I, never>, command: Eff
  */
 export const answerKept = <A, I, E>(route: string, schema: Schema.Schema<A, I, never>, command: Effect.Effect<A, E, Served>) =>
   Effect.flatMap(ServeReads, (reads) => respond(reads.memo(route, Effect.flatMap(command, (value) => encodeJson(schema, value)))))
+
+/** Query parameters each given at most once; a repeated one is a 400 `usage` (which value would win is a guess). */
+export const singleParams = <K extends string>(params: { readonly [P in K]?: string | ReadonlyArray<string> | undefined }) =>
+  Effect.suspend(() => {
+    for (const [name, value] of Object.entries<string | ReadonlyArray<string> | undefined>(params)) {
+      if (typeof value !== "string" && value !== undefined) return Effect.fail(new UsageError({ detail: `query parameter ${name} is given ${value.length} times; give it once` }))
+    }
+    return Effect.succeed(params as { readonly [P in K]?: string | undefined })
+  })
 
 /** A route whose command is not built yet: 501 `not_implemented`, never made-up data (decisions.md 28). */
 export const notBuilt = (feature: string) => errorResponse(describeError(new NotImplemented({ feature })))

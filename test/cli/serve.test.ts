@@ -131,6 +131,25 @@ describe("pcli serve: errors", () => {
     }
   })
 
+  it("a repeated query parameter is 400 usage in our body, not the framework's", async () => {
+    for (const path of ["/api/v1/audit?since=1d&since=2d", "/api/v1/audit/scorecard?by=rule&by=scope", "/api/v1/brief?since=7d&since=7d"]) {
+      const http = await get(path)
+      expect(http.status, path).toBe(400)
+      const body = JSON.parse(http.body)
+      expect(Object.keys(body)).toEqual(["code", "message", "remediation_hint"])
+      expect(body.code).toBe("usage")
+    }
+  })
+
+  it("a pcli.toml that does not load is refused at start-up, as other commands refuse it", async () => {
+    const broken = makeProject({ "pcli.toml": "[policy\nversion = 1\n" })
+    const [serve, show] = await Promise.all([runCli(["serve", "--port", "0"], { cwd: broken }), runCli(["policy", "show"], { cwd: broken })])
+    expect(show.code).not.toBe(0)
+    expect(serve.code).toBe(show.code)
+    expect(serve.stderr).toBe(show.stderr)
+    expect(serve.stderr).toMatch(/^error\[toml-syntax\]/)
+  })
+
   it("an unknown path is 404 with the same body shape", async () => {
     const http = await get("/api/v2/nothing")
     expect(http.status).toBe(404)
