@@ -66,9 +66,8 @@ interface Built {
 }
 
 /** Changes whenever another connection commits to the store (this server never writes it). */
-const dataVersion = Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe<{ data_version: number }>("PRAGMA data_version")).pipe(
-  Effect.map((rows) => Number(rows[0]?.data_version ?? -1))
-)
+const dataVersion = (sql: SqlClient.SqlClient) =>
+  Effect.map(sql.unsafe<{ data_version: number }>("PRAGMA data_version"), (rows) => Number(rows[0]?.data_version ?? -1))
 
 /** Bodies over a remote object tier could change with no local file changing: they are never kept. */
 const onlyLocalInputs = (ctx: Context.Context<ProjectContext>) =>
@@ -138,16 +137,14 @@ export const ServeReadsLayer = (options: GlobalOptions) =>
           Effect.flatMap(currentContext, (b) =>
             b.memoable
               ? Effect.flatMap(b.exit, (ctx) =>
-                  Effect.provide(
-                    Effect.flatMap(Effect.option(dataVersion), (version) => {
-                      if (Option.isNone(version)) return body
-                      const kept = b.bodies.get(route)
-                      if (kept !== undefined && kept.version === version.value) return Effect.succeed(kept.body)
-                      // Read before the body: a commit while it is computed makes the next request compute again.
-                      return Effect.tap(body, (text) => Effect.sync(() => b.bodies.set(route, { version: version.value, body: text })))
-                    }),
-                    ctx
-                  )
+                  // The hit path provides nothing: only a body computed afresh runs on the context.
+                  Effect.flatMap(Effect.option(dataVersion(Context.get(ctx, SqlClient.SqlClient))), (version) => {
+                    if (Option.isNone(version)) return Effect.provide(body, ctx)
+                    const kept = b.bodies.get(route)
+                    if (kept !== undefined && kept.version === version.value) return Effect.succeed(kept.body)
+                    // Read before the body: a commit while it is computed makes the next request compute again.
+                    return Effect.tap(Effect.provide(body, ctx), (text) => Effect.sync(() => b.bodies.set(route, { version: version.value, body: text })))
+                  })
                 )
               : run(body)
           )
