@@ -8,7 +8,7 @@ import { ReviewLayer } from "../layers/GovernLayer"
 import { StateReadLayer } from "../layers/ProjectLayer"
 import { ReportedFailure } from "../render/errors"
 import { auditListTextStream, auditVerifyText, custodyText, scorecardText } from "../render/text/audit"
-import { encodeJsonStreamingArray } from "../render/json"
+import { encodeJsonStreamingArray, ledgerRowJson } from "../render/json"
 import { AuditListOutput, AuditScorecardOutput, AuditVerifyOutput, CustodyOutput } from "../schemas/audit"
 import { LedgerRow } from "../schemas/ledger"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
@@ -73,7 +73,7 @@ export const runAudit = (opts: AuditOptions) =>
             modelsDir
           })
           // Streamed to stdout as rows arrive: memory stays flat however many rows match.
-          const chunks = opts.output === "json" ? encodeJsonStreamingArray(AuditListOutput, head, "entries", LedgerRow, entries) : auditListTextStream(head, entries)
+          const chunks = opts.output === "json" ? encodeJsonStreamingArray(AuditListOutput, head, "entries", ledgerRowJson, entries) : auditListTextStream(head, entries)
           return yield* Stream.runForEach(chunks, writeStdout)
         }
         case "scorecard":

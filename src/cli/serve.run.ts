@@ -4,8 +4,10 @@ import { Deferred, Effect, Exit, Layer, Option, Redacted } from "effect"
 import { isIP } from "node:net"
 import { UsageError } from "../commands/errors"
 import { ServeTokenRequired } from "../http/errors"
+import { lineBatch } from "../http/requestLog"
 import { HttpServeLayer } from "../layers/HttpServeLayer"
 import { Environment } from "../services/Environment/Environment"
+import { resolveProject } from "../services/ProjectConfig/ProjectContext"
 import { type CommonOptions, globalOptions } from "./options"
 
 export interface ServeOptions extends CommonOptions {
@@ -44,7 +46,11 @@ export const runServe = (opts: ServeOptions) =>
     const env = yield* Environment
     const token = Option.fromNullable(env.PCLI_SERVE_TOKEN).pipe(Option.filter((t) => t !== ""), Option.map(Redacted.make))
     if (!isLoopback(opts.host) && Option.isNone(token)) return yield* new ServeTokenRequired({ host: opts.host })
-    const server = HttpServeLayer({ host: opts.host, port: opts.port, token, log }, globalOptions(opts))
+    // A pcli.toml that does not load is refused here, as every command refuses it (a missing one is fine).
+    yield* resolveProject(globalOptions(opts), false)
+    // Under load a write per request line costs a tenth of the server's time: lines go out in batches.
+    const requests = lineBatch(log)
+    const server = HttpServeLayer({ host: opts.host, port: opts.port, token, log: requests.line }, globalOptions(opts))
     // The scope closes on the signal: the server stops accepting, finishes what is in flight, closes the store.
     yield* Effect.scoped(
       Effect.gen(function* () {
@@ -54,6 +60,6 @@ export const runServe = (opts: ServeOptions) =>
         yield* HttpServer.addressFormattedWith((address) => Effect.sync(() => log(`pcli serve: listening on ${address}\n`))).pipe(Effect.provide(built))
         yield* signalled
       })
-    )
+    ).pipe(Effect.ensuring(Effect.sync(requests.flush)))
     log("pcli serve: stopped\n")
   })

@@ -1,5 +1,5 @@
 import { Path } from "@effect/platform"
-import { Chunk, Clock, Effect, Either, Stream } from "effect"
+import { Clock, Effect, Either } from "effect"
 import type { AuditListOutput, AuditVerifyOutput } from "../schemas/audit"
 import { Ledger, type LedgerFilter } from "../services/Ledger/Ledger"
 import { InvalidPrincipalId } from "../services/Principal/Principal"
@@ -35,11 +35,8 @@ export const auditFilter = (input: Omit<AuditListInput, "product">) =>
     return filter
   })
 
-/**
- * `pcli audit [--since] [--actor] [--product]`: the document without its entries, and the entries
- * as a stream (oldest first, filtered in SQL), so a surface can print them as they arrive.
- */
-export const auditListStream = (input: AuditListInput) =>
+/** What every form of `pcli audit` (list) reads: the document without its entries, and the rows' filter. */
+const auditQuery = (input: AuditListInput) =>
   Effect.gen(function* () {
     const ledger = yield* Ledger
     const path = yield* Path.Path
@@ -60,11 +57,15 @@ export const auditListStream = (input: AuditListInput) =>
       entries: [],
       unattributed_skipped: skipped
     }
-    return { head, entries: ledger.query(filter) }
+    return { head, filter, ledger }
   })
 
-/** `pcli audit` as one value (the HTTP route, tests): the streamed entries collected. */
+/**
+ * `pcli audit [--since] [--actor] [--product]`: the document without its entries, and the entries
+ * as a stream (oldest first, filtered in SQL), so a surface can print them as they arrive.
+ */
+export const auditListStream = (input: AuditListInput) => Effect.map(auditQuery(input), ({ filter, head, ledger }) => ({ head, entries: ledger.query(filter) }))
+
+/** `pcli audit` as one value (the HTTP route, MCP, tests): the same rows, collected without a Stream. */
 export const auditList = (input: AuditListInput) =>
-  Effect.flatMap(auditListStream(input), ({ entries, head }) =>
-    Effect.map(Stream.runCollect(entries), (c): AuditListOutput => ({ ...head, entries: Chunk.toReadonlyArray(c) }))
-  )
+  Effect.flatMap(auditQuery(input), ({ filter, head, ledger }) => Effect.map(ledger.list(filter), (entries): AuditListOutput => ({ ...head, entries })))

@@ -10,8 +10,11 @@ import { HealthOutput } from "../schemas/serve"
 // The routes of `pcli serve` as one HttpApi: the router and /api/v1/openapi.json come from this.
 // Handlers answer with the CLI's own bytes (render/json.ts); these schemas document the shapes.
 
+// A repeated parameter decodes as an array, so the handler can refuse it with our own 400 body
+// (`singleParams`) rather than the framework's decode error.
+const QueryValue = Schema.Union(Schema.String, Schema.Array(Schema.String))
 const Query = (fields: ReadonlyArray<string>) =>
-  Schema.Struct(Object.fromEntries(fields.map((f) => [f, Schema.optional(Schema.String)])) as Record<string, Schema.optional<typeof Schema.String>>)
+  Schema.Struct(Object.fromEntries(fields.map((f) => [f, Schema.optional(QueryValue)])) as Record<string, Schema.optional<typeof QueryValue>>)
 
 const Name = Schema.Struct({ name: Schema.String })
 const Subject = Schema.Struct({ subject: Schema.String })

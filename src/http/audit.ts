@@ -7,7 +7,8 @@ import { UsageError } from "../commands/errors"
 import { AuditListOutput, AuditScorecardOutput, CustodyOutput, type ScorecardDimension } from "../schemas/audit"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import { ServeApi } from "./api"
-import { answer } from "./respond"
+import { encodeJsonWithArray, ledgerRowJson } from "../render/json"
+import { answer, answerJson, singleParams } from "./respond"
 
 const DIMENSIONS: ReadonlyArray<ScorecardDimension> = ["principal", "rule", "scope"]
 
@@ -22,17 +23,22 @@ const dimension = (by: string | undefined) =>
 export const AuditRoutes = HttpApiBuilder.group(ServeApi, "audit", (handlers) =>
   handlers
     .handle("list", ({ urlParams }) =>
-      answer(
-        AuditListOutput,
-        Effect.flatMap(ProjectContext, ({ modelsDir, root }) =>
-          auditList({ since: urlParams.since, actor: urlParams.actor, product: urlParams.product, root, modelsDir })
-        )
+      answerJson(
+        Effect.gen(function* () {
+          const { actor, product, since } = yield* singleParams(urlParams)
+          const { modelsDir, root } = yield* ProjectContext
+          const { entries, ...head } = yield* auditList({ since, actor, product, root, modelsDir })
+          // The CLI's streamed bytes, whole: the rows written by the same hand-written writer.
+          return yield* encodeJsonWithArray(AuditListOutput, { ...head, entries: [] }, "entries", ledgerRowJson, entries)
+        })
       )
     )
     .handle("scorecard", ({ urlParams }) =>
       answer(
         AuditScorecardOutput,
-        Effect.flatMap(dimension(urlParams.by), (by) => auditScorecard({ by, window: urlParams.window ?? "all" }))
+        Effect.flatMap(singleParams(urlParams), (params) =>
+          Effect.flatMap(dimension(params.by), (by) => auditScorecard({ by, window: params.window ?? "all" }))
+        )
       )
     )
     .handle("custody", ({ path }) =>

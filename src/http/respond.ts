@@ -1,13 +1,18 @@
 import { HttpServerResponse } from "@effect/platform"
 import { type Cause, Effect, type Schema } from "effect"
 import { type Served, ServeReads } from "../layers/ServeLayer"
+import { UsageError } from "../commands/errors"
 import { NotImplemented } from "./errors"
 import { type DescribedError, describeCause, describeError } from "../render/errors"
 import { encodeJson } from "../render/json"
 import { HttpErrorBody } from "../schemas/serve"
 
-/** A JSON body exactly as render/json.ts wrote it: the same bytes `--output json` prints. */
-export const jsonBytes = (body: string, status = 200) => HttpServerResponse.text(body, { status, contentType: "application/json" })
+/**
+ * A JSON body exactly as render/json.ts wrote it: the same bytes `--output json` prints. Handed to
+ * Node as the string (it writes UTF-8 natively), not copied through a TextEncoder first.
+ */
+export const jsonBytes = (body: string, status = 200) =>
+  HttpServerResponse.raw(body, { status, contentType: "application/json", contentLength: Buffer.byteLength(body) })
 
 /** An error as the error table says: its status, and `{code, message, remediation_hint}`. */
 export const errorResponse = (d: Pick<DescribedError, "code" | "message" | "status" | "remediation_hint">) =>
@@ -15,13 +20,31 @@ export const errorResponse = (d: Pick<DescribedError, "code" | "message" | "stat
 
 export const failureResponse = (cause: Cause.Cause<unknown>) => errorResponse(describeCause(cause))
 
+const respond = <E>(body: Effect.Effect<string, E>) =>
+  Effect.matchCauseEffect(body, { onFailure: failureResponse, onSuccess: (text) => Effect.succeed(jsonBytes(text)) })
+
+/** Runs a read on the server's read context and answers with the JSON text it made (render/json.ts's). */
+export const answerJson = <E>(body: Effect.Effect<string, E, Served>) => Effect.flatMap(ServeReads, (reads) => respond(reads.run(body)))
+
 /** Runs a command on the server's read context and answers with its output encoded as the CLI encodes it. */
 export const answer = <A, I, E>(schema: Schema.Schema<A, I, never>, command: Effect.Effect<A, E, Served>) =>
-  Effect.flatMap(ServeReads, (reads) =>
-    reads.run(Effect.flatMap(command, (value) => encodeJson(schema, value))).pipe(
-      Effect.matchCauseEffect({ onFailure: failureResponse, onSuccess: (body) => Effect.succeed(jsonBytes(body)) })
-    )
-  )
+  answerJson(Effect.flatMap(command, (value) => encodeJson(schema, value)))
+
+/**
+ * As `answer`, for a command whose output depends on pcli.toml and the store alone: its bytes are kept
+ * and answered again until either changes (ServeReads.memo says when that is safe).
+ */
+export const answerKept = <A, I, E>(route: string, schema: Schema.Schema<A, I, never>, command: Effect.Effect<A, E, Served>) =>
+  Effect.flatMap(ServeReads, (reads) => respond(reads.memo(route, Effect.flatMap(command, (value) => encodeJson(schema, value)))))
+
+/** Query parameters each given at most once; a repeated one is a 400 `usage` (which value would win is a guess). */
+export const singleParams = <K extends string>(params: { readonly [P in K]?: string | ReadonlyArray<string> | undefined }) =>
+  Effect.suspend(() => {
+    for (const [name, value] of Object.entries<string | ReadonlyArray<string> | undefined>(params)) {
+      if (typeof value !== "string" && value !== undefined) return Effect.fail(new UsageError({ detail: `query parameter ${name} is given ${value.length} times; give it once` }))
+    }
+    return Effect.succeed(params as { readonly [P in K]?: string | undefined })
+  })
 
 /** A route whose command is not built yet: 501 `not_implemented`, never made-up data (decisions.md 28). */
 export const notBuilt = (feature: string) => errorResponse(describeError(new NotImplemented({ feature })))

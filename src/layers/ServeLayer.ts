@@ -1,7 +1,8 @@
+import { SqlClient } from "@effect/sql"
 import { Context, Effect, ExecutionStrategy, Exit, Layer, Option, Scope } from "effect"
 import { statSync } from "node:fs"
 import { join } from "node:path"
-import { resolveProject } from "../services/ProjectConfig/ProjectContext"
+import { ProjectContext, resolveProject } from "../services/ProjectConfig/ProjectContext"
 import * as Compiler from "../services/Project/compile"
 import { CompileCacheWrites } from "../services/Project/compileCache"
 import { plansLayer } from "./GovernLayer"
@@ -26,6 +27,12 @@ export type Served = ReadServices | Outer
 export interface ServeReadsService {
   /** Runs a read on the current context, rebuilding it first when pcli.toml or the store changed on disk. */
   readonly run: <A, E>(self: Effect.Effect<A, E, Served>) => Effect.Effect<A, E | ReadBuildError>
+  /**
+   * As `run`, for a body that depends on nothing but pcli.toml and the store: the body computed once
+   * is answered again while neither changed (the files' stamps and the store's `PRAGMA data_version`)
+   * and every input is a local file. Failures are never kept.
+   */
+  readonly memo: <E>(route: string, body: Effect.Effect<string, E, Served>) => Effect.Effect<string, E | ReadBuildError>
 }
 
 export class ServeReads extends Context.Tag("pcli/ServeReads")<ServeReads, ServeReadsService>() {}
@@ -52,7 +59,22 @@ interface Built {
   readonly watched: Watched
   readonly exit: Exit.Exit<Context.Context<ReadServices | Outer>, ReadBuildError>
   readonly scope: Scope.CloseableScope
+  /** Bodies kept for this context, each with the store's `data_version` read before it was computed. */
+  readonly bodies: Map<string, { readonly version: number; readonly body: string }>
+  /** False when an input lies outside the watched files (the freeze markers' object tier). */
+  readonly memoable: boolean
 }
+
+/** Changes whenever another connection commits to the store (this server never writes it). */
+const dataVersion = (sql: SqlClient.SqlClient) =>
+  Effect.map(sql.unsafe<{ data_version: number }>("PRAGMA data_version"), (rows) => Number(rows[0]?.data_version ?? -1))
+
+/** Bodies over a remote object tier could change with no local file changing: they are never kept. */
+const onlyLocalInputs = (ctx: Context.Context<ProjectContext>) =>
+  Option.match(Context.get(ctx, ProjectContext).config, {
+    onNone: () => true,
+    onSome: (c) => c.settings.state?.object_store_url === undefined
+  })
 
 /**
  * The server's reads. Opening the store and loading pcli.toml happen once, not per request; a
@@ -88,7 +110,8 @@ export const ServeReadsLayer = (options: GlobalOptions) =>
               Effect.provide(outer)
             )
           )
-          const built: Built = { key, watched, exit, scope }
+          const memoable = Exit.match(exit, { onFailure: () => false, onSuccess: onlyLocalInputs })
+          const built: Built = { key, watched, exit, scope, bodies: new Map(), memoable }
           if (previous !== undefined) yield* Scope.close(previous.scope, Exit.void)
           previous = current
           current = built
@@ -107,8 +130,24 @@ export const ServeReadsLayer = (options: GlobalOptions) =>
       })
 
       yield* currentContext
+      const run = <A, E>(self: Effect.Effect<A, E, Served>) => Effect.flatMap(currentContext, (b) => Effect.flatMap(b.exit, (ctx) => Effect.provide(self, ctx)))
       return ServeReads.of({
-        run: (self) => Effect.flatMap(currentContext, (b) => Effect.flatMap(b.exit, (ctx) => Effect.provide(self, ctx)))
+        run,
+        memo: (route, body) =>
+          Effect.flatMap(currentContext, (b) =>
+            b.memoable
+              ? Effect.flatMap(b.exit, (ctx) =>
+                  // The hit path provides nothing: only a body computed afresh runs on the context.
+                  Effect.flatMap(Effect.option(dataVersion(Context.get(ctx, SqlClient.SqlClient))), (version) => {
+                    if (Option.isNone(version)) return Effect.provide(body, ctx)
+                    const kept = b.bodies.get(route)
+                    if (kept !== undefined && kept.version === version.value) return Effect.succeed(kept.body)
+                    // Read before the body: a commit while it is computed makes the next request compute again.
+                    return Effect.tap(Effect.provide(body, ctx), (text) => Effect.sync(() => b.bodies.set(route, { version: version.value, body: text })))
+                  })
+                )
+              : run(body)
+          )
       })
     })
   )

@@ -1,4 +1,5 @@
 import { Chunk, Effect, Schema, Stream } from "effect"
+import type { LedgerRow } from "../schemas/ledger"
 
 /**
  * The one JSON encoder: Schema-encoded (keys in field order), 2-space indent, trailing
@@ -23,37 +24,83 @@ export const CliErrorDocument = Schema.Struct({ error: Schema.Struct({ code: Sch
 
 export const encodeCliError = (body: ErrorBody) => encodeJson(CliErrorDocument, { error: { code: body.code, message: body.message } })
 
+/** One array item's JSON text; `newline` carries the indentation of the line the item starts on. */
+export type ItemJson<B> = (item: B, newline: string) => string
+
+/** The item writer a schema defines: the reference every hand-written writer is tested against. */
+export const schemaItemJson = <B, J>(itemSchema: Schema.Schema<B, J, never>): ItemJson<B> => {
+  const encode = Schema.encodeSync(itemSchema)
+  return (item, newline) => JSON.stringify(encode(item), null, 2).replace(/\n/g, newline)
+}
+
+const q = JSON.stringify
+
+/** A LedgerRow as `schemaItemJson(LedgerRow)` writes it, built field by field (a row encodes to itself): 3x faster. */
+export const ledgerRowJson: ItemJson<LedgerRow> = (row, newline) => {
+  const at = `,${newline}  `
+  return (
+    `{${newline}  "decision_ref": ${q(row.decision_ref)}${at}"kind": ${q(row.kind)}${at}"timestamp": ${q(row.timestamp)}` +
+    `${at}"principal": ${q(row.principal)}${at}"principal_id": ${q(row.principal_id)}${at}"principal_id_source": ${q(row.principal_id_source)}` +
+    `${at}"principal_id_verified": false${at}"target_principal": ${q(row.target_principal)}${at}"capability": ${q(row.capability)}` +
+    `${at}"model": ${q(row.model)}${at}"effect": ${q(row.effect)}${at}"rule_id": ${q(row.rule_id)}${at}"plan_id": ${q(row.plan_id)}` +
+    `${at}"reason": ${q(row.reason)}${newline}}`
+  )
+}
+
+/** Items of a top-level array sit at depth 2. */
+const ITEM_NEWLINE = "\n    "
+
+/** `encodeJson(schema, head)` split around its single top-level `field: []`, to splice the items in. */
+const aroundArray = <A, I>(schema: Schema.Schema<A, I, never>, head: A, field: string) =>
+  Effect.map(encodeJson(schema, head), (text) => {
+    const marker = `\n  ${JSON.stringify(field)}: []`
+    const at = text.indexOf(marker)
+    if (at < 0 || text.indexOf(marker, at + 1) >= 0) throw new Error(`encodeJson: no single top-level ${field} array`)
+    return { before: `${text.slice(0, at)}\n  ${JSON.stringify(field)}: [`, after: text.slice(at + marker.length) }
+  })
+
+/**
+ * `encodeJson(schema, { ...head, [field]: items })`, byte for byte, with each item written by
+ * `itemJson` (a fast writer where the schema's own is the cost). `head` holds `field` empty.
+ */
+export const encodeJsonWithArray = <A, I, B>(
+  schema: Schema.Schema<A, I, never>,
+  head: A,
+  field: string,
+  itemJson: ItemJson<B>,
+  items: ReadonlyArray<B>
+): Effect.Effect<string> =>
+  Effect.map(aroundArray(schema, head, field), ({ after, before }) => {
+    if (items.length === 0) return `${before}]${after}`
+    let body = ""
+    for (let i = 0; i < items.length; i++) body += `${i === 0 ? ITEM_NEWLINE : `,${ITEM_NEWLINE}`}${itemJson(items[i]!, ITEM_NEWLINE)}`
+    return `${before}${body}\n  ]${after}`
+  })
+
 /**
  * `encodeJson(schema, { ...head, [field]: items })`, byte for byte, as a stream of text chunks: the
  * array's items are encoded as they arrive, so a million-row list never sits in memory. `head`
  * holds the document with `field` empty.
  */
-export const encodeJsonStreamingArray = <A, I, B, J, E, R>(
+export const encodeJsonStreamingArray = <A, I, B, E, R>(
   schema: Schema.Schema<A, I, never>,
   head: A,
   field: string,
-  itemSchema: Schema.Schema<B, J, never>,
+  itemJson: ItemJson<B>,
   items: Stream.Stream<B, E, R>
 ): Stream.Stream<string, E, R> =>
   Stream.unwrap(
-    Effect.map(encodeJson(schema, head), (text) => {
-      const marker = `\n  ${JSON.stringify(field)}: []`
-      const at = text.indexOf(marker)
-      if (at < 0 || text.indexOf(marker, at + 1) >= 0) throw new Error(`encodeJsonStreamingArray: no single top-level ${field} array`)
+    Effect.map(aroundArray(schema, head, field), ({ after, before }) => {
       let emitted = false
-      const encodeItem = Schema.encodeSync(itemSchema)
       const body = items.pipe(
         Stream.map((item) => {
           const first = !emitted
           emitted = true
-          return `${first ? "\n" : ",\n"}    ${JSON.stringify(encodeItem(item), null, 2).replace(/\n/g, "\n    ")}`
+          return `${first ? ITEM_NEWLINE : `,${ITEM_NEWLINE}`}${itemJson(item, ITEM_NEWLINE)}`
         }),
         Stream.grouped(512),
         Stream.map((chunk) => Chunk.join(chunk, ""))
       )
-      return Stream.concat(
-        Stream.make(`${text.slice(0, at)}\n  ${JSON.stringify(field)}: [`),
-        Stream.concat(body, Stream.suspend(() => Stream.make(`${emitted ? "\n  ]" : "]"}${text.slice(at + marker.length)}`)))
-      )
+      return Stream.concat(Stream.make(before), Stream.concat(body, Stream.suspend(() => Stream.make(`${emitted ? "\n  ]" : "]"}${after}`))))
     })
   )

@@ -1,7 +1,10 @@
 import { Effect } from "effect"
 import fc from "fast-check"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { runCli } from "../support/cli"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { appendFileSync, mkdirSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { pathToFileURL } from "node:url"
+import { makeProject, runCli } from "../support/cli"
 import { type Served, seededProject, startServe, treeDigest } from "../support/serve"
 import { setSchemaVersion } from "../support/stateStore"
 import { CURRENT_SCHEMA_VERSION } from "../../src/services/StateStore/migrations"
@@ -107,7 +110,8 @@ describe("pcli serve: each route is byte-equal to the CLI", () => {
 
   it("every request is logged as one line: method, path, status, ms", async () => {
     await get("/api/v1/health")
-    expect(server.stderr()).toMatch(/^GET \/api\/v1\/health 200 \d+\.\dms$/m)
+    // Lines are written in batches, a few milliseconds after their requests.
+    await vi.waitFor(() => expect(server.stderr()).toMatch(/^GET \/api\/v1\/health 200 \d+\.\dms$/m))
   })
 })
 
@@ -125,6 +129,25 @@ describe("pcli serve: errors", () => {
       expect(Object.keys(body)).toEqual(["code", "message", "remediation_hint"])
       expect(body.code).toBe(code)
     }
+  })
+
+  it("a repeated query parameter is 400 usage in our body, not the framework's", async () => {
+    for (const path of ["/api/v1/audit?since=1d&since=2d", "/api/v1/audit/scorecard?by=rule&by=scope", "/api/v1/brief?since=7d&since=7d"]) {
+      const http = await get(path)
+      expect(http.status, path).toBe(400)
+      const body = JSON.parse(http.body)
+      expect(Object.keys(body)).toEqual(["code", "message", "remediation_hint"])
+      expect(body.code).toBe("usage")
+    }
+  })
+
+  it("a pcli.toml that does not load is refused at start-up, as other commands refuse it", async () => {
+    const broken = makeProject({ "pcli.toml": "[policy\nversion = 1\n" })
+    const [serve, show] = await Promise.all([runCli(["serve", "--port", "0"], { cwd: broken }), runCli(["policy", "show"], { cwd: broken })])
+    expect(show.code).not.toBe(0)
+    expect(serve.code).toBe(show.code)
+    expect(serve.stderr).toBe(show.stderr)
+    expect(serve.stderr).toMatch(/^error\[toml-syntax\]/)
   })
 
   it("an unknown path is 404 with the same body shape", async () => {
@@ -146,6 +169,51 @@ describe("pcli serve: errors", () => {
       await s.stop()
     }
     expect(treeDigest(other)).toBe(before)
+  })
+})
+
+describe("pcli serve: a kept body is never stale", () => {
+  const policyAt = async (url: string, cwd: string) => {
+    const [http, out] = await Promise.all([fetch(`${url}/api/v1/policy`).then((r) => r.text()), runCli(["policy", "show", "--output", "json"], { cwd })])
+    expect(http).toBe(out.stdout)
+    return JSON.parse(http) as { freezes: ReadonlyArray<unknown>; rules: ReadonlyArray<unknown>; ledger_head_hash: string }
+  }
+
+  it("policy follows every ledger write and every pcli.toml edit", async () => {
+    const { dir: project } = await seededProject()
+    const s = await startServe(project)
+    try {
+      const first = await policyAt(s.url, project)
+      expect(first.freezes).toHaveLength(0)
+      // Kept: the same bytes again while nothing changed.
+      expect(await (await fetch(`${s.url}/api/v1/policy`)).text()).toBe(JSON.stringify(first, null, 2) + "\n")
+      for (const verb of ["freeze", "unfreeze", "freeze"] as const) {
+        const r = await runCli(["policy", verb, "--principal", "agent", "--scope", "layer=staging", "--reason", "incident 42", "--principal-id", "oncall"], { cwd: project })
+        expect(r.code, r.stderr).toBe(0)
+        expect((await policyAt(s.url, project)).freezes).toHaveLength(verb === "freeze" ? 1 : 0)
+      }
+      appendFileSync(join(project, "pcli.toml"), `\n[[policy.rules]]\nprincipal = "human"\ncapability = "apply"\neffect = "allow"\nscope = { any = true }\n`)
+      expect((await policyAt(s.url, project)).rules).toHaveLength(2)
+    } finally {
+      await s.stop()
+    }
+  })
+
+  it("with freeze markers in an object tier, policy is read afresh: a marker written by hand shows at once", async () => {
+    const objects = makeProject()
+    const project = makeProject({
+      "pcli.toml": `[policy]\nversion = 1\ndefault_agent_effect = "allow"\n\n[state]\nobject_store_url = "${pathToFileURL(objects).href}/"\n`,
+      "models/.keep": ""
+    })
+    const s = await startServe(project)
+    try {
+      expect((await policyAt(s.url, project)).freezes).toHaveLength(0)
+      mkdirSync(join(objects, "freeze"))
+      writeFileSync(join(objects, "freeze", "f1.json"), JSON.stringify({ freeze_id: "f1", principal: "agent", scope: "layer=gold", reason: "by hand", created_at: "2026-01-01T00:00:00.000Z" }))
+      expect((await policyAt(s.url, project)).freezes).toHaveLength(1)
+    } finally {
+      await s.stop()
+    }
   })
 })
 

@@ -3,6 +3,7 @@ import { SqlClient } from "@effect/sql"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Layer, Schema, Stream, TestClock } from "effect"
+import fc from "fast-check"
 import { join } from "node:path"
 import { LedgerRow as LedgerRowSchema } from "../../src/schemas/ledger"
 import { Ledger, type LedgerFilter, type NewLedgerRow } from "../../src/services/Ledger/Ledger"
@@ -101,6 +102,59 @@ describe("Ledger", () => {
       expect((yield* all({ principalId: "carol" })).length).toBe(782)
     }).pipe(Effect.provide(ledgerAt(join(makeProject(), "s.sqlite"))))
   )
+})
+
+describe("Ledger.list is Ledger.query collected", () => {
+  const KINDS = ["evaluation", "escalation", "freeze", "unfreeze", "verification", "approval"] as const
+  // Timestamps out of seq order (clocks step back), ids with and without, few models: every filter matters.
+  const seed = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.forEach([0, 1, 2], (batch) =>
+      sql`INSERT INTO ledger ${sql.insert(
+        Array.from({ length: 800 }, (_, k) => {
+          const i = batch * 800 + k
+          const ts = new Date(Date.UTC(2026, 0, 1) + ((i * 7919) % 2400) * 3_600_000).toISOString()
+          return { decision_ref: `${ts}|p${i % 50}|m${i % 7}|${i}`, kind: KINDS[i % KINDS.length]!, timestamp: ts, principal: i % 2 === 0 ? "agent" : "human", principal_id: i % 5 === 0 ? null : `id${i % 4}`, principal_id_source: i % 5 === 0 ? null : "flag", capability: "apply", model: `m${i % 7}`, effect: i % 3 === 0 ? "deny" : "allow", rule_id: i % 4, plan_id: `p${i % 50}`, reason: "seeded" }
+        })
+      )}`
+    )
+  ).pipe(Effect.orDie)
+
+  const day = fc.integer({ min: -5, max: 105 }).map((d) => new Date(Date.UTC(2026, 0, 1) + d * 86_400_000))
+  const filter: fc.Arbitrary<LedgerFilter> = fc.record(
+    {
+      since: day,
+      until: day,
+      principalId: fc.constantFrom(null, "id1", "id3", "nobody"),
+      models: fc.subarray(["m0", "m3", "m6", "m9"]),
+      kinds: fc.subarray([...KINDS]),
+      planId: fc.constantFrom("p1", "p7", "p99")
+    },
+    { requiredKeys: [] }
+  )
+
+  it("for any filter, the same rows in the same order, across page boundaries", async () => {
+    const path = join(makeProject(), "s.sqlite")
+    await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const ctx = yield* Layer.build(ledgerAt(path))
+          yield* Effect.provide(seed, ctx)
+          const both = (f: LedgerFilter) => Effect.runPromise(Effect.provide(Effect.all([Effect.flatMap(Ledger, (l) => l.list(f)), all(f)]), ctx))
+          const [everything] = yield* Effect.promise(() => both({}))
+          expect(everything.length).toBe(2400)
+          yield* Effect.promise(() =>
+            fc.assert(
+              fc.asyncProperty(filter, async (f) => {
+                const [listed, streamed] = await both(f)
+                expect(listed).toEqual(streamed)
+              }),
+              { numRuns: 150 }
+            )
+          )
+        })
+      )
+    )
+  })
 })
 
 const rawRows = Effect.flatMap(SqlClient.SqlClient, (sql) =>

@@ -1,11 +1,12 @@
-import { Chunk, Effect, Stream } from "effect"
+import { Chunk, Effect, Either, Stream } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { encodeJson, encodeJsonStreamingArray } from "../../src/render/json"
+import { encodeJson, encodeJsonStreamingArray, encodeJsonWithArray, ledgerRowJson, schemaItemJson } from "../../src/render/json"
 import { AuditListOutput } from "../../src/schemas/audit"
 import { LedgerRow } from "../../src/schemas/ledger"
 import { canonicalRow, chainedFields, rowHash, rowHashFromValues, rowHashReference, VERIFY_COLUMNS } from "../../src/services/Ledger/chain"
 import { canonicalJson } from "../../src/services/Artifacts/artifacts"
+import { decodeStored, decodeStoredFast, decodeStoredReference, STORED_COLUMNS, storedObject } from "../../src/services/Ledger/rows"
 
 const text = fc.string({ unit: "binary", maxLength: 40 })
 const row: fc.Arbitrary<LedgerRow> = fc.record({
@@ -37,17 +38,61 @@ describe("report encodings agree with their definitions", () => {
     )
   })
 
-  it("the streamed audit document is encodeJson of the whole document, byte for byte", async () => {
+  it("the streamed and the spliced audit documents are encodeJson of the whole document, byte for byte", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(row, { maxLength: 8 }), fc.nat(5), fc.option(text, { nil: null }), async (entries, skipped, actor) => {
+      fc.asyncProperty(fc.array(row, { maxLength: 8 }), fc.nat(5), fc.option(text, { nil: null }), fc.boolean(), async (entries, skipped, actor, fast) => {
         const head: AuditListOutput = { command: "audit", since: null, actor, product: null, model: null, entries: [], unattributed_skipped: skipped }
+        const itemJson = fast ? ledgerRowJson : schemaItemJson(LedgerRow)
         const whole = await Effect.runPromise(encodeJson(AuditListOutput, { ...head, entries }))
         const streamed = await Effect.runPromise(
-          Stream.runCollect(encodeJsonStreamingArray(AuditListOutput, head, "entries", LedgerRow, Stream.fromIterable(entries))).pipe(Effect.map((c) => Chunk.join(c, "")))
+          Stream.runCollect(encodeJsonStreamingArray(AuditListOutput, head, "entries", itemJson, Stream.fromIterable(entries))).pipe(Effect.map((c) => Chunk.join(c, "")))
         )
         expect(streamed).toBe(whole)
+        expect(await Effect.runPromise(encodeJsonWithArray(AuditListOutput, head, "entries", itemJson, entries))).toBe(whole)
       }),
       { numRuns: 200 }
+    )
+  })
+
+  it("ledgerRowJson writes what the schema writes, at any indentation", () => {
+    const reference = schemaItemJson(LedgerRow)
+    fc.assert(
+      fc.property(row, fc.constantFrom("\n", "\n    ", "\n      "), (r, newline) => {
+        expect(ledgerRowJson(r, newline)).toBe(reference(r, newline))
+      }),
+      { numRuns: 500 }
+    )
+  })
+})
+
+/** A stored value for a column: mostly what the schema accepts, sometimes what it must refuse. */
+const storedValue = (valid: fc.Arbitrary<unknown>) =>
+  fc.oneof(
+    { weight: 8, arbitrary: valid },
+    { weight: 1, arbitrary: fc.constantFrom<unknown>(null, undefined, 0, 1, 1.5, -0, "", "evaluation", "human", "flag", "deny", 2 ** 53, true, false) }
+  )
+
+const storedRow = row.chain((r) =>
+  fc.tuple(...STORED_COLUMNS.map((column) => storedValue(fc.constant(column === "principal_id_verified" ? 0 : r[column])))).map((values) => values as ReadonlyArray<unknown>)
+)
+
+describe("the ledger's row decoder agrees with its schema", () => {
+  it("the fast decoder accepts exactly what the schema accepts, with the same value and key order", () => {
+    fc.assert(
+      fc.property(storedRow, (values) => {
+        const fast = decodeStoredFast(values)
+        const reference = decodeStoredReference(storedObject(values))
+        expect(fast !== undefined, JSON.stringify(values)).toBe(Either.isRight(reference))
+        if (fast !== undefined && Either.isRight(reference)) {
+          expect(fast).toEqual(reference.right)
+          expect(Object.keys(fast)).toEqual(Object.keys(reference.right))
+        }
+        const combined = decodeStored(values)
+        expect(decodeStored([7, ...values], 1)).toEqual(combined)
+        expect(Either.isRight(combined)).toBe(Either.isRight(reference))
+        if (Either.isLeft(combined) && Either.isLeft(reference)) expect(combined.left.message).toBe(reference.left.message)
+      }),
+      { numRuns: 1000 }
     )
   })
 })

@@ -83,8 +83,8 @@ export interface LedgerService {
   /** Evaluation rows at or after `since`, grouped in SQL (a million rows stay a few groups in memory). */
   readonly evaluationGroups: (since: Date | undefined) => Effect.Effect<ReadonlyArray<EvaluationGroup>, LedgerUnavailable>
   /**
-   * The same rows as `query`, collected: one bounded SELECT, paging only past the first page.
-   * What the policy gate reads on every evaluation (usually no rows at all).
+   * The same rows as `query`, collected without a Stream: one bounded SELECT, paging only past the
+   * first page. What the policy gate reads on every evaluation (usually no rows at all).
    */
   readonly list: (filter: LedgerFilter) => Effect.Effect<ReadonlyArray<LedgerRow>, LedgerUnavailable>
   /** Recomputes every row's hash in order (decisions.md 27). */

@@ -1,14 +1,12 @@
 import { SqlClient, type Statement } from "@effect/sql"
-import { Chunk, Clock, Effect, Layer, Option, Schedule, Schema, Stream } from "effect"
-import { type LedgerKind, LedgerRow } from "../../schemas/ledger"
+import { Chunk, Clock, Effect, Either, Layer, Option, Schedule, Stream } from "effect"
+import type { LedgerKind, LedgerRow } from "../../schemas/ledger"
 import { GENESIS_HASH, rowHash } from "./chain"
 import { chainVerifier } from "./verify"
 import { DEFAULT_PARALLEL } from "./verifyParallel"
 import { type EvaluationGroup, Ledger, type OutcomeTally, type LedgerFilter, LedgerUnavailable, type NewLedgerRow } from "./Ledger"
 
-/** A row as SQLite holds it: `principal_id_verified` is the integer 0. */
-const StoredRow = Schema.Struct({ ...LedgerRow.fields, principal_id_verified: Schema.transformLiteral(0, false) })
-const decodeStored = Schema.decodeUnknown(StoredRow)
+import { decodeStored, STORED_COLUMNS } from "./rows"
 
 const PAGE = 1000
 
@@ -82,8 +80,10 @@ export const make = Effect.gen(function* () {
     return conditions
   }
 
+  // Value arrays, not objects: a row costs half as much to read (seq first, then the stored columns).
+  const PAGE_COLUMNS = sql.literal(["seq", ...STORED_COLUMNS].join(", "))
   const page = (filter: LedgerFilter, after: number) =>
-    sql<{ readonly seq: number }>`SELECT * FROM ledger WHERE ${sql.and([sql`seq > ${after}`, ...where(filter)])} ORDER BY seq LIMIT ${PAGE}`
+    sql`SELECT ${PAGE_COLUMNS} FROM ledger WHERE ${sql.and([sql`seq > ${after}`, ...where(filter)])} ORDER BY seq LIMIT ${PAGE}`.values
 
   const count = (filter: LedgerFilter) => {
     const conditions = where(filter)
@@ -121,10 +121,20 @@ export const make = Effect.gen(function* () {
     )
   }
 
-  const decodePage = (rows: ReadonlyArray<{ readonly seq: number }>) =>
-    Effect.forEach(rows, (raw) =>
-      decodeStored(raw).pipe(Effect.mapError((e) => new LedgerUnavailable({ detail: `ledger row ${raw.seq} is malformed: ${e.message.split("\n")[0]}` })))
-    )
+  /** One synchronous pass: a page is decoded whole or fails at its first malformed row. */
+  const decodePage = (rows: ReadonlyArray<ReadonlyArray<unknown>>) =>
+    Effect.suspend(() => {
+      const decoded: Array<LedgerRow> = new Array(rows.length)
+      for (let i = 0; i < rows.length; i++) {
+        const values = rows[i]!
+        const row = decodeStored(values, 1)
+        if (Either.isLeft(row)) {
+          return Effect.fail(new LedgerUnavailable({ detail: `ledger row ${values[0]} is malformed: ${row.left.message.split("\n")[0]}` }))
+        }
+        decoded[i] = row.right
+      }
+      return Effect.succeed(decoded as ReadonlyArray<LedgerRow>)
+    })
 
   /**
    * Where a `since` read starts: no row before the first one at or after `since` can match. The planner
@@ -151,22 +161,26 @@ export const make = Effect.gen(function* () {
             const last = rows[rows.length - 1]
             return [
               Chunk.fromIterable(decoded),
-              rows.length < PAGE || last === undefined ? Option.none<number>() : Option.some(last.seq)
+              rows.length < PAGE || last === undefined ? Option.none<number>() : Option.some(Number(last[0]))
             ] as const
           })
         )
       )
     )
 
+  /** `query` collected, without a Stream (a tenth of a small read's cost): the same start, pages and order. */
   const list = (filter: LedgerFilter): Effect.Effect<ReadonlyArray<LedgerRow>, LedgerUnavailable> =>
-    page(filter, 0).pipe(
-      Effect.mapError(unavailable),
-      Effect.flatMap((rows) =>
-        rows.length < PAGE
-          ? decodePage(rows)
-          : Effect.map(Stream.runCollect(query(filter)), Chunk.toReadonlyArray)
-      )
-    )
+    Effect.gen(function* () {
+      let after = yield* Effect.mapError(startAfter(filter), unavailable)
+      const collected: Array<LedgerRow> = []
+      for (;;) {
+        const rows = yield* Effect.mapError(page(filter, after), unavailable)
+        for (const row of yield* decodePage(rows)) collected.push(row)
+        const last = rows[rows.length - 1]
+        if (rows.length < PAGE || last === undefined) return collected as ReadonlyArray<LedgerRow>
+        after = Number(last[0])
+      }
+    })
 
   const verifier = yield* chainVerifier
 
