@@ -30,8 +30,8 @@ import {
 } from "./RunStore"
 import { memoByKey, mergeResults, type RunOptions, runStatusOf, mintRunId } from "./runOptions"
 import { checkSelection, type SelectionError } from "./selection"
+import { connectionLanes } from "./lanes"
 import {
-  connectionLanes,
   ensureSchemas,
   type BuildError,
   buildModel,
@@ -89,7 +89,7 @@ export const runProject = (
     const rootFailure = new Map<string, string>()
     const contentOutputs = new Map<string, ContentOutput>()
     const executions: Array<ModelExecution> = []
-    const onLane = yield* connectionLanes(options.concurrency)
+    const { onLane, width } = yield* connectionLanes(options.concurrency)
     const states = yield* store.buildStates
     /** Each model's current data version: its last build's, or this run's once it builds. */
     const versions = new Map([...states.values()].map((b) => [b.model_name, b.data_version]))
@@ -212,7 +212,8 @@ export const runProject = (
           return
         }
         yield* emit({ kind: "started", model: name, strategy: model.strategy.type, started: yield* Ref.updateAndGet(started, (x) => x + 1), done: yield* Ref.get(done), total })
-        yield* ensureSchemaOf(model)
+        // On a lane, so a checkpoint never meets a schema being created.
+        yield* Effect.ignore(onLane(ensureSchemaOf(model)))
         const attempts = yield* Ref.make(0)
         const buildWith = (partition: PartitionOptions | undefined) =>
           onLane(buildModel({
@@ -308,7 +309,8 @@ export const runProject = (
       })
 
     for (const layer of layers) {
-      yield* Effect.forEach(layer, runOne, { concurrency: options.concurrency ?? "unbounded", discard: true })
+      // As many models at once as there are lanes: a model starts (and says so) when it has one.
+      yield* Effect.forEach(layer, runOne, { concurrency: options.concurrency ?? width, discard: true })
     }
     const finishedMillis = yield* Clock.currentTimeMillis
     const models = [...executions].sort((a, b) => a.position - b.position)

@@ -1,5 +1,5 @@
 import { FileSystem, Path } from "@effect/platform"
-import { Clock, Data, Effect, Option, Pool } from "effect"
+import { Clock, Data, Effect, Option } from "effect"
 import type { TargetBlock } from "../../schemas/model"
 import { DuckDb } from "../Warehouse/embedded"
 import { type StatementFailed, Warehouse, type WarehouseService } from "../Warehouse/Warehouse"
@@ -94,25 +94,6 @@ export const ensureSchemas = (models: ReadonlyArray<CompiledModel>, created: Set
     )
   )
 
-/** Connections a run keeps open when its concurrency is unbounded: DuckDB's calls queue on libuv's 4 threads beyond that. */
-const defaultLanes = 4
-
-/**
- * One warehouse connection per concurrency lane, for the run's scope: each model build borrows
- * one for all its statements instead of opening a connection per statement. A warehouse
- * without sessions (remote) runs builds as they are.
- */
-export const connectionLanes = (concurrency: number | "unbounded" | undefined) =>
-  Effect.gen(function* () {
-    const wh = yield* Warehouse
-    const session = wh.kind === "embedded" ? wh.session : undefined
-    if (session === undefined) return <A, E, R>(build: Effect.Effect<A, E, R>) => build
-    const size = typeof concurrency === "number" ? Math.max(1, concurrency) : defaultLanes
-    const pool = yield* Pool.make({ acquire: session, size })
-    return <A, E, R>(build: Effect.Effect<A, E, R>): Effect.Effect<A, E | StatementFailed, Exclude<R, Warehouse>> =>
-      Effect.scoped(Effect.flatMap(Pool.get(pool), (lane) => Effect.provideService(build, Warehouse, { ...wh, execute: lane.execute, pinned: true })))
-  })
-
 /** The model's SELECT without trailing semicolons, safe to wrap in parentheses (newline before `)`). */
 export const bodyOf = (sql: string): string => sql.trim().replace(/;+\s*$/, "")
 
@@ -168,6 +149,24 @@ const verify = (model: CompiledModel, candidate: string, sqlAsRun: string) =>
     return [...warnings, ...contractWarnings]
   })
 
+/**
+ * The pinned connection of one build whose first statement also opens its transaction: one
+ * round trip fewer per model. A statement that fails to parse runs nothing, BEGIN included;
+ * the build then fails and its rollback finds nothing open, as before.
+ */
+const openingTransaction = (connection: WarehouseService): WarehouseService => {
+  let opened = false
+  return {
+    ...connection,
+    execute: (sql) =>
+      Effect.suspend(() => {
+        if (opened) return connection.execute(sql)
+        opened = true
+        return connection.execute(`BEGIN TRANSACTION;\n${sql}`)
+      })
+  }
+}
+
 const farFuture = new Date(Date.UTC(9999, 11, 31))
 
 /** Builds one model into a staging table, verifies it, then publishes it; on failure the staging table is dropped. */
@@ -175,21 +174,21 @@ export const buildModel = (
   ctx: BuildContext
 ): Effect.Effect<BuildResult, BuildError, Warehouse | RunStore | FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function* () {
-    const wh = yield* Warehouse
+    const connection = yield* Warehouse
     const model = ctx.model
     const target = model.target
-    const table = physicalName(target, wh.kind)
-    const stage = stagingName(target, wh.kind)
+    const table = physicalName(target, connection.kind)
+    const stage = stagingName(target, connection.kind)
     const strategy = model.strategy
     let sql = bodyOf(model.definition.sql)
 
     // On a pinned connection the whole build is one transaction: one commit per model, and a
     // failure rolls the staged table back with everything else. Content-addressed publishes
     // from another connection, which must see the staged table committed.
-    const transactional = wh.kind === "embedded" && wh.pinned === true && strategy.type !== "content_addressed"
+    const transactional = connection.kind === "embedded" && connection.pinned === true && strategy.type !== "content_addressed"
+    const wh = transactional ? openingTransaction(connection) : connection
     const unpinned: WarehouseService = { ...wh, pinned: false }
-    const dropStage = (transactional ? wh.execute("ROLLBACK") : wh.execute(`DROP TABLE IF EXISTS ${stage}`)).pipe(Effect.ignore)
-    if (transactional) yield* wh.execute("BEGIN TRANSACTION")
+    const dropStage = (transactional ? connection.execute("ROLLBACK") : wh.execute(`DROP TABLE IF EXISTS ${stage}`)).pipe(Effect.ignore)
     const build = Effect.gen(function* () {
       switch (strategy.type) {
         case "full_refresh": {
@@ -282,7 +281,7 @@ export const buildModel = (
         }
       }
     })
-    const result = yield* build.pipe(Effect.tapError(() => dropStage))
+    const result = yield* build.pipe(Effect.provideService(Warehouse, wh), Effect.tapError(() => dropStage))
     return { ...result, sqlAsRun: sql }
   })
 

@@ -38,6 +38,11 @@ export interface WarehouseService {
    * in order on that connection, and a failed one rolls back any transaction it left open.
    */
   readonly session?: Effect.Effect<WarehouseService, StatementFailed, Scope.Scope>
+  /**
+   * The embedded warehouse's write-ahead log: `due` once it has outgrown DuckDB's checkpoint
+   * threshold; `checkpoint` writes it into the database file (call it with no transaction open).
+   */
+  readonly log?: { readonly due: Effect.Effect<boolean>; readonly checkpoint: Effect.Effect<void, StatementFailed> }
   /** True on a `session`'s warehouse: a transaction may span several `execute` calls. */
   readonly pinned?: boolean
 }
