@@ -68,7 +68,8 @@ const measure = (root: string, args: ReadonlyArray<string>, cwd: string): Measur
     `process.on("exit", () => { const u = process.resourceUsage(); require("node:fs").writeFileSync(${JSON.stringify(report)}, JSON.stringify({ cpu: (u.userCPUTime + u.systemCPUTime) / 1000, rss: u.maxRSS / 1024 })) })\n`
   )
   const t0 = performance.now()
-  execFileSync(process.execPath, ["--require", hook, ...args], { cwd, stdio: ["ignore", "ignore", "inherit"], maxBuffer: 1 << 30 })
+  // stderr is kept (pcli's per-model progress lines off a terminal) and shown only when the process fails.
+  execFileSync(process.execPath, ["--require", hook, ...args], { cwd, stdio: ["ignore", "ignore", "pipe"], maxBuffer: 1 << 30 })
   const wall = performance.now() - t0
   const usage = JSON.parse(fs.readFileSync(report, "utf8")) as { cpu: number; rss: number }
   return { wall, ...usage }
