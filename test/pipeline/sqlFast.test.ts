@@ -1,8 +1,7 @@
-import { DuckDBInstance } from "@duckdb/node-api"
+import { sharedDuckDbConnection } from "../support/duckdb"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import * as fc from "fast-check"
-import { afterAll, beforeAll } from "vitest"
 import { fastTableReferences } from "../../src/services/Project/sqlFast"
 import { fastReferencesOf, serializeBatch, type TableRef } from "../../src/services/Project/sqlRefs"
 import { allKeywords } from "../../src/services/Project/sqlTokens"
@@ -12,20 +11,11 @@ import { allKeywords } from "../../src/services/Project/sqlTokens"
  * DuckDB must accept the same text as one SELECT and find exactly the same tables.
  */
 
-let instance: DuckDBInstance
-let connection: Awaited<ReturnType<DuckDBInstance["connect"]>>
-beforeAll(async () => {
-  instance = await DuckDBInstance.create(":memory:")
-  connection = await instance.connect()
-})
-afterAll(() => {
-  connection.closeSync()
-  instance.closeSync()
-})
+const connection = sharedDuckDbConnection()
 
 /** DuckDB's answer for each text: the tables, or its error message. */
 const reference = async (sqls: ReadonlyArray<string>): Promise<Array<Either.Either<ReadonlyArray<TableRef>, string>>> => {
-  const serialized = await serializeBatch(connection, sqls)
+  const serialized = await serializeBatch(connection(), sqls)
   return serialized.map((s) =>
     Either.mapLeft(Effect.runSync(Effect.either(fastReferencesOf(s.json, s.statementCount, "m"))), (e) => e.problems[0]?.detail ?? "?")
   )
@@ -216,7 +206,7 @@ const generated = fc.oneof(
 
 describe("fast SQL reference reader", () => {
   it("knows exactly DuckDB's keywords and their categories", async () => {
-    const reader = await connection.runAndReadAll("SELECT keyword_name, keyword_category FROM duckdb_keywords()")
+    const reader = await connection().runAndReadAll("SELECT keyword_name, keyword_category FROM duckdb_keywords()")
     const duckdb = new Map(reader.getRowsJS().map(([name, category]) => [String(name), String(category)]))
     expect(new Map(allKeywords())).toEqual(duckdb)
   })

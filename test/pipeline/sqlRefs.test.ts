@@ -1,8 +1,7 @@
-import { DuckDBInstance } from "@duckdb/node-api"
+import { sharedDuckDbConnection } from "../support/duckdb"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import * as fc from "fast-check"
-import { afterAll, beforeAll } from "vitest"
 import { scanSerializedStatement, skipValue } from "../../src/services/Project/astScan"
 import {
   fastReferencesOf,
@@ -13,16 +12,7 @@ import {
   type SerializedStatement
 } from "../../src/services/Project/sqlRefs"
 
-let instance: DuckDBInstance
-let connection: Awaited<ReturnType<DuckDBInstance["connect"]>>
-beforeAll(async () => {
-  instance = await DuckDBInstance.create(":memory:")
-  connection = await instance.connect()
-})
-afterAll(() => {
-  connection.closeSync()
-  instance.closeSync()
-})
+const connection = sharedDuckDbConnection()
 
 /** Identifiers including ones that collide with serializer field names or need quoting/escaping. */
 const plainName = fc.constantFrom("a", "b", "Orders", "ORDERS", "base", "x1", "events", "t", "BASE_TABLE", "cte_map", "type")
@@ -80,7 +70,7 @@ const statement = fc.oneof(
 )
 
 const serialize = (sqls: ReadonlyArray<string>): Promise<ReadonlyArray<SerializedStatement>> =>
-  serializeBatch(connection, sqls)
+  serializeBatch(connection(), sqls)
 
 const both = (s: SerializedStatement) => ({
   full: Effect.runSync(Effect.either(referencesOf(s.json, "m"))),
@@ -104,8 +94,8 @@ describe("fast reference extraction", () => {
   it("compact serialization (no null/empty fields) gives the same references and errors as the full one", async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(statement, { minLength: 1, maxLength: 8 }), async (sqls) => {
-        const compact = await serializeBatch(connection, sqls, true)
-        const full = await serializeBatch(connection, sqls, false)
+        const compact = await serializeBatch(connection(), sqls, true)
+        const full = await serializeBatch(connection(), sqls, false)
         for (let i = 0; i < sqls.length; i++) {
           expect(compact[i]!.statementCount).toBe(full[i]!.statementCount)
           expect(both(compact[i]!).fast).toEqual(both(full[i]!).full)
