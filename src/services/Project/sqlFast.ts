@@ -6,379 +6,22 @@
  * it says "unsure" (undefined) and DuckDB parses the text as before, error messages included.
  * DuckDB stays the reference: a property test compares the two on generated SQL.
  */
-import { Kind, keywordCategory, type Token, tokenize } from "./sqlTokens"
+import { makeCursor } from "./sqlCursor"
+import { makeExpressions } from "./sqlExpressions"
+import { fail, unsure, ADD } from "./sqlGrammar"
+import { Kind, keywordCategory, tokenize, type Token } from "./sqlTokens"
 import type { TableRef } from "./sqlRefs"
-
-/** Thrown inside the parser when the text leaves the grammar it knows. */
-const unsure: unique symbol = Symbol("unsure")
-
-/** Type names accepted after `::` and in CAST; those marked take `(n)` / `(p, s)`. */
-const typeNames = new Map<string, number>([
-  ["boolean", 0], ["bool", 0], ["tinyint", 0], ["smallint", 0], ["integer", 0], ["int", 0], ["bigint", 0],
-  ["hugeint", 0], ["utinyint", 0], ["usmallint", 0], ["uinteger", 0], ["ubigint", 0], ["real", 0], ["float", 0],
-  ["double", 0], ["decimal", 2], ["numeric", 2], ["varchar", 1], ["text", 0], ["date", 0], ["time", 0],
-  ["timestamp", 0], ["timestamptz", 0], ["blob", 0], ["uuid", 0], ["json", 0], ["interval", 0]
-])
-/** Units after `INTERVAL 'n'` / `INTERVAL n` and in `extract(unit FROM …)`. */
-const intervalUnits = new Set(["year", "years", "month", "months", "week", "weeks", "day", "days", "hour", "hours", "minute", "minutes", "second", "seconds"])
-/** Words that may precede a string to make a typed literal (`DATE '2024-01-01'`). */
-const typedLiterals = new Set(["date", "timestamp", "time"])
-/** DuckDB's own window functions and the argument counts always accepted with OVER. */
-const windowFunctionArguments = new Map<string, readonly [number, number]>([
-  ["row_number", [0, 0]], ["rank", [0, 0]], ["dense_rank", [0, 0]], ["rank_dense", [0, 0]], ["percent_rank", [0, 0]],
-  ["cume_dist", [0, 0]], ["ntile", [1, 1]], ["lag", [1, 3]], ["lead", [1, 3]], ["first_value", [1, 1]], ["first", [1, 1]],
-  ["last_value", [1, 1]], ["last", [1, 1]], ["nth_value", [2, 2]], ["fill", [1, 1]], ["any_value", [1, 1]]
-])
-const comparison = new Set(["=", "<", ">", "<=", ">=", "<>", "!="])
-
-// Binding powers, after DuckDB's grammar (PostgreSQL's precedence table).
-const OR = 1
-const AND = 2
-const NOT = 3
-const IS = 4
-const COMPARE = 5
-const LIKE = 6
-const CONCAT = 7
-const ADD = 8
-const MUL = 9
-const UNARY = 11
 
 interface Found {
   readonly tables: Array<TableRef>
   readonly ctes: Set<string>
 }
 
-const fail = (): never => {
-  throw unsure
-}
-
+/** One statement: WITH, SELECT cores joined by set operations, ORDER BY / LIMIT; tables read go to `found`. */
 const parseStatement = (tokens: ReadonlyArray<Token>, found: Found): void => {
-  let at = 0
-  let depth = 0
-  const peek = (offset = 0) => tokens[at + offset]!
-  const next = () => tokens[at++]!
-  const isWord = (word: string, offset = 0) => {
-    const t = tokens[at + offset]!
-    return t.kind === Kind.Word && t.lower === word
-  }
-  const isSymbol = (symbol: string, offset = 0) => {
-    const t = tokens[at + offset]!
-    return t.kind === Kind.Symbol && t.text === symbol
-  }
-  const acceptWord = (word: string) => (isWord(word) ? (at++, true) : false)
-  const acceptSymbol = (symbol: string) => (isSymbol(symbol) ? (at++, true) : false)
-  const expectWord = (word: string) => {
-    if (!acceptWord(word)) fail()
-  }
-  const expectSymbol = (symbol: string) => {
-    if (!acceptSymbol(symbol)) fail()
-  }
-  const enter = () => {
-    if (++depth > 64) fail() // deep nesting: DuckDB decides (it has its own depth limits)
-  }
-
-  /** A column id: a plain or quoted identifier, an unreserved or column-name keyword. */
-  const isColId = (t: Token) => {
-    if (t.kind === Kind.Quoted) return true
-    if (t.kind !== Kind.Word) return false
-    const category = keywordCategory(t.lower)
-    return category === undefined || category === "unreserved" || category === "column_name"
-  }
-  const colId = (): string => {
-    const t = next()
-    if (!isColId(t)) fail()
-    return t.text
-  }
-  /** A name after a dot or `AS`: any word (keywords included) or a quoted identifier. */
-  const label = (): string => {
-    const t = next()
-    if (t.kind !== Kind.Word && t.kind !== Kind.Quoted) fail()
-    return t.text
-  }
-  /** A bare column alias: DuckDB takes only a plain identifier there. */
-  const isBareAlias = (t: Token) =>
-    t.kind === Kind.Quoted || (t.kind === Kind.Word && keywordCategory(t.lower) === undefined)
-
-  const commaList = (item: () => void) => {
-    do item()
-    while (acceptSymbol(","))
-  }
-  const nameList = () => {
-    expectSymbol("(")
-    commaList(colId)
-    expectSymbol(")")
-  }
-
-  const typeName = () => {
-    const t = next()
-    if (t.kind !== Kind.Word) fail()
-    const params = typeNames.get(t.lower)
-    if (params === undefined) fail()
-    if (params! > 0 && acceptSymbol("(")) {
-      let count = 0
-      do {
-        if (next().kind !== Kind.Number) fail()
-        count++
-      } while (acceptSymbol(","))
-      if (count > params!) fail()
-      expectSymbol(")")
-    }
-  }
-
-  const sortList = () => {
-    commaList(() => {
-      expression(0)
-      if (!acceptWord("asc")) acceptWord("desc")
-      if (acceptWord("nulls") && !acceptWord("first")) expectWord("last")
-    })
-  }
-
-  const frameBound = (start: boolean) => {
-    if (acceptWord("current")) return expectWord("row")
-    if (acceptWord("unbounded")) return expectWord(start ? "preceding" : "following")
-    expression(ADD)
-    expectWord(start ? "preceding" : "following")
-  }
-
-  const windowSpec = () => {
-    expectSymbol("(")
-    if (acceptWord("partition")) {
-      expectWord("by")
-      commaList(() => expression(0))
-    }
-    if (acceptWord("order")) {
-      expectWord("by")
-      sortList()
-    }
-    if (isWord("rows") || isWord("range")) {
-      at++
-      if (acceptWord("between")) {
-        frameBound(true)
-        expectWord("and")
-        frameBound(false)
-      } else frameBound(true)
-    }
-    expectSymbol(")")
-  }
-
-  /** After `name(`: the arguments, then FILTER and OVER; keyword-named functions take neither `*` nor DISTINCT. */
-  const functionCall = (name: string, plain: boolean, minArgs: number, maxArgs: number) => {
-    let count = 0
-    let star = false
-    let distinct = false
-    if (acceptSymbol("*")) {
-      if (!plain) fail()
-      star = true
-    } else if (!isSymbol(")")) {
-      distinct = acceptWord("distinct")
-      if (distinct && !plain) fail()
-      commaList(() => {
-        expression(0)
-        count++
-      })
-    }
-    expectSymbol(")")
-    if (count < minArgs || count > maxArgs) fail()
-    const filter = acceptWord("filter")
-    if (filter) {
-      expectSymbol("(")
-      expectWord("where")
-      expression(0)
-      expectSymbol(")")
-    }
-    if (acceptWord("over")) {
-      // DuckDB checks window functions while transforming: keep to the forms it always takes.
-      if (filter || distinct) fail()
-      const args = windowFunctionArguments.get(name)
-      if (args !== undefined && (star || count < args[0] || count > args[1])) fail()
-      windowSpec()
-    }
-  }
-
-  const primary = (minPower: number): void => {
-    const t = next()
-    if (t.kind === Kind.Number || t.kind === Kind.String) return
-    if (t.kind === Kind.Symbol) {
-      if (t.text === "-" || t.text === "+") return expression(UNARY)
-      if (t.text !== "(") fail()
-      enter()
-      if (isWord("select") || isWord("with")) selectStatement()
-      else {
-        expression(0)
-        if (isSymbol(",")) fail() // row constructors: DuckDB decides
-      }
-      expectSymbol(")")
-      depth--
-      return
-    }
-    if (t.kind === Kind.Quoted) return columnTail()
-    if (t.kind !== Kind.Word) fail()
-    const category = keywordCategory(t.lower)
-    const following = peek()
-    switch (t.lower) {
-      case "null":
-      case "true":
-      case "false":
-        return
-      case "not":
-        if (minPower > NOT) fail()
-        return expression(NOT)
-      case "case":
-        return caseExpression()
-      case "cast":
-      case "try_cast":
-        expectSymbol("(")
-        expression(0)
-        expectWord("as")
-        typeName()
-        return expectSymbol(")")
-      case "exists":
-        if (!isSymbol("(") || !(isWord("select", 1) || isWord("with", 1))) break
-        at++
-        enter()
-        selectStatement()
-        expectSymbol(")")
-        depth--
-        return
-      case "interval":
-        if (following.kind === Kind.String) {
-          at++
-          if (peek().kind === Kind.Word && intervalUnits.has(peek().lower)) at++
-          return
-        }
-        if (following.kind === Kind.Number && peek(1).kind === Kind.Word && intervalUnits.has(peek(1).lower)) {
-          at += 2
-          return
-        }
-        break
-      case "coalesce":
-        if (!acceptSymbol("(")) break
-        return functionCall(t.lower, false, 1, Infinity)
-      case "nullif":
-        if (!acceptSymbol("(")) break
-        return functionCall(t.lower, false, 2, 2)
-      case "left":
-      case "right":
-        expectSymbol("(")
-        return functionCall(t.lower, false, 0, Infinity)
-      case "extract":
-        if (!acceptSymbol("(")) break
-        if (next().kind !== Kind.Word || !intervalUnits.has(tokens[at - 1]!.lower)) fail()
-        expectWord("from")
-        expression(0)
-        return expectSymbol(")")
-    }
-    if (following.kind === Kind.String) {
-      if (!typedLiterals.has(t.lower)) fail()
-      at++
-      return
-    }
-    if (category === "column_name") {
-      // As a column it is a plain name; with `(` it is special syntax DuckDB decides.
-      if (isSymbol("(")) fail()
-      return columnTail()
-    }
-    if (category !== undefined && category !== "unreserved") fail()
-    if (isSymbol("(")) {
-      if (t.lower === "if" || t.lower === "operator") fail()
-      at++
-      enter()
-      functionCall(t.lower, true, 0, Infinity)
-      depth--
-      return
-    }
-    columnTail()
-  }
-
-  /** After a column's first name: `.field` parts (a method call is left to DuckDB). */
-  const columnTail = () => {
-    while (acceptSymbol(".")) {
-      label()
-      if (isSymbol("(")) fail()
-    }
-  }
-
-  const caseExpression = () => {
-    enter()
-    if (!isWord("when")) expression(0)
-    expectWord("when")
-    do {
-      expression(0)
-      expectWord("then")
-      expression(0)
-    } while (acceptWord("when"))
-    if (acceptWord("else")) expression(0)
-    expectWord("end")
-    depth--
-  }
-
-  /** The operator at the cursor and its binding power, or undefined when the expression ends. */
-  const infix = (): { power: number; nonAssoc: boolean } | undefined => {
-    const t = peek()
-    if (t.kind === Kind.Symbol) {
-      if (comparison.has(t.text)) return { power: COMPARE, nonAssoc: true }
-      if (t.text === "||") return { power: CONCAT, nonAssoc: false }
-      if (t.text === "+" || t.text === "-") return { power: ADD, nonAssoc: false }
-      if (t.text === "*" || t.text === "/" || t.text === "%") return { power: MUL, nonAssoc: false }
-      return undefined
-    }
-    if (t.kind !== Kind.Word) return undefined
-    switch (t.lower) {
-      case "or":
-        return { power: OR, nonAssoc: false }
-      case "and":
-        return { power: AND, nonAssoc: false }
-      case "is":
-        return { power: IS, nonAssoc: true }
-      case "between":
-      case "in":
-      case "like":
-      case "ilike":
-        return { power: LIKE, nonAssoc: true }
-      case "not":
-        return isWord("between", 1) || isWord("in", 1) || isWord("like", 1) || isWord("ilike", 1)
-          ? { power: LIKE, nonAssoc: true }
-          : undefined
-    }
-    return undefined
-  }
-
-  /** Pratt loop: operators binding at least `minPower`; chained non-associative ones are unsure. */
-  const expression = (minPower: number): void => {
-    enter()
-    primary(minPower)
-    while (acceptSymbol("::")) typeName()
-    let last = Infinity
-    for (;;) {
-      const op = infix()
-      if (op === undefined || op.power < minPower) break
-      // A postfix form followed by a tighter operator, or a non-associative chain: DuckDB decides.
-      if (op.power > last || (op.nonAssoc && op.power === last)) fail()
-      const t = next()
-      if (t.kind === Kind.Word && t.lower !== "and" && t.lower !== "or") {
-        if (t.lower === "is") {
-          acceptWord("not")
-          expectWord("null")
-        } else {
-          if (t.lower === "not") next()
-          const word = tokens[at - 1]!.lower
-          if (word === "between") {
-            expression(CONCAT)
-            expectWord("and")
-            expression(CONCAT)
-          } else if (word === "in") {
-            expectSymbol("(")
-            if (isWord("select") || isWord("with")) selectStatement()
-            else commaList(() => expression(0))
-            expectSymbol(")")
-          } else expression(CONCAT)
-        }
-      } else expression(op.power + 1)
-      last = op.power
-    }
-    depth--
-  }
-
+  const c = makeCursor(tokens)
+  const { peek, next, isWord, isSymbol, acceptWord, acceptSymbol, expectWord, expectSymbol, enter, isColId, colId, label, isBareAlias, commaList, nameList, leave } = c
+  const { sortList, expression } = makeExpressions(c, () => selectStatement())
   const tableAlias = () => {
     if (acceptWord("as")) colId()
     else if (isColId(peek())) colId()
@@ -392,7 +35,7 @@ const parseStatement = (tokens: ReadonlyArray<Token>, found: Found): void => {
       enter()
       selectStatement()
       expectSymbol(")")
-      depth--
+      leave()
       return tableAlias()
     }
     if (acceptWord("lateral")) {
@@ -400,7 +43,7 @@ const parseStatement = (tokens: ReadonlyArray<Token>, found: Found): void => {
       enter()
       selectStatement()
       expectSymbol(")")
-      depth--
+      leave()
       return tableAlias()
     }
     const first = next()
@@ -411,11 +54,11 @@ const parseStatement = (tokens: ReadonlyArray<Token>, found: Found): void => {
         // A table function (`range(10)`): its arguments may read tables too.
         if (category !== undefined && category !== "unreserved") fail()
         if (first.lower === "if") fail()
-        at++
+        c.at++
         enter()
         if (!isSymbol(")")) commaList(() => expression(0))
         expectSymbol(")")
-        depth--
+        leave()
         return tableAlias()
       }
     } else if (first.kind !== Kind.Quoted) fail()
@@ -462,12 +105,12 @@ const parseStatement = (tokens: ReadonlyArray<Token>, found: Found): void => {
       const t = peek()
       if ((t.kind === Kind.Word || t.kind === Kind.Quoted) && isSymbol(".", 1) && isSymbol("*", 2)) {
         if (t.kind === Kind.Word && !isColId(t)) fail()
-        at += 3
+        c.at += 3
         return
       }
       expression(0)
       if (acceptWord("as")) label()
-      else if (isBareAlias(peek())) at++
+      else if (isBareAlias(peek())) c.at++
     })
   }
 
@@ -476,7 +119,7 @@ const parseStatement = (tokens: ReadonlyArray<Token>, found: Found): void => {
       enter()
       selectStatement()
       expectSymbol(")")
-      depth--
+      leave()
       return
     }
     expectWord("select")
@@ -516,7 +159,7 @@ const parseStatement = (tokens: ReadonlyArray<Token>, found: Found): void => {
       enter()
       selectStatement()
       expectSymbol(")")
-      depth--
+      leave()
     })
   }
 
