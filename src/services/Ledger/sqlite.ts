@@ -4,6 +4,7 @@ import type { LedgerKind, LedgerRow } from "../../schemas/ledger"
 import { GENESIS_HASH, rowHash } from "./chain"
 import { chainVerifier } from "./verify"
 import { DEFAULT_PARALLEL } from "./verifyParallel"
+import { makeListCache } from "./listCache"
 import { type EvaluationGroup, Ledger, type OutcomeTally, type LedgerFilter, LedgerUnavailable, type NewLedgerRow } from "./Ledger"
 
 import { decodeStored, STORED_COLUMNS } from "./rows"
@@ -60,10 +61,13 @@ export const make = Effect.gen(function* () {
       return stored
     })
 
+  const listCache = makeListCache(sql)
+
   const appendAll = (rows: ReadonlyArray<NewLedgerRow>) =>
     Effect.gen(function* () {
       const timestamp = new Date(yield* Clock.currentTimeMillis).toISOString()
-      return yield* sql.withTransaction(Effect.forEach(rows, (row) => insert(row, timestamp)))
+      yield* listCache.noteWrite
+      return yield* sql.withTransaction(Effect.forEach(rows, (row) => insert(row, timestamp))).pipe(Effect.ensuring(listCache.noteWrite))
     }).pipe(Effect.retry({ while: isBusy, schedule: busyRetry }), Effect.mapError(unavailable))
 
   const append = (row: NewLedgerRow) => Effect.map(appendAll([row]), (stored) => stored[0]!)
@@ -169,7 +173,9 @@ export const make = Effect.gen(function* () {
     )
 
   /** `query` collected, without a Stream (a tenth of a small read's cost): the same start, pages and order. */
-  const list = (filter: LedgerFilter): Effect.Effect<ReadonlyArray<LedgerRow>, LedgerUnavailable> =>
+  const list = (filter: LedgerFilter): Effect.Effect<ReadonlyArray<LedgerRow>, LedgerUnavailable> => listCache.cached(filter, readList(filter))
+
+  const readList = (filter: LedgerFilter): Effect.Effect<ReadonlyArray<LedgerRow>, LedgerUnavailable> =>
     Effect.gen(function* () {
       let after = yield* Effect.mapError(startAfter(filter), unavailable)
       const collected: Array<LedgerRow> = []
