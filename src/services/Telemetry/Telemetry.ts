@@ -12,14 +12,16 @@ export const layerWithProcessor = (spanProcessor: SpanProcessor, serviceName = "
 /**
  * OTLP/HTTP trace export, on only when `OTEL_EXPORTER_OTLP_ENDPOINT` is set (read through
  * Config); the exporter reads the rest of the standard `OTEL_*` variables itself. The
- * OpenTelemetry packages load lazily, so a run without the variable pays nothing for them.
+ * OpenTelemetry packages load lazily, so a run without the variable pays nothing for them, nor
+ * for the spans themselves.
  */
 export const layerFromEnv: Layer.Layer<never> = Layer.unwrapEffect(
   Effect.gen(function* () {
     const endpoint = yield* Config.option(Config.nonEmptyString("OTEL_EXPORTER_OTLP_ENDPOINT")).pipe(
       Effect.orElseSucceed(() => Option.none<string>())
     )
-    if (Option.isNone(endpoint)) return Layer.empty
+    // Nothing exports them: spans are not made at all (@effect/sql alone opens one per statement).
+    if (Option.isNone(endpoint)) return Layer.setTracerEnabled(false)
     const [{ OTLPTraceExporter }, { BatchSpanProcessor }] = yield* Effect.promise(() =>
       Promise.all([import("@opentelemetry/exporter-trace-otlp-http"), import("@opentelemetry/sdk-trace-base")])
     )
