@@ -14,12 +14,14 @@ export const layerWithProcessor = (spanProcessor: SpanProcessor, serviceName = "
  * Config); the exporter reads the rest of the standard `OTEL_*` variables itself. The
  * OpenTelemetry packages load lazily, so a run without the variable pays nothing for them.
  */
+const endpoint = Config.option(Config.nonEmptyString("OTEL_EXPORTER_OTLP_ENDPOINT")).pipe(Effect.orElseSucceed(() => Option.none<string>()))
+
+/** Whether spans are exported anywhere (`OTEL_EXPORTER_OTLP_ENDPOINT` set): without, a span reaches no one. */
+export const exporting: Effect.Effect<boolean> = Effect.map(endpoint, Option.isSome)
+
 export const layerFromEnv: Layer.Layer<never> = Layer.unwrapEffect(
   Effect.gen(function* () {
-    const endpoint = yield* Config.option(Config.nonEmptyString("OTEL_EXPORTER_OTLP_ENDPOINT")).pipe(
-      Effect.orElseSucceed(() => Option.none<string>())
-    )
-    if (Option.isNone(endpoint)) return Layer.empty
+    if (!(yield* exporting)) return Layer.empty
     const [{ OTLPTraceExporter }, { BatchSpanProcessor }] = yield* Effect.promise(() =>
       Promise.all([import("@opentelemetry/exporter-trace-otlp-http"), import("@opentelemetry/sdk-trace-base")])
     )
