@@ -61,11 +61,10 @@ interface Stamps {
 
 const stampsOf = (w: Watched): Stamps => ({ config: stamp(w.config), state: stamp(w.state), wal: stamp(`${w.state}-wal`) })
 
+const keyOf = (s: Stamps) => `${s.config}|${s.state}|${s.wal}`
+
 /** The reference: the watched files as they stand now, read afresh. */
-const fingerprint = (w: Watched) => {
-  const s = stampsOf(w)
-  return `${s.config}|${s.state}|${s.wal}`
-}
+const fingerprint = (w: Watched) => keyOf(stampsOf(w))
 
 /**
  * What one turn of the event loop saw, read at most once and only after every request sharing the
@@ -143,7 +142,7 @@ export const ServeReadsLayer = (options: GlobalOptions) =>
           }
           // Stamped before the build: a change while it runs makes the next request build again.
           const stamps = stampsOf(watched)
-          const key = `${stamps.config}|${stamps.state}|${stamps.wal}`
+          const key = keyOf(stamps)
           const scope = yield* Scope.fork(serverScope, ExecutionStrategy.sequential)
           const exit = yield* Effect.exit(
             Layer.buildWithScope(readLayer(options), scope).pipe(
