@@ -4,7 +4,7 @@ import { NodeContext } from "@effect/platform-node"
 import autocannon from "autocannon"
 import { Effect, Layer } from "effect"
 import { spawn, spawnSync } from "node:child_process"
-import { mkdtempSync } from "node:fs"
+import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import * as LedgerSqlite from "../src/services/Ledger/sqlite"
@@ -76,6 +76,8 @@ const main = async () => {
     for (const [name, path] of routes) results.push([name, await load(`${server.url}${path}`)])
   } finally {
     await server.stop()
+    // The project and its 100,000-row store (about 56 MB) go with the run.
+    rmSync(dir, { recursive: true, force: true })
   }
   const base = results[0]![1].requests.average
   console.log(`ledger: ${ROWS.toLocaleString()} rows; 10 connections, 10 s per route\n`)

@@ -14,6 +14,9 @@ import { HttpErrorBody } from "../schemas/serve"
 export const jsonBytes = (body: string, status = 200) =>
   HttpServerResponse.raw(body, { status, contentType: "application/json", contentLength: Buffer.byteLength(body) })
 
+/** As `jsonBytes`, with the UTF-8 encoded once: for a body that is answered again and again (a kept one). */
+export const jsonBuffer = (body: string, status = 200) => HttpServerResponse.uint8Array(Buffer.from(body, "utf8"), { status, contentType: "application/json" })
+
 /** An error as the error table says: its status, and `{code, message, remediation_hint}`. */
 export const errorResponse = (d: Pick<DescribedError, "code" | "message" | "status" | "remediation_hint">) =>
   Effect.map(encodeJson(HttpErrorBody, { code: d.code, message: d.message, remediation_hint: d.remediation_hint ?? null }), (body) => jsonBytes(body, d.status))
@@ -31,11 +34,16 @@ export const answer = <A, I, E>(schema: Schema.Schema<A, I, never>, command: Eff
   answerJson(Effect.flatMap(command, (value) => encodeJson(schema, value)))
 
 /**
- * As `answer`, for a command whose output depends on pcli.toml and the store alone: its bytes are kept
- * and answered again until either changes (ServeReads.memo says when that is safe).
+ * As `answer`, for a command whose output depends on pcli.toml and the store alone: its response,
+ * bytes encoded once, is kept and answered again until either changes (ServeReads.memo says when).
  */
 export const answerKept = <A, I, E>(route: string, schema: Schema.Schema<A, I, never>, command: Effect.Effect<A, E, Served>) =>
-  Effect.flatMap(ServeReads, (reads) => respond(reads.memo(route, Effect.flatMap(command, (value) => encodeJson(schema, value)))))
+  Effect.flatMap(ServeReads, (reads) =>
+    Effect.catchAllCause(
+      reads.memo(route, Effect.map(Effect.flatMap(command, (value) => encodeJson(schema, value)), (text) => jsonBuffer(text))),
+      failureResponse
+    )
+  )
 
 /** Query parameters each given at most once; a repeated one is a 400 `usage` (which value would win is a guess). */
 export const singleParams = <K extends string>(params: { readonly [P in K]?: string | ReadonlyArray<string> | undefined }) =>

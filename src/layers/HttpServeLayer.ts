@@ -1,4 +1,4 @@
-import { HttpApiBuilder, HttpServer } from "@effect/platform"
+import { HttpApiBuilder, HttpMiddleware, HttpServer } from "@effect/platform"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Effect, Layer, type Option, type Redacted } from "effect"
 import { createServer } from "node:http"
@@ -11,6 +11,7 @@ import { HealthRoutes } from "../http/health"
 import { PolicyRoutes } from "../http/policy"
 import { ProductRoutes } from "../http/products"
 import { DashboardRoutes } from "../http/static"
+import * as Telemetry from "../services/Telemetry/Telemetry"
 import type { GlobalOptions } from "./ProjectLayer"
 import { ServeReadsLayer } from "./ServeLayer"
 
@@ -24,8 +25,7 @@ export interface ServeSettings {
 
 const routes = Layer.mergeAll(PolicyRoutes, AuditRoutes, BriefRoutes, ProductRoutes, HealthRoutes)
 
-/** `pcli serve`: the HttpApi, its OpenAPI document and the dashboard over one read-only context, on Node's HTTP server. */
-export const HttpServeLayer = (settings: ServeSettings, options: GlobalOptions) =>
+const serveLayer = (settings: ServeSettings, options: GlobalOptions) =>
   // As HttpApiBuilder.serve, but the guard wraps the app itself: a middleware passed to serve runs
   // after the server already answered a failure, so its error bodies would never be sent.
   HttpApiBuilder.httpApp.pipe(
@@ -42,3 +42,14 @@ export const HttpServeLayer = (settings: ServeSettings, options: GlobalOptions) 
       )
     )
   )
+
+/**
+ * Each request's `http.server` span (its URL parsed, headers redacted, a dozen attributes) only when
+ * spans are exported: otherwise it is work for no reader, a few percent of a kept route's time.
+ */
+const spansWhenExported = <A, E, R>(layer: Layer.Layer<A, E, R>) =>
+  Layer.unwrapEffect(Effect.map(Telemetry.exporting, (on) => (on ? layer : HttpMiddleware.withTracerDisabledWhen(layer, () => true))))
+
+/** `pcli serve`: the HttpApi, its OpenAPI document and the dashboard over one read-only context, on Node's HTTP server. */
+export const HttpServeLayer = (settings: ServeSettings, options: GlobalOptions) =>
+  spansWhenExported(serveLayer(settings, options))

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Context, Effect, ExecutionStrategy, Exit, Layer, Option, Scope } from "effect"
 import { statSync } from "node:fs"
 import { join } from "node:path"
+import { perTurn, type Seen, seen } from "../platform/perTurn"
 import { ProjectContext, resolveProject } from "../services/ProjectConfig/ProjectContext"
 import * as Compiler from "../services/Project/compile"
 import { CompileCacheWrites } from "../services/Project/compileCache"
@@ -28,20 +29,20 @@ export interface ServeReadsService {
   /** Runs a read on the current context, rebuilding it first when pcli.toml or the store changed on disk. */
   readonly run: <A, E>(self: Effect.Effect<A, E, Served>) => Effect.Effect<A, E | ReadBuildError>
   /**
-   * As `run`, for a body that depends on nothing but pcli.toml and the store: the body computed once
+   * As `run`, for a value that depends on nothing but pcli.toml and the store: the value computed once
    * is answered again while neither changed (the files' stamps and the store's `PRAGMA data_version`)
-   * and every input is a local file. Failures are never kept.
+   * and every input is a local file. Failures are never kept. One route keeps one type of value.
    */
-  readonly memo: <E>(route: string, body: Effect.Effect<string, E, Served>) => Effect.Effect<string, E | ReadBuildError>
+  readonly memo: <A, E>(route: string, body: Effect.Effect<A, E, Served>) => Effect.Effect<A, E | ReadBuildError>
 }
 
 export class ServeReads extends Context.Tag("pcli/ServeReads")<ServeReads, ServeReadsService>() {}
 
-/** Identity of a file as it stands: inode, size, mtime (`-` when absent). */
+/** Identity of a file as it stands: inode, size, mtime (`-` when absent; no exception thrown for that, it is the usual `-wal`). */
 const stamp = (path: string) => {
   try {
-    const s = statSync(path)
-    return `${s.ino}:${s.size}:${s.mtimeMs}`
+    const s = statSync(path, { throwIfNoEntry: false })
+    return s === undefined ? "-" : `${s.ino}:${s.size}:${s.mtimeMs}`
   } catch {
     return "-"
   }
@@ -52,17 +53,48 @@ interface Watched {
   readonly state: string
 }
 
-const fingerprint = (w: Watched) => `${stamp(w.config)}|${stamp(w.state)}|${stamp(`${w.state}-wal`)}`
+interface Stamps {
+  readonly config: string
+  readonly state: string
+  readonly wal: string
+}
+
+const stampsOf = (w: Watched): Stamps => ({ config: stamp(w.config), state: stamp(w.state), wal: stamp(`${w.state}-wal`) })
+
+const keyOf = (s: Stamps) => `${s.config}|${s.state}|${s.wal}`
+
+/** The reference: the watched files as they stand now, read afresh. */
+const fingerprint = (w: Watched) => keyOf(stampsOf(w))
+
+/**
+ * What one turn of the event loop saw, read at most once and only after every request sharing the
+ * turn arrived (platform/perTurn.ts): the watched files' fingerprint, each context's `data_version`.
+ */
+interface Turn {
+  readonly fingerprint: (w: Watched) => string
+  readonly versions: Seen
+}
+
+const newTurn = (): Turn => {
+  const files = seen()
+  return { fingerprint: (w) => files.once(w, fingerprint), versions: seen() }
+}
 
 interface Built {
   readonly key: string
   readonly watched: Watched
   readonly exit: Exit.Exit<Context.Context<ReadServices | Outer>, ReadBuildError>
   readonly scope: Scope.CloseableScope
-  /** Bodies kept for this context, each with the store's `data_version` read before it was computed. */
-  readonly bodies: Map<string, { readonly version: number; readonly body: string }>
+  /** Values kept for this context, each with the store's `data_version` read before it was computed. */
+  readonly kept: Map<string, { readonly version: number; readonly value: unknown }>
   /** False when an input lies outside the watched files (the freeze markers' object tier). */
   readonly memoable: boolean
+  /**
+   * True when a `-wal` stood beside the store as it was stamped: the store may then be open the
+   * ordinary way, where commits show in `data_version` only. With none it was opened `immutable`,
+   * and any write makes a `-wal`, which changes the stamps; `data_version` would never move.
+   */
+  readonly versioned: boolean
 }
 
 /** Changes whenever another connection commits to the store (this server never writes it). */
@@ -76,10 +108,17 @@ const onlyLocalInputs = (ctx: Context.Context<ProjectContext>) =>
     onSome: (c) => c.settings.state?.object_store_url === undefined
   })
 
+/** The store's `data_version` as one turn saw it, read at most once per turn and context; none when it cannot be read. */
+const versionIn = (turn: Turn, b: Built, ctx: Context.Context<SqlClient.SqlClient>): Effect.Effect<Option.Option<number>> =>
+  b.versioned
+    ? turn.versions.once(b, () => Effect.runSync(Effect.cached(Effect.option(dataVersion(Context.get(ctx, SqlClient.SqlClient))))))
+    : Effect.succeed(Option.some(0))
+
 /**
  * The server's reads. Opening the store and loading pcli.toml happen once, not per request; a
- * request only stats the config, the store and its `-wal`, and when any changed the context is
- * built again, so a response never differs from what `pcli <cmd>` would print at that moment.
+ * request only looks at the stamps of the config, the store and its `-wal` (read once per turn of
+ * the event loop for all the requests that arrived in it, after they arrived), and when any changed
+ * the context is built again, so a response never differs from what `pcli <cmd>` would print then.
  */
 export const ServeReadsLayer = (options: GlobalOptions) =>
   Layer.scoped(
@@ -102,7 +141,8 @@ export const ServeReadsLayer = (options: GlobalOptions) =>
             watched = { config: Option.match(p.config, { onNone: () => join(p.root, "pcli.toml"), onSome: (c) => c.file }), state: p.state.path }
           }
           // Stamped before the build: a change while it runs makes the next request build again.
-          const key = fingerprint(watched)
+          const stamps = stampsOf(watched)
+          const key = keyOf(stamps)
           const scope = yield* Scope.fork(serverScope, ExecutionStrategy.sequential)
           const exit = yield* Effect.exit(
             Layer.buildWithScope(readLayer(options), scope).pipe(
@@ -111,39 +151,42 @@ export const ServeReadsLayer = (options: GlobalOptions) =>
             )
           )
           const memoable = Exit.match(exit, { onFailure: () => false, onSuccess: onlyLocalInputs })
-          const built: Built = { key, watched, exit, scope, bodies: new Map(), memoable }
+          const built: Built = { key, watched, exit, scope, kept: new Map(), memoable, versioned: stamps.wal !== "-" }
           if (previous !== undefined) yield* Scope.close(previous.scope, Exit.void)
           previous = current
           current = built
           return built
         })
 
-      const currentContext = Effect.suspend(() => {
+      const turns = perTurn(newTurn)
+      const currentContext = Effect.flatMap(turns, (turn) => {
         const c = current
-        if (c !== undefined && fingerprint(c.watched) === c.key) return Effect.succeed(c)
+        if (c !== undefined && turn.fingerprint(c.watched) === c.key) return Effect.succeed([c, turn] as const)
         return lock.withPermits(1)(
           Effect.suspend(() => {
+            // Read afresh under the lock: another request may have rebuilt already.
             const again = current
-            return again !== undefined && fingerprint(again.watched) === again.key ? Effect.succeed(again) : build
+            const ready = again !== undefined && fingerprint(again.watched) === again.key ? Effect.succeed(again) : build
+            return Effect.map(ready, (b) => [b, turn] as const)
           })
         )
       })
 
       yield* currentContext
-      const run = <A, E>(self: Effect.Effect<A, E, Served>) => Effect.flatMap(currentContext, (b) => Effect.flatMap(b.exit, (ctx) => Effect.provide(self, ctx)))
+      const run = <A, E>(self: Effect.Effect<A, E, Served>) => Effect.flatMap(currentContext, ([b]) => Effect.flatMap(b.exit, (ctx) => Effect.provide(self, ctx)))
       return ServeReads.of({
         run,
-        memo: (route, body) =>
-          Effect.flatMap(currentContext, (b) =>
+        memo: <A, E>(route: string, body: Effect.Effect<A, E, Served>) =>
+          Effect.flatMap(currentContext, ([b, turn]) =>
             b.memoable
               ? Effect.flatMap(b.exit, (ctx) =>
-                  // The hit path provides nothing: only a body computed afresh runs on the context.
-                  Effect.flatMap(Effect.option(dataVersion(Context.get(ctx, SqlClient.SqlClient))), (version) => {
+                  // The hit path provides nothing: only a value computed afresh runs on the context.
+                  Effect.flatMap(versionIn(turn, b, ctx), (version) => {
                     if (Option.isNone(version)) return Effect.provide(body, ctx)
-                    const kept = b.bodies.get(route)
-                    if (kept !== undefined && kept.version === version.value) return Effect.succeed(kept.body)
-                    // Read before the body: a commit while it is computed makes the next request compute again.
-                    return Effect.tap(Effect.provide(body, ctx), (text) => Effect.sync(() => b.bodies.set(route, { version: version.value, body: text })))
+                    const kept = b.kept.get(route)
+                    if (kept !== undefined && kept.version === version.value) return Effect.succeed(kept.value as A)
+                    // Read before the value: a commit while it is computed makes the next request compute again.
+                    return Effect.tap(Effect.provide(body, ctx), (value) => Effect.sync(() => b.kept.set(route, { version: version.value, value })))
                   })
                 )
               : run(body)

@@ -1,7 +1,8 @@
 import { Effect } from "effect"
 import fc from "fast-check"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
-import { appendFileSync, mkdirSync, writeFileSync } from "node:fs"
+import { spawn } from "node:child_process"
+import { appendFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
 import { makeProject, runCli } from "../support/cli"
@@ -196,6 +197,34 @@ describe("pcli serve: a kept body is never stale", () => {
       expect((await policyAt(s.url, project)).rules).toHaveLength(2)
     } finally {
       await s.stop()
+    }
+  })
+
+  it("with a writer holding the store open (its -wal stays), every commit shows in the next answers, also to requests sent together", async () => {
+    const { dir: project, store } = await seededProject()
+    // A second connection that stays open: the -wal outlives each CLI write, so the server opens the store the ordinary way.
+    const holder = spawn("sqlite3", [store], { stdio: ["pipe", "pipe", "inherit"] })
+    const opened = new Promise<void>((done) => holder.stdout.setEncoding("utf8").once("data", () => done()))
+    holder.stdin.write("SELECT count(*) FROM ledger;\n")
+    await opened
+    expect(existsSync(`${store}-wal`)).toBe(true)
+    const s = await startServe(project)
+    try {
+      expect((await policyAt(s.url, project)).freezes).toHaveLength(0)
+      for (const verb of ["freeze", "unfreeze", "freeze"] as const) {
+        const r = await runCli(["policy", verb, "--principal", "agent", "--scope", "layer=staging", "--reason", "incident 7", "--principal-id", "oncall"], { cwd: project })
+        expect(r.code, r.stderr).toBe(0)
+        expect(existsSync(`${store}-wal`)).toBe(true)
+        const expected = (await runCli(["policy", "show", "--output", "json"], { cwd: project })).stdout
+        // Sent at once, so most share one look at the files: each must still see the commit.
+        const bodies = await Promise.all(Array.from({ length: 12 }, () => fetch(`${s.url}/api/v1/policy`).then((res) => res.text())))
+        for (const body of bodies) expect(body).toBe(expected)
+        expect(JSON.parse(expected).freezes).toHaveLength(verb === "freeze" ? 1 : 0)
+      }
+    } finally {
+      await s.stop()
+      holder.stdin.end()
+      await new Promise((done) => holder.once("exit", done))
     }
   })
 

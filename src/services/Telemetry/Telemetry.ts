@@ -15,13 +15,15 @@ export const layerWithProcessor = (spanProcessor: SpanProcessor, serviceName = "
  * OpenTelemetry packages load lazily, so a run without the variable pays nothing for them, nor
  * for the spans themselves.
  */
+const endpoint = Config.option(Config.nonEmptyString("OTEL_EXPORTER_OTLP_ENDPOINT")).pipe(Effect.orElseSucceed(() => Option.none<string>()))
+
+/** Whether spans are exported anywhere (`OTEL_EXPORTER_OTLP_ENDPOINT` set): without, a span reaches no one. */
+export const exporting: Effect.Effect<boolean> = Effect.map(endpoint, Option.isSome)
+
 export const layerFromEnv: Layer.Layer<never> = Layer.unwrapEffect(
   Effect.gen(function* () {
-    const endpoint = yield* Config.option(Config.nonEmptyString("OTEL_EXPORTER_OTLP_ENDPOINT")).pipe(
-      Effect.orElseSucceed(() => Option.none<string>())
-    )
     // Nothing exports them: spans are not made at all (@effect/sql alone opens one per statement).
-    if (Option.isNone(endpoint)) return Layer.setTracerEnabled(false)
+    if (!(yield* exporting)) return Layer.setTracerEnabled(false)
     const [{ OTLPTraceExporter }, { BatchSpanProcessor }] = yield* Effect.promise(() =>
       Promise.all([import("@opentelemetry/exporter-trace-otlp-http"), import("@opentelemetry/sdk-trace-base")])
     )
