@@ -42,6 +42,8 @@ const common = {
 }
 
 await build({ ...common, entryPoints: ["src/main.ts"], outfile: "dist/pcli-bundle.cjs" })
+// The light entry: policy check, policy show and validate without @effect/cli or any other command.
+await build({ ...common, entryPoints: ["src/light.ts"], outfile: "dist/pcli-light.cjs" })
 // What the bin runs first: the argv reader over the command manifest (no @effect/cli runtime).
 await build({ ...common, entryPoints: ["src/dispatch.ts"], outfile: "dist/pcli-dispatch.cjs" })
 // The command manifest (every command's shape and --help text), made by the real command tree.
@@ -81,6 +83,7 @@ copyFileSync("scripts/loader.cjs", "dist/pcli.cjs")
 chmodSync("dist/pcli.cjs", 0o755)
 rmSync("dist/pcli-bundle.v8cache", { force: true })
 rmSync("dist/pcli-bundle.policy.v8cache", { force: true })
+rmSync("dist/pcli-light.v8cache", { force: true })
 // Made by a real command (parse, layers, config, output) on the sample project: `--help` is answered
 // before the bundle loads, so it cannot make one.
 execFileSync(process.execPath, ["../../dist/pcli.cjs", "validate"], { cwd: "examples/sample", stdio: "ignore" })
@@ -91,8 +94,10 @@ try {
   execFileSync(process.execPath, [bin, "playground", "pg"], { cwd: playground, stdio: "ignore" })
   const check = [bin, "policy", "check", "--principal", "agent", "--capability", "apply", "--model", "stg_orders"]
   execFileSync(process.execPath, check, { cwd: join(playground, "pg"), stdio: "ignore" })
-  rmSync("dist/pcli-bundle.policy.v8cache", { force: true })
+  rmSync("dist/pcli-light.v8cache", { force: true })
   execFileSync(process.execPath, check, { cwd: join(playground, "pg"), stdio: "ignore" })
+  // The full bundle's policy cache: the same check in a form the light entry leaves to the bundle (`--output=text`).
+  execFileSync(process.execPath, [...check, "--output=text"], { cwd: join(playground, "pg"), stdio: "ignore" })
 } finally {
   rmSync(playground, { recursive: true, force: true })
 }

@@ -15,7 +15,7 @@ import { policyUnfreeze } from "../commands/policyUnfreeze"
 import { checkText, freezeText, showText, testText } from "../render/text/policy"
 import { Principal } from "../services/Principal/Principal"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
-import { type CommonOptions, globalOptions } from "./options"
+import { type CommonOptions, globalOptions } from "./globalOptions"
 import { emit, writeStderr } from "./output"
 
 export interface CheckOptions extends CommonOptions {
