@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 // The pcli bin: reads the command line against the build-time command manifest (src/dispatch.ts),
-// which answers --help without a bundle; otherwise runs the bundle it names (the light entry for
-// policy check/show and validate, else the full one) with a V8 code cache
+// which answers --help without a bundle; otherwise runs the bundle it names (a light entry for
+// policy check, policy show or validate, else the full one) with a V8 code cache
 // (Node 20 has no module compile cache), which saves most of the bundle's compile time at every start.
 "use strict"
 const { readFileSync, writeFileSync } = require("node:fs")
 const { join } = require("node:path")
 
-let handOver = "bundle"
+let handOver = "pcli-bundle"
 try {
   handOver = require("./pcli-dispatch.cjs").dispatch(__dirname, process.argv.slice(2))
 } catch {
@@ -18,7 +18,7 @@ const source = (name) => {
   try {
     return [name, readFileSync(join(__dirname, `${name}.cjs`), "utf8")]
   } catch {
-    // No light entry (a partial build): the bundle reads the command line itself.
+    // No light entry (a partial build): the full bundle runs the line.
     return ["pcli-bundle", readFileSync(join(__dirname, "pcli-bundle.cjs"), "utf8")]
   }
 }
@@ -26,7 +26,7 @@ const source = (name) => {
 if (handOver !== undefined) {
   const Module = require("node:module")
   const vm = require("node:vm")
-  const [name, code] = source(handOver === "light" ? "pcli-light" : "pcli-bundle")
+  const [name, code] = source(handOver)
   const bundle = join(__dirname, `${name}.cjs`)
   // The full bundle's policy commands have their own cache (made by `policy test` at build time), with the functions they run compiled.
   const line = globalThis[Symbol.for("pcli/commandLine")]

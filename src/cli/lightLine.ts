@@ -1,6 +1,6 @@
 // The light commands (policy check, policy show, validate) read without @effect/cli: the bin sends
-// a command line here after argv.ts has read it, and runs the light entry (src/light.ts) when this
-// reads it fully. Anything unusual (a positional word, `--flag=value`, a value starting with `-`,
+// a command line here after argv.ts has read it, and runs the command's light entry (src/light/) when
+// this reads it fully. Anything unusual (a positional word, `--flag=value`, a value starting with `-`,
 // a missing required flag, a built-in flag) is left to the full bundle, so its errors stay its own.
 // test/cli/lightLine.property.test.ts checks every reading against @effect/cli's.
 
@@ -14,6 +14,13 @@ const LIGHT = {
 } as const satisfies Record<string, { readonly flags: ReadonlyArray<string>; readonly required: ReadonlyArray<string> }>
 
 export type LightCommand = keyof typeof LIGHT
+
+/** Each light command's bundle in dist/ (built from src/light/<entry>.ts by scripts/build.mjs). */
+export const LIGHT_BUNDLES: Readonly<Record<LightCommand, string>> = {
+  "policy check": "pcli-policy-check",
+  "policy show": "pcli-policy-show",
+  validate: "pcli-validate"
+}
 
 /** A light command line, read: the command and each given flag's value by flag name. */
 export interface LightLine {
