@@ -2,7 +2,7 @@
 import { Effect } from "effect"
 import { policyCheck } from "../commands/policyCheck"
 import { policyShow } from "../commands/policyShow"
-import { PolicyReadLayer } from "../layers/ProjectLayer"
+import { PolicyQueryLayer } from "../layers/ProjectLayer"
 import { checkText, showText } from "../render/text/policy"
 import { PolicyCheckOutput, PolicyShowOutput } from "../schemas/policy-output"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
@@ -20,10 +20,10 @@ export const runCheck = (opts: CheckOptions) =>
     const { modelsDir } = yield* ProjectContext
     const out = yield* policyCheck({ principal: opts.principal, capability: opts.capability, model: opts.model, modelsDir })
     yield* emit(opts.output, PolicyCheckOutput, out, checkText)
-  }).pipe(Effect.provide(PolicyReadLayer(globalOptions(opts))))
+  }).pipe(Effect.provide(PolicyQueryLayer(globalOptions(opts))))
 
 export const runShow = (opts: CommonOptions) =>
   Effect.gen(function* () {
     const out = yield* policyShow
     yield* emit(opts.output, PolicyShowOutput, out, (o) => `${showText(o).replace(/\n$/, "")}\nledger head: ${o.ledger_head_hash}`)
-  }).pipe(Effect.provide(PolicyReadLayer(globalOptions(opts))))
+  }).pipe(Effect.provide(PolicyQueryLayer(globalOptions(opts))))
