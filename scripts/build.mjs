@@ -94,7 +94,7 @@ rmSync("dist/pcli-bundle.policy.v8cache", { force: true })
 execFileSync(process.execPath, ["../../dist/pcli.cjs", "validate", "--output=text"], { cwd: "examples/sample", stdio: "ignore" })
 // The light validate's cache, made the same way.
 execFileSync(process.execPath, ["../../dist/pcli.cjs", "validate"], { cwd: "examples/sample", stdio: "ignore" })
-// The policy commands' cache: `policy check` on a playground whose compile cache is warm (its usual case).
+// The policy caches: `policy check` (light, then the full bundle's) and `policy show` on a playground whose compile cache is warm (its usual case).
 const playground = mkdtempSync(join(tmpdir(), "pcli-build-"))
 try {
   const bin = resolve("dist/pcli.cjs")
