@@ -26,8 +26,10 @@ const common = {
   define: { PCLI_VERSION: JSON.stringify(pkg.version), PCLI_BUILD: JSON.stringify(buildId) },
   external: [
     "better-sqlite3",
-    // Loaded by path in the `audit --verify` workers (verifyParallel.ts), never bundled.
+    // Loaded by path in the `audit --verify` workers (verifyParallel.ts), never bundled; the whole
+    // package (every algorithm's WASM) only when a verify first needs it.
     "hash-wasm/dist/blake3.umd.min.js",
+    "hash-wasm",
     "@duckdb/*",
     "ioredis",
     "@aws-sdk/*",
@@ -42,6 +44,12 @@ const common = {
 }
 
 await build({ ...common, entryPoints: ["src/main.ts"], outfile: "dist/pcli-bundle.cjs" })
+// The light entries (src/cli/lightLine.ts names them): one command each, without @effect/cli or any other command.
+const lightEntries = { "pcli-policy-check": "policyCheck", "pcli-policy-show": "policyShow", "pcli-validate": "validate" }
+for (const [name, entry] of Object.entries(lightEntries)) {
+  await build({ ...common, entryPoints: [`src/light/${entry}.ts`], outfile: `dist/${name}.cjs` })
+  rmSync(`dist/${name}.v8cache`, { force: true })
+}
 // What the bin runs first: the argv reader over the command manifest (no @effect/cli runtime).
 await build({ ...common, entryPoints: ["src/dispatch.ts"], outfile: "dist/pcli-dispatch.cjs" })
 // The command manifest (every command's shape and --help text), made by the real command tree.
@@ -83,16 +91,21 @@ rmSync("dist/pcli-bundle.v8cache", { force: true })
 rmSync("dist/pcli-bundle.policy.v8cache", { force: true })
 // Made by a real command (parse, layers, config, output) on the sample project: `--help` is answered
 // before the bundle loads, so it cannot make one.
+execFileSync(process.execPath, ["../../dist/pcli.cjs", "validate", "--output=text"], { cwd: "examples/sample", stdio: "ignore" })
+// The light validate's cache, made the same way.
 execFileSync(process.execPath, ["../../dist/pcli.cjs", "validate"], { cwd: "examples/sample", stdio: "ignore" })
-// The policy commands' cache: `policy check` on a playground whose compile cache is warm (its usual case).
+// The policy caches: `policy check` (light, then the full bundle's) and `policy show` on a playground whose compile cache is warm (its usual case).
 const playground = mkdtempSync(join(tmpdir(), "pcli-build-"))
 try {
   const bin = resolve("dist/pcli.cjs")
   execFileSync(process.execPath, [bin, "playground", "pg"], { cwd: playground, stdio: "ignore" })
   const check = [bin, "policy", "check", "--principal", "agent", "--capability", "apply", "--model", "stg_orders"]
   execFileSync(process.execPath, check, { cwd: join(playground, "pg"), stdio: "ignore" })
-  rmSync("dist/pcli-bundle.policy.v8cache", { force: true })
+  rmSync("dist/pcli-policy-check.v8cache", { force: true })
   execFileSync(process.execPath, check, { cwd: join(playground, "pg"), stdio: "ignore" })
+  execFileSync(process.execPath, [bin, "policy", "show"], { cwd: join(playground, "pg"), stdio: "ignore" })
+  // The full bundle's policy cache: the same check in a form the light entry leaves to the bundle (`--output=text`).
+  execFileSync(process.execPath, [...check, "--output=text"], { cwd: join(playground, "pg"), stdio: "ignore" })
 } finally {
   rmSync(playground, { recursive: true, force: true })
 }

@@ -1,32 +1,43 @@
 #!/usr/bin/env node
 // The pcli bin: reads the command line against the build-time command manifest (src/dispatch.ts),
-// which answers --help without the bundle; otherwise runs the bundle with a V8 code cache
+// which answers --help without a bundle; otherwise runs the bundle it names (a light entry for
+// policy check, policy show or validate, else the full one) with a V8 code cache
 // (Node 20 has no module compile cache), which saves most of the bundle's compile time at every start.
 "use strict"
 const { readFileSync, writeFileSync } = require("node:fs")
 const { join } = require("node:path")
 
-let handOver = true
+let handOver = "pcli-bundle"
 try {
   handOver = require("./pcli-dispatch.cjs").dispatch(__dirname, process.argv.slice(2))
 } catch {
   // No manifest (a partial build): the bundle reads the command line itself.
 }
 
-if (handOver) {
+const source = (name) => {
+  try {
+    return [name, readFileSync(join(__dirname, `${name}.cjs`), "utf8")]
+  } catch {
+    // No light entry (a partial build): the full bundle runs the line.
+    return ["pcli-bundle", readFileSync(join(__dirname, "pcli-bundle.cjs"), "utf8")]
+  }
+}
+
+if (handOver !== undefined) {
   const Module = require("node:module")
   const vm = require("node:vm")
-  const bundle = join(__dirname, "pcli-bundle.cjs")
-  // The policy commands have their own cache (made by `policy check` at build time), with the functions they run compiled.
+  const [name, code] = source(handOver)
+  const bundle = join(__dirname, `${name}.cjs`)
+  // The full bundle's policy commands have their own cache (made by `policy test` at build time), with the functions they run compiled.
   const line = globalThis[Symbol.for("pcli/commandLine")]
-  const group = line !== undefined && line._tag === "Run" && line.argv[0] === "policy" ? "policy." : ""
-  const cacheFile = join(__dirname, `pcli-bundle.${group}v8cache`)
+  const group = name === "pcli-bundle" && line !== undefined && line._tag === "Run" && line.argv[0] === "policy" ? "policy." : ""
+  const cacheFile = join(__dirname, `${name}.${group}v8cache`)
   let cachedData
   try {
     cachedData = readFileSync(cacheFile)
   } catch {}
   // The bundle holds no `import()` (the build turns lazy loads into `require`), so no loader hook is needed.
-  const script = new vm.Script(Module.wrap(readFileSync(bundle, "utf8")), { filename: bundle, cachedData })
+  const script = new vm.Script(Module.wrap(code), { filename: bundle, cachedData })
   if (cachedData === undefined || script.cachedDataRejected) {
     // Another Node version or a first run: refresh the cache once the command is done.
     process.once("beforeExit", () => {

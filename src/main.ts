@@ -1,6 +1,6 @@
 import { Command } from "@effect/cli"
 import { Cause, Effect, Exit, Option } from "effect"
-import { type CommandLine, readCommandLine, wantsJson } from "./cli/argv"
+import { type CommandLine, readCommandLine } from "./cli/argv"
 import { COMMAND_LINE_KEY } from "./cli/commandLine"
 import type { CommandNode } from "./cli/commandTree"
 import { renderHelp } from "./cli/help"
@@ -8,22 +8,16 @@ import { rootCommand, rootTree } from "./cli/root"
 import { describeUsage, isUsageFailure, usageFromMessage } from "./cli/usage"
 import { AppLayer } from "./layers/AppLayer"
 import { type DescribedError, describeCause } from "./render/errors"
-import { encodeCliError } from "./render/json"
+import { ignoreClosedOutput, reportFailure } from "./cli/report"
 
 declare const PCLI_VERSION: string
 const version = typeof PCLI_VERSION === "string" ? PCLI_VERSION : "dev"
 
-// A reader that went away (`pcli --help | head`) ends our output, not the process with a stack
-// trace: later writes are dropped and the command finishes with its usual exit code.
-for (const stream of [process.stdout, process.stderr]) stream.on("error", () => undefined)
+ignoreClosedOutput()
 
 const args = process.argv.slice(2)
 
-const report = (failure: DescribedError) => {
-  process.stderr.write(`error[${failure.code}]: ${failure.message}\n`)
-  if (wantsJson(args) && !failure.outputPrinted) process.stdout.write(Effect.runSync(encodeCliError(failure)))
-  process.exitCode = failure.exit
-}
+const report = (failure: DescribedError) => reportFailure(args, failure)
 
 const cli = Command.run(rootCommand, { name: "pcli", version })
 

@@ -1,6 +1,4 @@
 import { Options } from "@effect/cli"
-import { Option } from "effect"
-import type { GlobalOptions } from "../layers/ProjectLayer"
 
 /** The flags every command takes, so `pcli <cmd> --output json` works after the command name. */
 export const commonOptions = {
@@ -24,23 +22,4 @@ export const commonOptions = {
   )
 } as const
 
-export type OutputFormat = "text" | "json"
-
-export interface CommonOptions {
-  readonly output: OutputFormat
-  readonly principalId: Option.Option<string>
-  readonly config: Option.Option<string>
-  readonly models: Option.Option<string>
-  readonly statePath: Option.Option<string>
-  readonly stateNamespace: Option.Option<string>
-}
-
-/** The global flags as the layers take them: plain values, paths relative to the working directory. */
-export const globalOptions = (common: CommonOptions): GlobalOptions => ({
-  cwd: process.cwd(),
-  config: Option.getOrUndefined(common.config),
-  models: Option.getOrUndefined(common.models),
-  statePath: Option.getOrUndefined(common.statePath),
-  stateNamespace: Option.getOrUndefined(common.stateNamespace),
-  principalId: Option.getOrUndefined(common.principalId)
-})
+export { type CommonOptions, globalOptions, type OutputFormat } from "./globalOptions"

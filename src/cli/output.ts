@@ -1,7 +1,7 @@
 import { Effect, type Schema } from "effect"
 import { sanitizeLines } from "../platform/echo"
 import { encodeJson } from "../render/json"
-import type { OutputFormat } from "./options"
+import type { OutputFormat } from "./globalOptions"
 
 export const writeStdout = (text: string) => Effect.sync(() => void process.stdout.write(text))
 export const writeStderr = (text: string) => Effect.sync(() => void process.stderr.write(text))

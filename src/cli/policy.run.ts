@@ -6,30 +6,18 @@ import { PolicyReplayOutput } from "../schemas/policyReplay"
 import { PolicyReadLayer, PolicyWriteLayer } from "../layers/ProjectLayer"
 import { sanitize } from "../platform/echo"
 import { ReportedFailure } from "../render/errors"
-import { PolicyCheckOutput, PolicyFreezeOutput, PolicyShowOutput, PolicyTestOutput } from "../schemas/policy-output"
-import { policyCheck } from "../commands/policyCheck"
+import { PolicyFreezeOutput, PolicyTestOutput } from "../schemas/policy-output"
 import { policyFreeze } from "../commands/policyFreeze"
-import { policyShow } from "../commands/policyShow"
 import { failOnScenarioFailures, policyTest } from "../commands/policyTest"
 import { policyUnfreeze } from "../commands/policyUnfreeze"
-import { checkText, freezeText, showText, testText } from "../render/text/policy"
+import { freezeText, testText } from "../render/text/policy"
 import { Principal } from "../services/Principal/Principal"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
-import { type CommonOptions, globalOptions } from "./options"
+import { type CommonOptions, globalOptions } from "./globalOptions"
 import { emit, writeStderr } from "./output"
 
-export interface CheckOptions extends CommonOptions {
-  readonly principal: string
-  readonly capability: string
-  readonly model: string
-}
-
-export const runCheck = (opts: CheckOptions) =>
-  Effect.gen(function* () {
-    const { modelsDir } = yield* ProjectContext
-    const out = yield* policyCheck({ principal: opts.principal, capability: opts.capability, model: opts.model, modelsDir })
-    yield* emit(opts.output, PolicyCheckOutput, out, checkText)
-  }).pipe(Effect.provide(PolicyReadLayer(globalOptions(opts))))
+// Read-only check and show live apart, so the light entry for them (src/light/) loads nothing else.
+export { type CheckOptions, runCheck, runShow } from "./policyRead.run"
 
 export const runTest = (opts: CommonOptions) =>
   Effect.gen(function* () {
@@ -37,12 +25,6 @@ export const runTest = (opts: CommonOptions) =>
     yield* emit(opts.output, PolicyTestOutput, out, testText)
     // The report already says which scenarios failed: exit 1 with a one-line note, no second JSON document.
     yield* failOnScenarioFailures(out).pipe(Effect.mapError((e) => new ReportedFailure({ code: e.code, detail: e.message })))
-  }).pipe(Effect.provide(PolicyReadLayer(globalOptions(opts))))
-
-export const runShow = (opts: CommonOptions) =>
-  Effect.gen(function* () {
-    const out = yield* policyShow
-    yield* emit(opts.output, PolicyShowOutput, out, (o) => `${showText(o).replace(/\n$/, "")}\nledger head: ${o.ledger_head_hash}`)
   }).pipe(Effect.provide(PolicyReadLayer(globalOptions(opts))))
 
 export interface FreezeOptions extends CommonOptions {

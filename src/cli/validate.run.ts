@@ -5,7 +5,7 @@ import { ConfigLayer } from "../layers/ProjectLayer"
 import { ReportedFailure } from "../render/errors"
 import { renderValidateText } from "../render/text/validate"
 import { ValidateOutput } from "../schemas/validate"
-import { type CommonOptions, globalOptions } from "./options"
+import { type CommonOptions, globalOptions } from "./globalOptions"
 import { emit } from "./output"
 
 export const runValidate = (opts: CommonOptions) =>

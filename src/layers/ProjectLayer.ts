@@ -1,5 +1,7 @@
+import { FileSystem } from "@effect/platform"
 import { Effect, Layer, Option } from "effect"
 import * as Digest from "../services/Digest/DigestStore"
+import * as EmptyLedger from "../services/Ledger/empty"
 import * as Ledger from "../services/Ledger/sqlite"
 import * as PolicyEngine from "../services/PolicyEngine/PolicyEngine"
 import { Principal, resolvePrincipal } from "../services/Principal/Principal"
@@ -55,6 +57,22 @@ export const StateWriteLayer = (options: GlobalOptions) => stateLayer("write").p
 
 /** Policy reads (show, check, test): policy, model attributes, the store opened for reading. */
 export const PolicyReadLayer = (options: GlobalOptions) => governed("read").pipe(Layer.provideMerge(ProjectLayer(options)))
+
+/**
+ * The ledger alone, for reading: when the store does not exist yet (the case StateStore opens the
+ * build's empty image for), the empty ledger, without loading SQLite; else the store's, opened for reading.
+ */
+const ledgerReadLayer = Layer.unwrapEffect(
+  Effect.gen(function* () {
+    const p = yield* ProjectContext
+    const stat = yield* Effect.option((yield* FileSystem.FileSystem).stat(p.state.path))
+    return Option.isNone(stat) ? EmptyLedger.emptyLayer : Ledger.layer.pipe(Layer.provide(StateStore.layer(p.state, "read")))
+  })
+)
+
+/** Policy queries that read only the ledger (check, show): policy and model attributes over ledgerReadLayer. */
+export const PolicyQueryLayer = (options: GlobalOptions) =>
+  Layer.mergeAll(policyLayer, modelAttributesLayer).pipe(Layer.provideMerge(ledgerReadLayer), Layer.provideMerge(ProjectLayer(options)))
 
 /** Policy writes (freeze, unfreeze): the same services over a store opened for writing. */
 export const PolicyWriteLayer = (options: GlobalOptions) => governed("write").pipe(Layer.provideMerge(ProjectLayer(options)))

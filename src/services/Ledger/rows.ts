@@ -1,5 +1,6 @@
 import { Either, ParseResult, Schema } from "effect"
 import { LedgerRow } from "../../schemas/ledger"
+import { lazy } from "../../platform/lazy"
 
 // The ledger's row decoder on the read path: a hand-written one beside the Schema definition it must
 // agree with (the reference; test/reports/encoding.property.test.ts).
@@ -8,7 +9,9 @@ import { LedgerRow } from "../../schemas/ledger"
 export const StoredRow = Schema.Struct({ ...LedgerRow.fields, principal_id_verified: Schema.transformLiteral(0, false) })
 
 /** The reference decoder: Schema's, with its error. */
-export const decodeStoredReference = Schema.decodeUnknownEither(StoredRow)
+// Compiled on first use, not at start-up.
+const storedDecoder = lazy(() => Schema.decodeUnknownEither(StoredRow))
+export const decodeStoredReference = (row: unknown) => storedDecoder()(row)
 
 const KINDS = new Set<unknown>(LedgerRow.fields.kind.literals)
 const PRINCIPALS = new Set<unknown>(LedgerRow.fields.principal.literals)

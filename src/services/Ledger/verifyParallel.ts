@@ -1,4 +1,3 @@
-import { createBLAKE3 } from "hash-wasm"
 import { availableParallelism } from "node:os"
 import { Worker } from "node:worker_threads"
 import { type RangeResult, type RawDatabase, type SeqRange, verifyRange } from "./verifyRange"
@@ -42,6 +41,8 @@ const inWorker = (source: string, target: string, range: SeqRange, paths: Return
 
 const inProcess = async (target: string, range: SeqRange): Promise<RangeResult> => {
   const Database = require("better-sqlite3") as DatabaseConstructor
+  // Loaded on first use: hash-wasm carries every algorithm's WASM, which every command would pay for at start-up.
+  const { createBLAKE3 } = await import("hash-wasm")
   const hasher = await createBLAKE3()
   const db = new Database(target, { readonly: true })
   try {

@@ -4,6 +4,7 @@ import type { LedgerRow } from "../Ledger/Ledger"
 import type { EvaluationSubject } from "./attributes"
 import { type CompiledPolicy, stricter, type Verdict } from "./evaluate"
 import { scopeStringMatches } from "./selector"
+import { lazy } from "../../platform/lazy"
 
 /** A freeze in force, from the ledger or from a durable marker. */
 export interface ActiveFreeze {
@@ -77,7 +78,9 @@ export interface MarkerObject {
   readonly body: string | undefined
 }
 
-const decodeBody = Schema.decodeUnknownEither(Schema.parseJson(FreezeMarkerBody))
+// Compiled on first use: most commands never read a marker.
+const bodyDecoder = lazy(() => Schema.decodeUnknownEither(Schema.parseJson(FreezeMarkerBody)))
+const decodeBody = (body: unknown) => bodyDecoder()(body)
 
 /** Marker projection: latest per (principal, scope); an unreadable freeze widens to both principals, scope `any`. */
 export const markerFreezes = (objects: ReadonlyArray<MarkerObject>): ReadonlyArray<ActiveFreeze> => {

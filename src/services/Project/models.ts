@@ -7,6 +7,7 @@ import { substituteEnvVars } from "../ProjectConfig/interpolate"
 import { parseToml, schemaIssueToError } from "../../platform/toml"
 import { ModelFileMismatch, ModelsUnreadable } from "./errors"
 import { fastDecodeContract, fastDecodeSidecar } from "./sidecarFast"
+import { lazy } from "../../platform/lazy"
 
 /** One model as written on disk: SQL body, decoded sidecar, optional contract. */
 export interface ModelDefinition {
@@ -37,10 +38,12 @@ export const readText = (path: string): Effect.Effect<string, ModelsUnreadable> 
     catch: (e) => new ModelsUnreadable({ path, detail: e instanceof Error ? e.message : String(e) })
   })
 
-// Decoders compiled once (same options as `decodeToml`: unknown keys are errors, all issues).
+// Decoders compiled once, on first use: a warm compile cache never decodes a sidecar (same options as `decodeToml`: unknown keys are errors, all issues).
 const decodeOptions = { onExcessProperty: "error", errors: "all" } as const
-const decodeSidecar = Schema.decodeUnknownEither(ModelSidecar, decodeOptions)
-const decodeContract = Schema.decodeUnknownEither(ModelContract, decodeOptions)
+const sidecarDecoder = lazy(() => Schema.decodeUnknownEither(ModelSidecar, decodeOptions))
+const contractDecoder = lazy(() => Schema.decodeUnknownEither(ModelContract, decodeOptions))
+const decodeSidecar = (u: unknown) => sidecarDecoder()(u)
+const decodeContract = (u: unknown) => contractDecoder()(u)
 
 const decodeSidecarFile = <A>(
   fast: (data: unknown) => A | undefined,
