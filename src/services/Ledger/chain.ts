@@ -1,5 +1,6 @@
 import type { LedgerRow } from "../../schemas/ledger"
 import { blake3Hex, canonicalJson } from "../Artifacts/artifacts"
+import { batchQueries } from "./verifyRange"
 
 /** The `row_hash` the first row chains from (decisions.md 27). */
 export const GENESIS_HASH = "0".repeat(64)
@@ -73,3 +74,13 @@ export const rowHashFromValues = (previous: string, values: ReadonlyArray<unknow
  * UTF-8) fails to recompute there and is re-checked with the reference.
  */
 export const CANONICAL_ROW_SQL = `json_object(${SORTED_KEYS.map((k) => `'${k}', ${k === "principal_id_verified" ? "json('false')" : k}`).join(", ")})`
+
+/**
+ * SQL: a row's stored `row_hash` when the fast walk can judge the row by its bytes alone, else 64
+ * bytes that never equal a hex digest, so the reference judges it: a hash that is not 64 bytes of
+ * text, or a REAL `rule_id` (SQLite and JS print floats differently).
+ */
+export const STORED_HASH_SQL = `CASE WHEN typeof(row_hash) = 'text' AND octet_length(row_hash) = 64 AND typeof(rule_id) <> 'real' THEN row_hash ELSE '${"-".repeat(64)}' END`
+
+/** What the fast walk's ranges are given (verifyRange.ts). */
+export const FAST_WALK = { batchSql: batchQueries(CANONICAL_ROW_SQL, STORED_HASH_SQL), genesis: GENESIS_HASH } as const

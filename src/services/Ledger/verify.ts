@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { readTarget, StateStore } from "../StateStore/StateStore"
-import { CANONICAL_ROW_SQL, GENESIS_HASH, rowHashFromValues, VERIFY_COLUMNS } from "./chain"
+import { FAST_WALK, GENESIS_HASH, rowHashFromValues, VERIFY_COLUMNS } from "./chain"
 import { type ChainReport, LedgerUnavailable } from "./Ledger"
 import { type ParallelOptions, verifyRanges } from "./verifyParallel"
 
@@ -98,11 +98,12 @@ export const chainVerifier = Effect.gen(function* () {
       let count = 0
       // Rows appended while the ranges ran are walked by the next round, as the sequential walk would.
       for (;;) {
-        const [bounds] = yield* sql<{ first: number | null; last: number | null }>`SELECT min(seq) AS first, max(seq) AS last FROM ledger WHERE seq > ${previousSeq}`
+        // One min() or max() per SELECT: SQLite answers each from the rowid b-tree's edge; both in one scan every row.
+        const [bounds] = yield* sql<{ first: number | null; last: number | null }>`SELECT (SELECT min(seq) FROM ledger WHERE seq > ${previousSeq}) AS first, (SELECT max(seq) FROM ledger WHERE seq > ${previousSeq}) AS last`
         if (bounds?.first == null || bounds.last == null) break
         const { first, last } = bounds
         const ranges = yield* Effect.tryPromise(() =>
-          verifyRanges(target, previousSeq, last, last - first + 1, { canonicalSql: CANONICAL_ROW_SQL, genesis: GENESIS_HASH }, options)
+          verifyRanges(target, previousSeq, last, last - first + 1, FAST_WALK, options)
         ).pipe(Effect.option)
         if (Option.isNone(ranges)) return yield* verifySequential
         for (const r of ranges.value) {

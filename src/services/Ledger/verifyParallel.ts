@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer"
 import { availableParallelism } from "node:os"
 import { Worker } from "node:worker_threads"
 import { type RangeResult, type RawDatabase, type SeqRange, verifyRange } from "./verifyRange"
@@ -20,12 +21,13 @@ const WORKER_SOURCE = (fn: string) => `"use strict"
 const { parentPort, workerData } = require("node:worker_threads")
 const Database = require(workerData.paths.sqlite)
 const { createBLAKE3 } = require(workerData.paths.blake3)
+const { isUtf8 } = require("node:buffer")
 const verifyRange = (${fn})
 createBLAKE3().then((hasher) => {
   const db = new Database(workerData.target, { readonly: true })
   try {
     db.pragma(${JSON.stringify(CACHE_PRAGMA)})
-    parentPort.postMessage(verifyRange(db, hasher, workerData.range))
+    parentPort.postMessage(verifyRange(db, hasher, workerData.range, isUtf8))
   } finally {
     db.close()
   }
@@ -47,7 +49,7 @@ const inProcess = async (target: string, range: SeqRange): Promise<RangeResult> 
   const db = new Database(target, { readonly: true })
   try {
     db.pragma(CACHE_PRAGMA)
-    return verifyRange(db, hasher, range)
+    return verifyRange(db, hasher, range, isUtf8)
   } finally {
     db.close()
   }
@@ -65,25 +67,35 @@ export interface ParallelOptions {
   /** Below this many rows per range the walk stays in this thread (a worker costs tens of ms). */
   readonly minRowsPerWorker: number
   readonly maxWorkers: number
+  /** Seqs per SQLite step: about 400 KB of rows at a time. */
+  readonly batchSeqs: number
 }
 
-export const DEFAULT_PARALLEL: ParallelOptions = { minRowsPerWorker: 50_000, maxWorkers: 4 }
+export const DEFAULT_PARALLEL: ParallelOptions = { minRowsPerWorker: 50_000, maxWorkers: 4, batchSeqs: 1024 }
 
 /**
- * Verifies rows `seq` in (`after`, `upTo`] of the store at `target`: split over worker threads when
- * there are enough rows, else in this thread. Results come back in seq order, one per range.
+ * Verifies rows `seq` in (`after`, `upTo`] of the store at `target`: split over this thread and
+ * worker threads when there are enough rows, else in this thread alone. Results come back in seq
+ * order, one per range.
  */
 export const verifyRanges = async (
   target: string,
   after: number,
   upTo: number,
   rows: number,
-  base: Omit<SeqRange, "after" | "upTo">,
+  walk: Omit<SeqRange, "after" | "upTo" | "batchSeqs">,
   options: ParallelOptions = DEFAULT_PARALLEL
 ): Promise<ReadonlyArray<RangeResult>> => {
-  const workers = Math.min(options.maxWorkers, availableParallelism(), Math.floor(rows / options.minRowsPerWorker))
-  if (workers < 2) return [await inProcess(target, { ...base, after, upTo })]
+  const base = { ...walk, batchSeqs: options.batchSeqs }
+  const parts = Math.min(options.maxWorkers, availableParallelism(), Math.floor(rows / options.minRowsPerWorker))
+  if (parts < 2) return [await inProcess(target, { ...base, after, upTo })]
   const source = WORKER_SOURCE(verifyRange.toString())
   const paths = modulePaths()
-  return Promise.all(splitRanges(after, upTo, workers).map(([lo, hi]) => inWorker(source, target, { ...base, after: lo, upTo: hi }, paths)))
+  const [[lo, hi], ...rest] = splitRanges(after, upTo, parts) as [readonly [number, number], ...Array<readonly [number, number]>]
+  // The workers start first; this thread, otherwise idle while it waits, walks the first range meanwhile.
+  const inWorkers = Promise.all(rest.map(([from, to]) => inWorker(source, target, { ...base, after: from, upTo: to }, paths)))
+  // Awaited below: a worker failing while this thread walks is not an unhandled rejection.
+  inWorkers.catch(() => undefined)
+  const here = await inProcess(target, { ...base, after: lo, upTo: hi })
+  return [here, ...(await inWorkers)]
 }
