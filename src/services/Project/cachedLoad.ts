@@ -2,7 +2,7 @@ import type { FileSystem, Path } from "@effect/platform"
 import * as NodeFs from "node:fs"
 import { Effect, Either, Fiber, Option } from "effect"
 import * as Toml from "smol-toml"
-import type { ModelContract } from "../../schemas/model"
+import type { ModelContract, ModelSidecar } from "../../schemas/model"
 import { tooDeep } from "../../platform/tomlNesting"
 import { substituteEnvVars } from "../ProjectConfig/interpolate"
 import { parseableSql } from "../Runner/partitions"
@@ -14,24 +14,13 @@ import {
   emptyBody,
   emptyCache,
   type FileStamp,
-  freshSidecar,
-  type CachedSidecar,
-  sidecarOf,
   readCache,
   shardCount,
   shardOf,
   writeCache
 } from "./compileCache"
 import type { ModelSqlInvalid } from "./errors"
-import {
-  decodeModel,
-  type LoadModelsOptions,
-  type ModelDefinition,
-  type ModelListing,
-  type ModelLoadError,
-  readText,
-  type SidecarSummary
-} from "./models"
+import { decodeModel, type LoadModelsOptions, type ModelDefinition, type ModelListing, type ModelLoadError, readText } from "./models"
 import { fastDecodeContract, fastDecodeSidecar } from "./sidecarFast"
 import { fastTableReferences } from "./sqlFast"
 import { parseReferencesWithDuckDb, type TableRef } from "./sqlRefs"
@@ -104,31 +93,8 @@ const quickDecode = <A>(fast: (data: unknown) => A | undefined, text: string): A
   return Option.isNone(tooDeep(data)) ? fast(data) : undefined
 }
 
-/** A definition whose sidecar is parsed from the cache only when something reads it. */
-const lazyDefinition = (
-  name: string,
-  sql: string,
-  sqlPath: string,
-  sidecarPath: string,
-  cached: CachedSidecar,
-  contract: ModelContract | undefined,
-  contractPath: string | undefined
-): ModelDefinition => ({
-  name,
-  sql,
-  sqlPath,
-  sidecarPath,
-  get sidecar() {
-    return sidecarOf(cached)
-  },
-  contract,
-  contractPath
-})
-
 export interface CachedLoad {
   readonly definitions: Either.Either<ReadonlyArray<ModelDefinition>, ModelLoadError>
-  /** What compiling reads of each definition's sidecar, in listing order (when `definitions` succeeded). */
-  readonly summaries: ReadonlyArray<SidecarSummary>
   readonly parsed: Either.Either<ReadonlyMap<string, ReadonlyArray<TableRef>>, ModelSqlInvalid | StatementFailed>
   readonly use: CacheUse
   /** Persists what this load learned (call once the project compiled). */
@@ -227,7 +193,6 @@ export const loadWithCache = (
     const parsing = deferred.length === 0 ? undefined : yield* Effect.fork(Effect.either(parseReferencesWithDuckDb(deferred)))
 
     // Pass 2: sidecars and contracts, in name order (the first failure is the first model's).
-    const summaries: Array<SidecarSummary> = new Array(listing.names.length)
     const definitions = yield* Effect.either(
       Effect.gen(function* () {
         const out: Array<ModelDefinition> = new Array(listing.names.length)
@@ -242,7 +207,7 @@ export const loadWithCache = (
           const contractFile = fileName(name, ".contract.toml")
           const sidecarKnown = known(old, sidecarFile, sidecarPath)
           const contractKnown = contractPath === undefined ? undefined : known(old, contractFile, contractPath)
-          let sidecar: CachedSidecar | undefined =
+          let sidecar: ModelSidecar | undefined =
             sidecarKnown === undefined ? undefined : old.sidecars.get(sidecarKnown)
           let contract: ModelContract | undefined =
             contractKnown === undefined ? undefined : old.contracts.get(contractKnown)
@@ -261,8 +226,7 @@ export const loadWithCache = (
               if (stat !== undefined) remember(shard, sidecarFile, stat, sidecarKey)
               sidecar = old.sidecars.get(sidecarKey)
               if (sidecar === undefined) {
-                const decoded = quickDecode(fastDecodeSidecar, text)
-                sidecar = decoded === undefined ? undefined : freshSidecar(decoded)
+                sidecar = quickDecode(fastDecodeSidecar, text)
                 if (sidecar !== undefined) counts.decoded++
                 dirty.add(shard)
               }
@@ -281,11 +245,10 @@ export const loadWithCache = (
               }
             }
           }
-          if (sidecar !== undefined && sidecar.summary.name === name && (contractPath === undefined || contract !== undefined)) {
+          if (sidecar !== undefined && sidecar.name === name && (contractPath === undefined || contract !== undefined)) {
             next.sidecars.set(sidecarKey!, sidecar)
             if (contract !== undefined) next.contracts.set(contractKey!, contract)
-            out[i] = lazyDefinition(name, sqls[i]!, listing.sqlPaths[i]!, sidecarPath, sidecar, contract, contractPath)
-            summaries[i] = sidecar.summary
+            out[i] = { name, sql: sqls[i]!, sqlPath: listing.sqlPaths[i]!, sidecarPath, sidecar, contract, contractPath }
             continue
           }
           // Anything else (`${VAR}`, shapes only the Schema decoder reads, every error): the plain decoder.
@@ -303,9 +266,7 @@ export const loadWithCache = (
             contractPath,
             env: options.env
           })
-          const fresh = freshSidecar(def.sidecar)
-          next.sidecars.set(yield* substitutedKey(fullSidecarText, sidecarPath), fresh)
-          summaries[i] = fresh.summary
+          next.sidecars.set(yield* substitutedKey(fullSidecarText, sidecarPath), def.sidecar)
           if (fullContractText !== undefined && contractPath !== undefined && def.contract !== undefined) {
             next.contracts.set(yield* substitutedKey(fullContractText, contractPath), def.contract)
           }
@@ -332,7 +293,6 @@ export const loadWithCache = (
     for (const shard of dirty) if (loaded.shards[shard]!.status === "absent" && size(nexts[shard]!) === 0) dirty.delete(shard)
     return {
       definitions,
-      summaries,
       parsed,
       use: {
         cache: loaded.status,

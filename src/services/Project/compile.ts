@@ -17,9 +17,7 @@ import {
   listModels,
   type LoadModelsOptions,
   type ModelDefinition,
-  type ModelLoadError,
-  type SidecarSummary,
-  summarize
+  type ModelLoadError
 } from "./models"
 import { parseableSql, parsePartitionKey } from "../Runner/partitions"
 import { formatTableRef, parseReferences, type TableRef } from "./sqlRefs"
@@ -73,8 +71,8 @@ const refMatches = (ref: TableRef, target: { catalog?: string | undefined; schem
   (ref.schema === undefined || lower(ref.schema) === lower(target.schema)) &&
   (ref.catalog === undefined || target.catalog === undefined || lower(ref.catalog) === lower(target.catalog))
 
-const validateStrategy = (model: SidecarSummary): Effect.Effect<void, InvalidStrategy> => {
-  const s = model.strategy
+const validateStrategy = (model: ModelDefinition): Effect.Effect<void, InvalidStrategy> => {
+  const s = model.sidecar.strategy
   if (s.type === "content_addressed") {
     const prefix = s.storage_prefix
     if (prefix.trim() === "") return Effect.fail(new InvalidStrategy({ model: model.name, detail: "storage_prefix is empty" }))
@@ -116,43 +114,36 @@ type ParsedReferences = Either.Either<ReadonlyMap<string, ReadonlyArray<TableRef
 
 /**
  * Resolves dependencies (depends_on and SQL references), orders and layers the models.
- * `parsed` is the result of `parseReferences` when the caller already ran it (see `loadAndCompile`);
- * `summaries[i]` is `summarize(definitions[i].sidecar)` when the loader has it (so no sidecar is read whole).
+ * `parsed` is the result of `parseReferences` when the caller already ran it (see `loadAndCompile`).
  */
 export const compileModels = (
   definitions: ReadonlyArray<ModelDefinition>,
-  parsed?: ParsedReferences,
-  summaries?: ReadonlyArray<SidecarSummary>
+  parsed?: ParsedReferences
 ): Effect.Effect<CompiledProject, Exclude<CompileError, ModelLoadError>> =>
   Effect.gen(function* () {
     const byName = new Map<string, ModelDefinition>()
-    const summary = new Map<string, SidecarSummary>()
     const byTarget = new Map<string, string>()
-    for (let i = 0; i < definitions.length; i++) {
-      const def = definitions[i]!
+    for (const def of definitions) {
       if (byName.has(def.name)) return yield* new DuplicateModel({ model: def.name, detail: "defined twice" })
       byName.set(def.name, def)
-      const sidecar = summaries?.[i] ?? summarize(def.sidecar)
-      summary.set(def.name, sidecar)
-      const t = sidecar.target
+      const t = def.sidecar.target
       const key = `${t.catalog}.${t.schema}.${t.table}`.toLowerCase()
       const other = byTarget.get(key)
       if (other !== undefined) {
         return yield* new DuplicateModel({ model: def.name, detail: `target ${key} is also the target of ${other}` })
       }
       byTarget.set(key, def.name)
-      const strategy = sidecar.strategy.type
-      if (strategy === "content_addressed" || strategy === "time_interval") yield* validateStrategy(sidecar)
+      const strategy = def.sidecar.strategy.type
+      if (strategy === "content_addressed" || strategy === "time_interval") yield* validateStrategy(def)
     }
     const names = [...byName.keys()].sort()
     // Index targets by table name so resolution is O(candidates), not O(models).
-    const byTable = new Map<string, Array<{ readonly name: string; readonly target: TargetBlock }>>()
-    for (const [name, def] of summary) {
-      const key = def.target.table.toLowerCase()
-      const entry = { name, target: def.target }
+    const byTable = new Map<string, Array<ModelDefinition>>()
+    for (const def of definitions) {
+      const key = def.sidecar.target.table.toLowerCase()
       const list = byTable.get(key)
-      if (list === undefined) byTable.set(key, [entry])
-      else list.push(entry)
+      if (list === undefined) byTable.set(key, [def])
+      else list.push(def)
     }
     const refs = yield* (parsed ??
       parseReferences(
@@ -162,15 +153,15 @@ export const compileModels = (
     const downstream = new Map<string, Array<string>>()
     const sourceRefs = new Map<string, Array<string>>()
     for (const name of names) {
-      const def = summary.get(name)!
+      const def = byName.get(name)!
       const deps = new Set<string>()
-      for (const dep of def.depends_on) {
+      for (const dep of def.sidecar.depends_on) {
         if (!byName.has(dep)) return yield* new UnknownReference({ model: name, reference: dep, via: "depends_on" })
         deps.add(dep)
       }
       const sources: Array<string> = []
       for (const ref of refs.get(name) ?? []) {
-        const candidates = (byTable.get(ref.table.toLowerCase()) ?? []).filter((m) => refMatches(ref, m.target))
+        const candidates = (byTable.get(ref.table.toLowerCase()) ?? []).filter((m) => refMatches(ref, m.sidecar.target))
         const others = candidates.filter((m) => m.name !== name)
         if (others.length > 1) {
           return yield* new AmbiguousReference({
@@ -184,7 +175,7 @@ export const compileModels = (
           continue
         }
         if (candidates.length === 1) continue // the model reading its own target (incremental self-reference)
-        const isSource = def.sources.some((s: SourceRef) => refMatches(ref, s))
+        const isSource = def.sidecar.sources.some((s: SourceRef) => refMatches(ref, s))
         if (!isSource) return yield* new UnknownReference({ model: name, reference: formatTableRef(ref), via: "sql" })
         sources.push(formatTableRef(ref))
       }
@@ -210,17 +201,16 @@ export const compileModels = (
     const models = new Map<string, CompiledModel>()
     for (const name of order) {
       const def = byName.get(name)!
-      const sidecar = summary.get(name)!
       models.set(name, {
         name,
         definition: def,
-        target: sidecar.target,
-        strategy: sidecar.strategy,
+        target: def.sidecar.target,
+        strategy: def.sidecar.strategy,
         upstream: upstream.get(name) ?? [],
         sqlRefs: refs.get(name) ?? [],
         sourceRefs: sourceRefs.get(name) ?? [],
         depth: depth.get(name) ?? 0,
-        layer: sidecar.layer,
+        layer: def.sidecar.tags["layer"],
         contracted: def.contract !== undefined,
         downstreams: downstream.get(name)?.length ?? 0,
         reachableDownstreams: reachable.get(name) ?? 0
@@ -242,7 +232,7 @@ export const loadAndCompile = (
     const listing = yield* listModels(options)
     const loaded = yield* loadWithCache(options, listing)
     options.onCacheUse?.(loaded.use)
-    const project = yield* compileModels(yield* loaded.definitions, loaded.parsed, loaded.summaries)
+    const project = yield* compileModels(yield* loaded.definitions, loaded.parsed)
     if (yield* CompileCacheWrites) yield* loaded.save
     return project
   })

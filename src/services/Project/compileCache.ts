@@ -3,7 +3,6 @@ import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { Context, Effect } from "effect"
 import type { ModelContract, ModelSidecar } from "../../schemas/model"
-import { type SidecarSummary, summarize } from "./models"
 import { stagedSibling } from "../../platform/atomicWrite"
 import type { TableRef } from "./sqlRefs"
 
@@ -34,26 +33,6 @@ export interface CachedSql {
   readonly refs: ReadonlyArray<TableRef>
 }
 
-/**
- * A decoded sidecar in the cache: its summary (what compiling reads) eagerly, the whole sidecar
- * kept as JSON text and parsed on first use (most commands never read most sidecars whole).
- */
-export interface CachedSidecar {
-  readonly summary: SidecarSummary
-  readonly text: string | undefined
-  decoded: ModelSidecar | undefined
-}
-
-/** A sidecar just decoded from its TOML. */
-export const freshSidecar = (sidecar: ModelSidecar): CachedSidecar => ({
-  summary: summarize(sidecar),
-  text: undefined,
-  decoded: sidecar
-})
-
-/** The whole sidecar (parsed from the cache's text once). */
-export const sidecarOf = (cached: CachedSidecar): ModelSidecar => (cached.decoded ??= JSON.parse(cached.text!) as ModelSidecar)
-
 /** The cache in memory. */
 export interface CacheBody {
   /** File name in the models directory → its stamp (only files safely older than the compile that read them). */
@@ -61,7 +40,7 @@ export interface CacheBody {
   /** SQL-text hash → the text and the tables it reads. */
   readonly sql: Map<string, CachedSql>
   /** Sidecar-text hash (after `${VAR}` substitution) → the decoded sidecar. */
-  readonly sidecars: Map<string, CachedSidecar>
+  readonly sidecars: Map<string, ModelSidecar>
   /** Contract-text hash → the decoded contract. */
   readonly contracts: Map<string, ModelContract>
 }
@@ -73,8 +52,7 @@ export interface CacheBody {
 interface StoredBody {
   readonly files: { readonly names: Array<string>; readonly stamps: Array<number>; readonly keys: Array<string> }
   readonly sql: Array<readonly [string, string, ReadonlyArray<TableRef>]>
-  /** [key, summary, the sidecar as JSON text] */
-  readonly sidecars: Array<readonly [string, SidecarSummary, string]>
+  readonly sidecars: Array<readonly [string, ModelSidecar]>
   readonly contracts: Array<readonly [string, ModelContract]>
 }
 
@@ -90,7 +68,7 @@ const toStored = (body: CacheBody): StoredBody => {
   return {
     files: { names, stamps, keys },
     sql: [...body.sql].map(([key, entry]) => [key, entry.text, entry.refs] as const),
-    sidecars: [...body.sidecars].map(([key, c]) => [key, c.summary, c.text ?? JSON.stringify(c.decoded)] as const),
+    sidecars: [...body.sidecars],
     contracts: [...body.contracts]
   }
 }
@@ -106,7 +84,7 @@ const fromStored = (stored: unknown): CacheBody | undefined => {
   const { names, stamps, keys } = files as Record<string, unknown>
   if (!Array.isArray(names) || !Array.isArray(stamps) || !Array.isArray(keys)) return undefined
   if (stamps.length !== names.length * 4 || keys.length !== names.length) return undefined
-  if (!isPairs(stored["sql"], 3) || !isPairs(stored["sidecars"], 3) || !isPairs(stored["contracts"], 2)) return undefined
+  if (!isPairs(stored["sql"], 3) || !isPairs(stored["sidecars"], 2) || !isPairs(stored["contracts"], 2)) return undefined
   const body = emptyBody()
   for (let i = 0; i < names.length; i++) {
     const name = names[i]
@@ -118,10 +96,7 @@ const fromStored = (stored: unknown): CacheBody | undefined => {
     if (typeof text !== "string" || !Array.isArray(refs)) return undefined
     body.sql.set(key as string, { text, refs: refs as ReadonlyArray<TableRef> })
   }
-  for (const [key, summary, text] of stored["sidecars"]) {
-    if (!isRecord(summary) || typeof text !== "string") return undefined
-    body.sidecars.set(key as string, { summary: summary as unknown as SidecarSummary, text, decoded: undefined })
-  }
+  for (const [key, sidecar] of stored["sidecars"]) body.sidecars.set(key as string, sidecar as ModelSidecar)
   for (const [key, contract] of stored["contracts"]) body.contracts.set(key as string, contract as ModelContract)
   return body
 }

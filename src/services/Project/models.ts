@@ -1,7 +1,7 @@
 import { FileSystem, Path } from "@effect/platform"
 import * as NodeFs from "node:fs"
 import { Effect, Either, Schema } from "effect"
-import { ModelContract, ModelSidecar, type SourceRef, type StrategyBlock, type TargetBlock } from "../../schemas/model"
+import { ModelContract, ModelSidecar } from "../../schemas/model"
 import type { MissingEnvVar, TomlDecodeError } from "../ProjectConfig/errors"
 import { substituteEnvVars } from "../ProjectConfig/interpolate"
 import { parseToml, schemaIssueToError } from "../../platform/toml"
@@ -18,26 +18,6 @@ export interface ModelDefinition {
   readonly contract: ModelContract | undefined
   readonly contractPath: string | undefined
 }
-
-/** What compiling reads of a sidecar; the rest is read only by commands that run or gate a model. */
-export interface SidecarSummary {
-  readonly name: string
-  readonly target: TargetBlock
-  readonly strategy: StrategyBlock
-  readonly depends_on: ReadonlyArray<string>
-  readonly sources: ReadonlyArray<SourceRef>
-  /** The `layer` tag. */
-  readonly layer?: string | undefined
-}
-
-export const summarize = (sidecar: ModelSidecar): SidecarSummary => ({
-  name: sidecar.name,
-  target: sidecar.target,
-  strategy: sidecar.strategy,
-  depends_on: sidecar.depends_on,
-  sources: sidecar.sources,
-  layer: sidecar.tags["layer"]
-})
 
 export type ModelLoadError = ModelsUnreadable | ModelFileMismatch | MissingEnvVar | TomlDecodeError
 
