@@ -13,7 +13,11 @@ import {
   contentHash,
   emptyBody,
   emptyCache,
+  copyStamp,
   type FileStamp,
+  keyIfStamped,
+  putStamp,
+  stampOf,
   readCache,
   shardCount,
   shardOf,
@@ -73,15 +77,6 @@ const readStamped = (path: string): Stamped | undefined => {
   }
 }
 
-const stampMatches = (stamp: FileStamp | undefined, stat: NodeFs.Stats | undefined): stamp is FileStamp =>
-  stamp !== undefined &&
-  stat !== undefined &&
-  stamp[0] === stat.size &&
-  stamp[1] === stat.mtimeMs &&
-  stamp[2] === stat.ctimeMs &&
-  stamp[3] === stat.ino &&
-  typeof stamp[4] === "string"
-
 /** Decodes a sidecar/contract text on the fast path only; undefined sends it through `decodeModel`. */
 const quickDecode = <A>(fast: (data: unknown) => A | undefined, text: string): A | undefined => {
   let data: unknown
@@ -124,16 +119,15 @@ export const loadWithCache = (
 
     /** The text behind a file name and its content key, from the stat index when the stat is unchanged. */
     const known = (old: CacheBody, file: string, path: string): string | undefined => {
-      const stamp = old.files.get(file)
-      if (stamp === undefined) return undefined
+      if (!old.files.rows.has(file)) return undefined
       const stat = NodeFs.statSync(path, { throwIfNoEntry: false })
-      return stampMatches(stamp, stat) ? stamp[4] : undefined
+      return stat === undefined ? undefined : keyIfStamped(old.files, file, stat.size, stat.mtimeMs, stat.ctimeMs, stat.ino)
     }
     const remember = (shard: number, file: string, stat: NodeFs.Stats, key: string) => {
       if (stat.mtimeMs < trustBefore && stat.ctimeMs < trustBefore) {
         const stamp: FileStamp = [stat.size, stat.mtimeMs, stat.ctimeMs, stat.ino, key]
-        nexts[shard]!.files.set(file, stamp)
-        const before = olds[shard]!.files.get(file)
+        putStamp(nexts[shard]!.files, file, stamp)
+        const before = stampOf(olds[shard]!.files, file)
         if (before === undefined || before.some((v, k) => v !== stamp[k])) dirty.add(shard)
       }
     }
@@ -166,7 +160,7 @@ export const loadWithCache = (
         sqls[i] = cached.text
         refs.set(model, cached.refs)
         next.sql.set(knownKey!, cached)
-        next.files.set(file, old.files.get(file)!)
+        copyStamp(old.files, next.files, file)
         continue
       }
       const { text, stat } = yield* read(path)
@@ -213,8 +207,8 @@ export const loadWithCache = (
             contractKnown === undefined ? undefined : old.contracts.get(contractKnown)
           let sidecarKey = sidecar === undefined ? undefined : sidecarKnown
           let contractKey = contract === undefined ? undefined : contractKnown
-          if (sidecar !== undefined) next.files.set(sidecarFile, old.files.get(sidecarFile)!)
-          if (contract !== undefined) next.files.set(contractFile, old.files.get(contractFile)!)
+          if (sidecar !== undefined) copyStamp(old.files, next.files, sidecarFile)
+          if (contract !== undefined) copyStamp(old.files, next.files, contractFile)
           let sidecarText: string | undefined
           let contractText: string | undefined
           if (sidecar === undefined) {
@@ -286,7 +280,7 @@ export const loadWithCache = (
       }
       return refs as ReadonlyMap<string, ReadonlyArray<TableRef>>
     })
-    const size = (body: CacheBody) => body.files.size + body.sql.size + body.sidecars.size + body.contracts.size
+    const size = (body: CacheBody) => body.files.rows.size + body.sql.size + body.sidecars.size + body.contracts.size
     // A shard that lost entries (a model removed or edited) is rewritten too, so it is pruned.
     for (let shard = 0; shard < shardCount; shard++) if (size(olds[shard]!) !== size(nexts[shard]!)) dirty.add(shard)
     // An absent shard that stays empty needs no file.
