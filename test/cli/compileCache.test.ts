@@ -32,19 +32,29 @@ const compile = async (cwd: string) => {
   return { out: JSON.parse(r.stdout) as { execution_order: Array<string> }, duckdb: /duckdb-loaded=true/.test(r.stderr) }
 }
 
-/** The cache's content without its stat index (stats are kept only once a file is a second old). */
-const cacheContent = (file: string) => {
-  const text = readFileSync(file, "utf8")
-  const body = JSON.parse(text.slice(text.indexOf("\n") + 1)) as Record<string, unknown>
-  delete body["files"]
-  return body
+/** The cache's shard files (one per shard that holds a model). */
+const cacheFiles = (cwd: string) => {
+  const dir = join(cwd, ".pcli", "compile-cache")
+  return readdirSync(dir)
+    .filter((f) => f.endsWith(".json"))
+    .sort()
+    .map((f) => join(dir, f))
 }
 
-const cacheFile = (cwd: string) => {
-  const dir = join(cwd, ".pcli", "compile-cache")
-  const files = readdirSync(dir).filter((f) => f.endsWith(".json"))
-  expect(files).toHaveLength(1)
-  return join(dir, files[0]!)
+/** The cache's content, shard by shard, without its stat index (stats are kept only once a file is a second old). */
+const cacheContent = (cwd: string) =>
+  cacheFiles(cwd).map((file) => {
+    const text = readFileSync(file, "utf8")
+    const body = JSON.parse(text.slice(text.indexOf("\n") + 1)) as Record<string, unknown>
+    delete body["files"]
+    return [file, body]
+  })
+
+/** The shard file whose text contains `needle`. */
+const cacheFileWith = (cwd: string, needle: string) => {
+  const found = cacheFiles(cwd).filter((file) => readFileSync(file, "utf8").includes(needle))
+  expect(found).toHaveLength(1)
+  return found[0]!
 }
 
 describe("compile cache (binary)", () => {
@@ -86,22 +96,28 @@ describe("compile cache (binary)", () => {
   it("a corrupt cache is ignored and rebuilt, never trusted", async () => {
     const cwd = project()
     const cold = await compile(cwd)
-    const file = cacheFile(cwd)
+    const file = cacheFileWith(cwd, `[{"schema":"s","table":"a"}]`)
     const text = readFileSync(file, "utf8")
-    const content = cacheContent(file)
+    const content = cacheContent(cwd)
     // A body that still parses but says b reads nothing: trusting it would change the DAG.
     writeFileSync(file, text.replace(/\[\{"schema":"s","table":"a"\}\]/, "[]"))
     const afterTamper = await compile(cwd)
-    expect(afterTamper.duckdb).toBe(true)
     expect(afterTamper.out).toEqual(cold.out)
-    expect(cacheContent(file)).toEqual(content)
-    // Torn (truncated) and garbage files are rebuilt the same way.
-    for (const broken of [text.slice(0, text.length / 2), "not json at all", ""]) {
-      writeFileSync(file, broken)
+    expect(cacheContent(cwd)).toEqual(content)
+    // Torn (truncated) and garbage shards are rebuilt the same way (c's shard: only DuckDB reads c).
+    const cFile = cacheFileWith(cwd, "IS DISTINCT FROM")
+    const cText = readFileSync(cFile, "utf8")
+    writeFileSync(cFile, cText.replace("IS DISTINCT FROM 0", "IS DISTINCT FROM 1"))
+    const afterEdit = await compile(cwd)
+    expect(afterEdit.duckdb).toBe(true)
+    expect(afterEdit.out).toEqual(cold.out)
+    expect(cacheContent(cwd)).toEqual(content)
+    for (const broken of [cText.slice(0, cText.length / 2), "not json at all", ""]) {
+      writeFileSync(cFile, broken)
       const rebuilt = await compile(cwd)
       expect(rebuilt.duckdb).toBe(true)
       expect(rebuilt.out).toEqual(cold.out)
-      expect(cacheContent(file)).toEqual(content)
+      expect(cacheContent(cwd)).toEqual(content)
       expect((await compile(cwd)).duckdb).toBe(false)
     }
   })
@@ -109,17 +125,18 @@ describe("compile cache (binary)", () => {
   it("a foreign cache (another build, another models directory) is ignored and rewritten", async () => {
     const cwd = project()
     const cold = await compile(cwd)
-    const file = cacheFile(cwd)
+    // The shard holding c's SQL (only DuckDB reads it, so a rebuilt shard loads DuckDB).
+    const file = cacheFileWith(cwd, "IS DISTINCT FROM")
     const text = readFileSync(file, "utf8")
     const newline = text.indexOf("\n")
-    const header = JSON.parse(text.slice(0, newline)) as Record<string, string>
-    const content = cacheContent(file)
-    for (const foreign of [{ build: "0.0.0+other" }, { modelsDir: "/elsewhere/models" }, { format: "pcli-compile-cache/0" }]) {
+    const header = JSON.parse(text.slice(0, newline)) as Record<string, string | number>
+    const content = cacheContent(cwd)
+    for (const foreign of [{ build: "0.0.0+other" }, { modelsDir: "/elsewhere/models" }, { format: "pcli-compile-cache/0" }, { shard: 99 }]) {
       writeFileSync(file, `${JSON.stringify({ ...header, ...foreign })}\n${text.slice(newline + 1)}`)
       const rebuilt = await compile(cwd)
       expect(rebuilt.duckdb).toBe(true)
       expect(rebuilt.out).toEqual(cold.out)
-      expect(cacheContent(file)).toEqual(content)
+      expect(cacheContent(cwd)).toEqual(content)
     }
   })
 

@@ -7,7 +7,22 @@ import { tooDeep } from "../../platform/tomlNesting"
 import { substituteEnvVars } from "../ProjectConfig/interpolate"
 import { parseableSql } from "../Runner/partitions"
 import type { StatementFailed } from "../Warehouse/Warehouse"
-import { type CacheBody, type CachedSql, contentHash, emptyBody, type FileStamp, readCache, writeCache } from "./compileCache"
+import {
+  type CacheBody,
+  type CachedSql,
+  contentHash,
+  emptyBody,
+  emptyCache,
+  copyStamp,
+  type FileStamp,
+  keyIfStamped,
+  putStamp,
+  stampOf,
+  readCache,
+  shardCount,
+  shardOf,
+  writeCache
+} from "./compileCache"
 import type { ModelSqlInvalid } from "./errors"
 import { decodeModel, type LoadModelsOptions, type ModelDefinition, type ModelListing, type ModelLoadError, readText } from "./models"
 import { fastDecodeContract, fastDecodeSidecar } from "./sidecarFast"
@@ -62,15 +77,6 @@ const readStamped = (path: string): Stamped | undefined => {
   }
 }
 
-const stampMatches = (stamp: FileStamp | undefined, stat: NodeFs.Stats | undefined): stamp is FileStamp =>
-  stamp !== undefined &&
-  stat !== undefined &&
-  stamp[0] === stat.size &&
-  stamp[1] === stat.mtimeMs &&
-  stamp[2] === stat.ctimeMs &&
-  stamp[3] === stat.ino &&
-  typeof stamp[4] === "string"
-
 /** Decodes a sidecar/contract text on the fast path only; undefined sends it through `decodeModel`. */
 const quickDecode = <A>(fast: (data: unknown) => A | undefined, text: string): A | undefined => {
   let data: unknown
@@ -102,26 +108,27 @@ export const loadWithCache = (
   listing: ModelListing
 ): Effect.Effect<CachedLoad, ModelLoadError> =>
   Effect.gen(function* () {
-    const loaded = options.cache === false ? { status: "off" as const, body: emptyBody() } : readCache(options.modelsDir)
-    const old = loaded.body
-    const next = emptyBody()
+    const loaded = options.cache === false ? emptyCache("off") : readCache(options.modelsDir)
+    const olds = loaded.shards.map((s) => s.body)
+    const nexts = Array.from({ length: shardCount }, emptyBody)
+    /** Shards whose content differs from what was read (only those are written back). */
+    const dirty = new Set<number>()
+    for (let shard = 0; shard < shardCount; shard++) if (loaded.shards[shard]!.status !== "hit") dirty.add(shard)
     const trustBefore = Date.now() - racyMarginMs
     const counts = { filesRead: 0, sqlParsed: 0, decoded: 0 }
 
     /** The text behind a file name and its content key, from the stat index when the stat is unchanged. */
-    const known = (file: string, path: string): string | undefined => {
-      const stamp = old.files.get(file)
-      if (stamp === undefined) return undefined
+    const known = (old: CacheBody, file: string, path: string): string | undefined => {
+      if (!old.files.rows.has(file)) return undefined
       const stat = NodeFs.statSync(path, { throwIfNoEntry: false })
-      return stampMatches(stamp, stat) ? stamp[4] : undefined
+      return stat === undefined ? undefined : keyIfStamped(old.files, file, stat.size, stat.mtimeMs, stat.ctimeMs, stat.ino)
     }
-    let stampsChanged = false
-    const remember = (file: string, stat: NodeFs.Stats, key: string) => {
+    const remember = (shard: number, file: string, stat: NodeFs.Stats, key: string) => {
       if (stat.mtimeMs < trustBefore && stat.ctimeMs < trustBefore) {
         const stamp: FileStamp = [stat.size, stat.mtimeMs, stat.ctimeMs, stat.ino, key]
-        next.files.set(file, stamp)
-        const before = old.files.get(file)
-        if (before === undefined || before.some((v, k) => v !== stamp[k])) stampsChanged = true
+        putStamp(nexts[shard]!.files, file, stamp)
+        const before = stampOf(olds[shard]!.files, file)
+        if (before === undefined || before.some((v, k) => v !== stamp[k])) dirty.add(shard)
       }
     }
     /** A file's text (and stat), or the plain reader's failure for it. */
@@ -138,24 +145,28 @@ export const loadWithCache = (
     // Pass 1: every model's SQL text and references (from the cache or the fast reader).
     const sqls: Array<string> = new Array(listing.names.length)
     const refs = new Map<string, ReadonlyArray<TableRef>>()
-    const deferred: Array<{ model: string; sql: string; file: string; key: string; text: string }> = []
+    const deferred: Array<{ model: string; shard: number; sql: string; file: string; key: string; text: string }> = []
+    const shards: Array<number> = new Array(listing.names.length)
     for (let i = 0; i < listing.names.length; i++) {
       const model = listing.names[i]!
+      const shard = (shards[i] = shardOf(model))
+      const old = olds[shard]!
+      const next = nexts[shard]!
       const path = listing.sqlPaths[i]!
       const file = fileName(model, ".sql")
-      const knownKey = known(file, path)
+      const knownKey = known(old, file, path)
       const cached: CachedSql | undefined = knownKey === undefined ? undefined : old.sql.get(knownKey)
       if (cached !== undefined && typeof cached.text === "string") {
         sqls[i] = cached.text
         refs.set(model, cached.refs)
         next.sql.set(knownKey!, cached)
-        next.files.set(file, old.files.get(file)!)
+        copyStamp(old.files, next.files, file)
         continue
       }
       const { text, stat } = yield* read(path)
       sqls[i] = text
       const key = contentHash(text)
-      if (stat !== undefined) remember(file, stat, key)
+      if (stat !== undefined) remember(shard, file, stat, key)
       const hit = old.sql.get(key)
       if (hit !== undefined && hit.text === text) {
         refs.set(model, hit.refs)
@@ -163,9 +174,10 @@ export const loadWithCache = (
         continue
       }
       counts.sqlParsed++
+      dirty.add(shard)
       const sql = parseableSql(text)
       const fast = fastTableReferences(sql)
-      if (fast === undefined) deferred.push({ model, sql, file: path, key, text })
+      if (fast === undefined) deferred.push({ model, shard, sql, file: path, key, text })
       else {
         refs.set(model, fast)
         next.sql.set(key, { text, refs: fast })
@@ -180,20 +192,23 @@ export const loadWithCache = (
         const out: Array<ModelDefinition> = new Array(listing.names.length)
         for (let i = 0; i < listing.names.length; i++) {
           const name = listing.names[i]!
+          const shard = shards[i]!
+          const old = olds[shard]!
+          const next = nexts[shard]!
           const sidecarPath = listing.sidecarPaths[i]!
           const contractPath = listing.contractPaths[i]
           const sidecarFile = fileName(name, ".toml")
           const contractFile = fileName(name, ".contract.toml")
-          const sidecarKnown = known(sidecarFile, sidecarPath)
-          const contractKnown = contractPath === undefined ? undefined : known(contractFile, contractPath)
+          const sidecarKnown = known(old, sidecarFile, sidecarPath)
+          const contractKnown = contractPath === undefined ? undefined : known(old, contractFile, contractPath)
           let sidecar: ModelSidecar | undefined =
             sidecarKnown === undefined ? undefined : old.sidecars.get(sidecarKnown)
           let contract: ModelContract | undefined =
             contractKnown === undefined ? undefined : old.contracts.get(contractKnown)
           let sidecarKey = sidecar === undefined ? undefined : sidecarKnown
           let contractKey = contract === undefined ? undefined : contractKnown
-          if (sidecar !== undefined) next.files.set(sidecarFile, old.files.get(sidecarFile)!)
-          if (contract !== undefined) next.files.set(contractFile, old.files.get(contractFile)!)
+          if (sidecar !== undefined) copyStamp(old.files, next.files, sidecarFile)
+          if (contract !== undefined) copyStamp(old.files, next.files, contractFile)
           let sidecarText: string | undefined
           let contractText: string | undefined
           if (sidecar === undefined) {
@@ -202,11 +217,12 @@ export const loadWithCache = (
             // A text with `${VAR}` depends on the environment: it is read and substituted every time.
             if (!text.includes("${")) {
               sidecarKey = contentHash(text)
-              if (stat !== undefined) remember(sidecarFile, stat, sidecarKey)
+              if (stat !== undefined) remember(shard, sidecarFile, stat, sidecarKey)
               sidecar = old.sidecars.get(sidecarKey)
               if (sidecar === undefined) {
                 sidecar = quickDecode(fastDecodeSidecar, text)
                 if (sidecar !== undefined) counts.decoded++
+                dirty.add(shard)
               }
             }
           }
@@ -215,9 +231,12 @@ export const loadWithCache = (
             contractText = text
             if (!text.includes("${")) {
               contractKey = contentHash(text)
-              if (stat !== undefined) remember(contractFile, stat, contractKey)
+              if (stat !== undefined) remember(shard, contractFile, stat, contractKey)
               contract = old.contracts.get(contractKey)
-              if (contract === undefined) contract = quickDecode(fastDecodeContract, text)
+              if (contract === undefined) {
+                contract = quickDecode(fastDecodeContract, text)
+                dirty.add(shard)
+              }
             }
           }
           if (sidecar !== undefined && sidecar.name === name && (contractPath === undefined || contract !== undefined)) {
@@ -228,6 +247,7 @@ export const loadWithCache = (
           }
           // Anything else (`${VAR}`, shapes only the Schema decoder reads, every error): the plain decoder.
           counts.decoded++
+          dirty.add(shard)
           const fullSidecarText = sidecarText ?? (yield* readText(sidecarPath))
           const fullContractText = contractPath === undefined ? undefined : (contractText ?? (yield* readText(contractPath)))
           const def = yield* decodeModel({
@@ -255,14 +275,16 @@ export const loadWithCache = (
         const found = map.get(miss.model)
         if (found !== undefined) {
           refs.set(miss.model, found)
-          next.sql.set(miss.key, { text: miss.text, refs: found })
+          nexts[miss.shard]!.sql.set(miss.key, { text: miss.text, refs: found })
         }
       }
       return refs as ReadonlyMap<string, ReadonlyArray<TableRef>>
     })
-    const size = (body: CacheBody) => body.files.size + body.sql.size + body.sidecars.size + body.contracts.size
-    const changed =
-      loaded.status !== "hit" || stampsChanged || counts.sqlParsed > 0 || counts.decoded > 0 || size(old) !== size(next)
+    const size = (body: CacheBody) => body.files.rows.size + body.sql.size + body.sidecars.size + body.contracts.size
+    // A shard that lost entries (a model removed or edited) is rewritten too, so it is pruned.
+    for (let shard = 0; shard < shardCount; shard++) if (size(olds[shard]!) !== size(nexts[shard]!)) dirty.add(shard)
+    // An absent shard that stays empty needs no file.
+    for (const shard of dirty) if (loaded.shards[shard]!.status === "absent" && size(nexts[shard]!) === 0) dirty.delete(shard)
     return {
       definitions,
       parsed,
@@ -273,6 +295,9 @@ export const loadWithCache = (
         sidecarsDecoded: counts.decoded,
         filesRead: counts.filesRead
       },
-      save: options.cache === false || !changed ? Effect.void : writeCache(options.modelsDir, next)
+      save:
+        options.cache === false || dirty.size === 0
+          ? Effect.void
+          : writeCache(options.modelsDir, new Map([...dirty].sort((a, b) => a - b).map((shard) => [shard, nexts[shard]!])))
     }
   })

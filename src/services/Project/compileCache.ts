@@ -3,27 +3,82 @@ import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { Context, Effect } from "effect"
 import type { ModelContract, ModelSidecar } from "../../schemas/model"
-import { writeFileAtomic } from "../../platform/atomicWrite"
-import type { FileSystem, Path } from "@effect/platform"
+import { stagedSibling } from "../../platform/atomicWrite"
 import type { TableRef } from "./sqlRefs"
 
 /**
  * The compile cache: what is expensive to recompute per file (the tables a model's SQL reads,
- * the TOML + Schema decode of a sidecar or contract), keyed by each text's content hash, in one
- * file under `.pcli/compile-cache/`. A stat index (size, mtime, ctime, inode per file name, as
- * git's index does) lets a warm compile skip reading files whose stat is unchanged. The file's
- * header names its format, the pcli build that wrote it and the models directory, and carries a
- * digest of its body: a cache that is torn, edited, or written by another build or for another
- * directory is ignored and rewritten.
+ * the TOML + Schema decode of a sidecar or contract), keyed by each text's content hash, in
+ * `shardCount` files under `.pcli/compile-cache/` (a model's entries live in the shard of its name,
+ * so a compile that changed one model rewrites one small file, not the whole cache). A stat index (size, mtime, ctime, inode per file name, as
+ * git's index does) lets a warm compile skip reading files whose stat is unchanged. Each file's
+ * header names its format, the pcli build that wrote it, the models directory and the shard, and
+ * carries a digest of its body: a shard that is torn, edited, or written by another build or for
+ * another directory is ignored and rewritten.
  */
 
 declare const PCLI_BUILD: string
 /** The build id (version + source hash, set by the bundler); "dev" when running from source. */
 const build = typeof PCLI_BUILD === "string" ? PCLI_BUILD : "dev"
-const FORMAT = "pcli-compile-cache/3"
+const FORMAT = "pcli-compile-cache/4"
+/** Number of shard files (a model's shard: FNV-1a of its name). */
+export const shardCount = 64
 
 /** What a file's stat said when it was read, and its text's content key: `[size, mtimeMs, ctimeMs, ino, key]`. */
 export type FileStamp = readonly [number, number, number, number, string]
+
+/**
+ * File name → stamp, as flat columns (no array or boxed number per file; 22,000 files at 10,000
+ * models): row `i` is `numbers[4i … 4i+3]` and `keys[i]`.
+ */
+export interface StampTable {
+  readonly rows: Map<string, number>
+  readonly numbers: Array<number>
+  readonly keys: Array<string>
+}
+
+export const emptyStamps = (): StampTable => ({ rows: new Map(), numbers: [], keys: [] })
+
+/** A file's stamp, if the table has one. */
+export const stampOf = (table: StampTable, file: string): FileStamp | undefined => {
+  const row = table.rows.get(file)
+  if (row === undefined) return undefined
+  const n = table.numbers
+  return [n[4 * row]!, n[4 * row + 1]!, n[4 * row + 2]!, n[4 * row + 3]!, table.keys[row]!]
+}
+
+/** The content key recorded for `file` when its stamp equals the given stat, else undefined. */
+export const keyIfStamped = (
+  table: StampTable,
+  file: string,
+  size: number,
+  mtimeMs: number,
+  ctimeMs: number,
+  ino: number
+): string | undefined => {
+  const row = table.rows.get(file)
+  if (row === undefined) return undefined
+  const n = table.numbers
+  const at = 4 * row
+  return n[at] === size && n[at + 1] === mtimeMs && n[at + 2] === ctimeMs && n[at + 3] === ino ? table.keys[row] : undefined
+}
+
+/** Records (or replaces) a file's stamp. */
+export const putStamp = (table: StampTable, file: string, stamp: FileStamp): void => {
+  let row = table.rows.get(file)
+  if (row === undefined) {
+    row = table.keys.length
+    table.rows.set(file, row)
+  }
+  table.numbers[4 * row] = stamp[0]
+  table.numbers[4 * row + 1] = stamp[1]
+  table.numbers[4 * row + 2] = stamp[2]
+  table.numbers[4 * row + 3] = stamp[3]
+  table.keys[row] = stamp[4]
+}
+
+/** Copies a file's stamp from one table to another (it must be in `from`). */
+export const copyStamp = (from: StampTable, to: StampTable, file: string): void => putStamp(to, file, stampOf(from, file)!)
 
 /** A model's SQL text and the tables it reads. */
 export interface CachedSql {
@@ -34,7 +89,7 @@ export interface CachedSql {
 /** The cache in memory. */
 export interface CacheBody {
   /** File name in the models directory → its stamp (only files safely older than the compile that read them). */
-  readonly files: Map<string, FileStamp>
+  readonly files: StampTable
   /** SQL-text hash → the text and the tables it reads. */
   readonly sql: Map<string, CachedSql>
   /** Sidecar-text hash (after `${VAR}` substitution) → the decoded sidecar. */
@@ -58,10 +113,11 @@ const toStored = (body: CacheBody): StoredBody => {
   const names: Array<string> = []
   const stamps: Array<number> = []
   const keys: Array<string> = []
-  for (const [name, stamp] of body.files) {
+  const { numbers } = body.files
+  for (const [name, row] of body.files.rows) {
     names.push(name)
-    stamps.push(stamp[0], stamp[1], stamp[2], stamp[3])
-    keys.push(stamp[4])
+    stamps.push(numbers[4 * row]!, numbers[4 * row + 1]!, numbers[4 * row + 2]!, numbers[4 * row + 3]!)
+    keys.push(body.files.keys[row]!)
   }
   return {
     files: { names, stamps, keys },
@@ -83,13 +139,13 @@ const fromStored = (stored: unknown): CacheBody | undefined => {
   if (!Array.isArray(names) || !Array.isArray(stamps) || !Array.isArray(keys)) return undefined
   if (stamps.length !== names.length * 4 || keys.length !== names.length) return undefined
   if (!isPairs(stored["sql"], 3) || !isPairs(stored["sidecars"], 2) || !isPairs(stored["contracts"], 2)) return undefined
-  const body = emptyBody()
+  const rows = new Map<string, number>()
   for (let i = 0; i < names.length; i++) {
     const name = names[i]
-    const key = keys[i]
-    if (typeof name !== "string" || typeof key !== "string") return undefined
-    body.files.set(name, [stamps[4 * i], stamps[4 * i + 1], stamps[4 * i + 2], stamps[4 * i + 3], key])
+    if (typeof name !== "string" || typeof keys[i] !== "string" || rows.has(name)) return undefined
+    rows.set(name, i)
   }
+  const body: CacheBody = { ...emptyBody(), files: { rows, numbers: stamps as Array<number>, keys: keys as Array<string> } }
   for (const [key, text, refs] of stored["sql"]) {
     if (typeof text !== "string" || !Array.isArray(refs)) return undefined
     body.sql.set(key as string, { text, refs: refs as ReadonlyArray<TableRef> })
@@ -103,62 +159,86 @@ interface Header {
   readonly format: string
   readonly build: string
   readonly modelsDir: string
+  readonly shard: number
   readonly digest: string
 }
 
-const oneShot = (NodeCrypto as { hash?: (algorithm: string, data: string, encoding: "base64url") => string }).hash
+type HashInput = string | Uint8Array
+const oneShot = (NodeCrypto as { hash?: (algorithm: string, data: HashInput, encoding: "base64url") => string }).hash
+const sha1 = (data: HashInput): string =>
+  oneShot !== undefined ? oneShot("sha1", data, "base64url") : NodeCrypto.createHash("sha1").update(data).digest("base64url")
+
 /** Content hash of one file's text (a cache key, not a security boundary; sha1 is the fastest here). */
-export const contentHash = (text: string): string =>
-  oneShot !== undefined ? oneShot("sha1", text, "base64url") : NodeCrypto.createHash("sha1").update(text).digest("base64url")
+export const contentHash = (text: string): string => sha1(text)
 
-/** Detects a torn or edited body (not an adversary: the cache lives inside the project). */
-const digestOf = (body: string) =>
-  oneShot !== undefined ? oneShot("sha1", body, "base64url") : NodeCrypto.createHash("sha1").update(body).digest("base64url")
+/** Detects a torn or edited body (not an adversary: the cache lives inside the project); hashed as bytes. */
+const digestOf = (body: Uint8Array) => sha1(body)
 
-/** `<models dir's parent>/.pcli/compile-cache/<hash of the models dir>.json`. */
-export const cacheFileFor = (modelsDir: string): string => {
-  const absolute = NodePath.resolve(modelsDir)
-  return NodePath.join(NodePath.dirname(absolute), ".pcli", "compile-cache", `${contentHash(absolute).slice(0, 16)}.json`)
+/** FNV-1a of a model name, modulo `shardCount`: which shard holds the model's entries. */
+export const shardOf = (model: string): number => {
+  let h = 0x811c9dc5
+  for (let i = 0; i < model.length; i++) h = Math.imul(h ^ model.charCodeAt(i), 0x01000193)
+  return (h >>> 0) % shardCount
 }
 
-export const emptyBody = (): CacheBody => ({ files: new Map(), sql: new Map(), sidecars: new Map(), contracts: new Map() })
+/** `<models dir's parent>/.pcli/compile-cache/<hash of the models dir>.<shard>.json`. */
+export const cacheFileFor = (modelsDir: string, shard: number): string => {
+  const absolute = NodePath.resolve(modelsDir)
+  return NodePath.join(
+    NodePath.dirname(absolute),
+    ".pcli",
+    "compile-cache",
+    `${contentHash(absolute).slice(0, 16)}.${String(shard).padStart(2, "0")}.json`
+  )
+}
+
+export const emptyBody = (): CacheBody => ({ files: emptyStamps(), sql: new Map(), sidecars: new Map(), contracts: new Map() })
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
-/** Outcome of reading the cache file, so tests and traces can tell a hit from a rebuild. */
-export type CacheLoad =
-  | { readonly status: "hit"; readonly body: CacheBody }
-  | { readonly status: "absent" | "corrupt" | "foreign"; readonly body: CacheBody }
+export type ShardStatus = "hit" | "absent" | "corrupt" | "foreign"
+
+/** Outcome of reading one shard, so tests and traces can tell a hit from a rebuild. */
+export interface ShardLoad {
+  readonly status: ShardStatus
+  readonly body: CacheBody
+}
+
+/** The shards of a cache as read, and the status of the whole (any shard not a hit decides it). */
+export interface CacheLoad {
+  readonly status: ShardStatus
+  readonly shards: ReadonlyArray<ShardLoad>
+}
 
 /**
- * Reads the cache for `modelsDir`. Anything but an intact file from this build for this
- * directory yields an empty body (and the reason): the cache is never trusted past its digest.
+ * Reads one shard. Anything but an intact file from this build for this directory and shard yields
+ * an empty body (and the reason): the cache is never trusted past its digest.
  */
-export const readCache = (modelsDir: string): CacheLoad => {
-  let text: string
+const readShard = (modelsDir: string, shard: number): ShardLoad => {
+  let bytes: Buffer
   try {
-    // Written as ASCII (see `asciiJson`): read as one-byte text, which skips UTF-8 decoding.
-    text = NodeFs.readFileSync(cacheFileFor(modelsDir), "latin1")
+    bytes = NodeFs.readFileSync(cacheFileFor(modelsDir, shard))
   } catch {
     return { status: "absent", body: emptyBody() }
   }
-  const newline = text.indexOf("\n")
+  const newline = bytes.indexOf(10)
   if (newline === -1) return { status: "corrupt", body: emptyBody() }
   let header: unknown
   try {
-    header = JSON.parse(text.slice(0, newline))
+    header = JSON.parse(bytes.toString("latin1", 0, newline))
   } catch {
     return { status: "corrupt", body: emptyBody() }
   }
   if (!isRecord(header) || header["format"] !== FORMAT) return { status: "foreign", body: emptyBody() }
-  if (header["build"] !== build || header["modelsDir"] !== NodePath.resolve(modelsDir)) {
+  if (header["build"] !== build || header["modelsDir"] !== NodePath.resolve(modelsDir) || header["shard"] !== shard) {
     return { status: "foreign", body: emptyBody() }
   }
-  const bodyText = text.slice(newline + 1)
-  if (header["digest"] !== digestOf(bodyText)) return { status: "corrupt", body: emptyBody() }
+  const bodyBytes = bytes.subarray(newline + 1)
+  if (header["digest"] !== digestOf(bodyBytes)) return { status: "corrupt", body: emptyBody() }
   try {
-    const body = fromStored(JSON.parse(bodyText))
+    // Written as ASCII (see `asciiJson`): read as one-byte text, which skips UTF-8 decoding.
+    const body = fromStored(JSON.parse(bodyBytes.toString("latin1")))
     if (body === undefined) return { status: "corrupt", body: emptyBody() }
     return { status: "hit", body }
   } catch {
@@ -166,20 +246,60 @@ export const readCache = (modelsDir: string): CacheLoad => {
   }
 }
 
+/** Reads every shard of the cache for `modelsDir`. */
+export const readCache = (modelsDir: string): CacheLoad => {
+  const shards = Array.from({ length: shardCount }, (_, shard) => readShard(modelsDir, shard))
+  const present = shards.filter((s) => s.status !== "absent")
+  const status: ShardStatus =
+    present.length === 0
+      ? "absent"
+      : (present.find((s) => s.status === "foreign")?.status ?? present.find((s) => s.status === "corrupt")?.status ?? "hit")
+  return { status, shards }
+}
+
+/** The cache with nothing in it (a compile without a cache, or before the first). */
+export const emptyCache = (status: ShardStatus | "off"): { status: ShardStatus | "off"; shards: ReadonlyArray<ShardLoad> } => ({
+  status,
+  shards: Array.from({ length: shardCount }, () => ({ status: "absent" as const, body: emptyBody() }))
+})
+
 /** JSON with every non-ASCII character escaped, so the file reads back byte for character. */
 const asciiJson = (value: unknown): string =>
   JSON.stringify(value).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
 
-/** Writes the cache (best effort: a read-only project still compiles, just without a cache). */
-export const writeCache = (
-  modelsDir: string,
-  body: CacheBody
-): Effect.Effect<void, never, FileSystem.FileSystem | Path.Path> =>
-  Effect.suspend(() => {
-    const bodyText = asciiJson(toStored(body))
-    const header: Header = { format: FORMAT, build, modelsDir: NodePath.resolve(modelsDir), digest: digestOf(bodyText) }
-    return writeFileAtomic(cacheFileFor(modelsDir), `${asciiJson(header)}\n${bodyText}`)
-  }).pipe(Effect.ignore)
+const isEmpty = (body: CacheBody) => body.files.rows.size + body.sql.size + body.sidecars.size + body.contracts.size === 0
+
+/**
+ * Writes the given shards (best effort: a read-only project still compiles, just without a cache).
+ * Not fsynced: a shard torn by a crash fails its digest and is rebuilt, so durability buys nothing
+ * here; written to a staged sibling and renamed, so a reader sees the old file or the new one.
+ */
+export const writeCache = (modelsDir: string, shards: ReadonlyMap<number, CacheBody>): Effect.Effect<void> =>
+  Effect.sync(() => {
+    let dirMade = false
+    for (const [shard, body] of shards) {
+      const file = cacheFileFor(modelsDir, shard)
+      try {
+        if (isEmpty(body)) {
+          NodeFs.rmSync(file, { force: true })
+          continue
+        }
+        if (!dirMade) NodeFs.mkdirSync(NodePath.dirname(file), { recursive: true })
+        dirMade = true
+        const bodyBytes = Buffer.from(asciiJson(toStored(body)), "latin1")
+        const header: Header = { format: FORMAT, build, modelsDir: NodePath.resolve(modelsDir), shard, digest: digestOf(bodyBytes) }
+        const staged = stagedSibling(file, NodePath)
+        try {
+          NodeFs.writeFileSync(staged, Buffer.concat([Buffer.from(`${asciiJson(header)}\n`, "latin1"), bodyBytes]))
+          NodeFs.renameSync(staged, file)
+        } finally {
+          NodeFs.rmSync(staged, { force: true })
+        }
+      } catch {
+        // Best effort, shard by shard: a shard left unwritten is rebuilt by the next compile.
+      }
+    }
+  })
 
 /** Whether a compile may write the cache back; read-only surfaces (`pcli serve`) set it false. */
 export class CompileCacheWrites extends Context.Reference<CompileCacheWrites>()("pcli/CompileCacheWrites", {

@@ -126,37 +126,50 @@ const popcount32 = (x: number) => {
 
 /**
  * Size of each node's transitive downstream closure (excluding itself), by OR-ing bitsets
- * in reverse topological order: O(edges × nodes / 32) words, no per-node traversal.
+ * in reverse topological order: O(edges × nodes / 32) words, no per-node traversal. A node's
+ * downstreams all come later in `order`, so its bitset starts at its own word (half the words).
+ * `reachableCountsPlain` is the reference.
  */
 export const reachableCounts = (
   order: ReadonlyArray<string>,
   downstream: ReadonlyMap<string, ReadonlyArray<string>>
 ): ReadonlyMap<string, number> => {
-  const index = new Map(order.map((n, i) => [n, i]))
+  const index = new Map<string, number>()
+  for (let i = 0; i < order.length; i++) index.set(order[i]!, i)
   const words = Math.ceil(order.length / 32)
-  const sets = new Map<string, Uint32Array>()
+  const sets: Array<Uint32Array | undefined> = new Array(order.length)
   const counts = new Map<string, number>()
   for (let i = order.length - 1; i >= 0; i--) {
     const node = order[i]!
-    const children = downstream.get(node) ?? []
-    if (children.length === 0) {
+    const children = downstream.get(node)
+    if (children === undefined || children.length === 0) {
       counts.set(node, 0)
       continue
     }
-    const bits = new Uint32Array(words)
+    // Bits from word `first` on: word w of the set is `bits[w - first]`.
+    const first = i >>> 5
+    const bits = new Uint32Array(words - first)
     for (const child of children) {
       const ci = index.get(child)!
-      bits[ci >>> 5]! |= 1 << (ci & 31)
-      const childBits = sets.get(child)
-      if (childBits !== undefined) for (let w = 0; w < words; w++) bits[w]! |= childBits[w]!
+      bits[(ci >>> 5) - first]! |= 1 << (ci & 31)
+      const childBits = sets[ci]
+      if (childBits === undefined) continue
+      const offset = words - childBits.length - first
+      for (let w = 0; w < childBits.length; w++) bits[w + offset]! |= childBits[w]!
     }
-    sets.set(node, bits)
+    sets[i] = bits
     let count = 0
-    for (let w = 0; w < words; w++) count += popcount32(bits[w]!)
+    for (let w = 0; w < bits.length; w++) if (bits[w] !== 0) count += popcount32(bits[w]!)
     counts.set(node, count)
   }
   return counts
 }
+
+/** The plain definition of `reachableCounts`: each node's closure walked on its own. */
+export const reachableCountsPlain = (
+  order: ReadonlyArray<string>,
+  downstream: ReadonlyMap<string, ReadonlyArray<string>>
+): ReadonlyMap<string, number> => new Map(order.map((node) => [node, closureOf(node, downstream).length]))
 
 /** Transitive downstream closure of `start` (excluding it), sorted. */
 export const closureOf = (start: string, downstream: ReadonlyMap<string, ReadonlyArray<string>>): ReadonlyArray<string> => {

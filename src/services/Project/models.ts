@@ -98,6 +98,16 @@ export const decodeModel = (input: {
     }
   })
 
+/**
+ * `(file) => path.join(dir, file)` for plain file names (no `/`, not `.` or `..`): the directory is
+ * normalised once, not per file (30,000 joins at 10,000 models). Property-tested against `path.join`.
+ */
+export const joinInDir = (path: Pick<Path.Path, "join">, dir: string): ((file: string) => string) => {
+  const probe = path.join(dir, "x")
+  const prefix = probe.slice(0, -1)
+  return (file) => prefix + file
+}
+
 /** The model files found in a models directory, names sorted. */
 export interface ModelListing {
   readonly names: ReadonlyArray<string>
@@ -139,13 +149,12 @@ export const listModels = (
         return yield* new ModelFileMismatch({ model: name, detail: `${name}.sql has no sidecar ${name}.toml` })
       }
     }
+    const inDir = joinInDir(path, options.modelsDir)
     return {
       names,
-      sqlPaths: names.map((name) => path.join(options.modelsDir, `${name}.sql`)),
-      sidecarPaths: names.map((name) => path.join(options.modelsDir, `${name}.toml`)),
-      contractPaths: names.map((name) =>
-        files.has(`${name}.contract.toml`) ? path.join(options.modelsDir, `${name}.contract.toml`) : undefined
-      )
+      sqlPaths: names.map((name) => inDir(`${name}.sql`)),
+      sidecarPaths: names.map((name) => inDir(`${name}.toml`)),
+      contractPaths: names.map((name) => (files.has(`${name}.contract.toml`) ? inDir(`${name}.contract.toml`) : undefined))
     }
   })
 
