@@ -162,7 +162,7 @@ export const defaultThreads = (): number => Math.max(1, Math.floor(os.availableP
  * DuckDB holds about 150 MB beyond its cap at 2,000 tables (catalog, allocator), so the cap
  * is what keeps a run under 300 MB (decisions.md "Run memory").
  */
-export const defaultMemoryLimit = "48MB"
+export const defaultMemoryLimit = "32MB"
 
 /** DuckDB's own `checkpoint_threshold`: the log size past which it would checkpoint if no transaction were open. */
 const checkpointThresholdBytes = 16 * 1024 * 1024
