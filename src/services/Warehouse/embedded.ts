@@ -159,10 +159,10 @@ export const defaultThreads = (): number => Math.max(1, Math.floor(os.availableP
 /**
  * DuckDB caches every table it wrote until it runs out of room (80% of RAM by default), so a
  * run's memory would grow with the number of models; capped, it stays flat and DuckDB spills.
- * DuckDB holds about 150 MB beyond its cap at 2,000 tables (catalog, allocator), so the cap
- * is what keeps a run under 300 MB (decisions.md "Run memory").
+ * Not lower: DuckDB's CSV reader pins a 30.5 MiB buffer per scan, and at 48MB four concurrent
+ * reads of a large CSV all failed with Out of Memory (decisions.md "Run memory").
  */
-export const defaultMemoryLimit = "32MB"
+export const defaultMemoryLimit = "192MB"
 
 /** DuckDB's own `checkpoint_threshold`: the log size past which it would checkpoint if no transaction were open. */
 const checkpointThresholdBytes = 16 * 1024 * 1024
