@@ -4,6 +4,7 @@ import { gateAgentRun } from "../services/Plans/runGate"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import * as Runner from "../services/Runner/run"
 import type { ProgressEvent } from "../services/Runner/run"
+import { openUnlessReused } from "../services/Runner/noop"
 import { runOutput } from "../services/Runner/output"
 import { compiledProject } from "./compile"
 import { UsageError } from "./errors"
@@ -30,14 +31,16 @@ export const runModels = (input: RunModelsInput) =>
     yield* gateAgentRun(project, input.models)
     const { root } = yield* ProjectContext
     const runner = yield* Runner.PipelineRunner
-    const record = yield* runner.run(project, {
+    const options: Runner.RunOptions = {
       projectRoot: root,
       reuse: input.fullRefresh !== true,
       ...(input.stopRequested === undefined ? {} : { stopRequested: input.stopRequested }),
       ...(input.models.length > 0 ? { models: input.models } : {}),
       ...(input.from !== undefined && input.to !== undefined ? { partition: { from: input.from, to: input.to } } : {}),
       ...(input.onProgress === undefined ? {} : { onProgress: input.onProgress })
-    })
+    }
+    yield* openUnlessReused(project, options)
+    const record = yield* runner.run(project, options)
     const out: RunOutput = runOutput(record)
     return out
   })

@@ -1,4 +1,5 @@
 import { Layer, Option } from "effect"
+import { compactHeap } from "../platform/heap"
 import * as Compiler from "../services/Project/compile"
 import * as Runner from "../services/Runner/run"
 import * as RunStore from "../services/Runner/RunStore"
@@ -9,15 +10,15 @@ import { warehouseLayer } from "./WarehouseTarget"
 /** `pcli compile`: the compiler over the resolved models directory. */
 export const CompileLayer = (options: GlobalOptions) => Compiler.layer.pipe(Layer.provideMerge(ProjectLayer(options, true)))
 
-/** Compiler, runner, run store, the chosen warehouse target and policy (needs the resolved project). */
-export const RunServices = (target: string | undefined) =>
-  Layer.mergeAll(Compiler.layer, Runner.layer, policyLayer, modelAttributesLayer).pipe(
+/** Compiler, runner, run store, the chosen warehouse target and policy (needs the resolved project); a run keeps its JS heap compact. */
+export const RunServices = (target: string | undefined, lazyWarehouse = false) =>
+  Layer.mergeAll(Compiler.layer, Runner.layer, policyLayer, modelAttributesLayer, Layer.effectDiscard(compactHeap)).pipe(
     Layer.provideMerge(RunStore.layer),
-    Layer.provideMerge(warehouseLayer(Option.fromNullable(target))),
+    Layer.provideMerge(warehouseLayer(Option.fromNullable(target), lazyWarehouse)),
     Layer.provideMerge(stateLayer("write"))
   )
 
-/** `pcli run`: the run services over the project, policy for the agent gate. */
+/** `pcli run`: the run services over the project, policy for the agent gate; the embedded warehouse opens when the run needs it. */
 export const RunLayer = (options: GlobalOptions, target: string | undefined) =>
-  RunServices(target).pipe(Layer.provideMerge(ProjectLayer(options, true)))
+  RunServices(target, true).pipe(Layer.provideMerge(ProjectLayer(options, true)))
 

@@ -34,9 +34,10 @@ const remoteLayer = (name: string, adapter: WarehouseAdapter): TargetLayer =>
 
 /**
  * The execution target (decisions.md 6): `--target` names an adapter; else the one
- * `type = "warehouse"` adapter; else the embedded DuckDB (`[adapter.*] type = "embedded"` or the default path).
+ * `type = "warehouse"` adapter; else the embedded DuckDB (`[adapter.*] type = "embedded"` or the default path),
+ * opened on first use when `lazy`.
  */
-export const warehouseLayer = (target: Option.Option<string>) =>
+export const warehouseLayer = (target: Option.Option<string>, lazy = false) =>
   Layer.unwrapEffect(
     Effect.gen(function* () {
       const project = yield* ProjectContext
@@ -44,7 +45,7 @@ export const warehouseLayer = (target: Option.Option<string>) =>
       const adapters = Option.match(project.config, { onNone: () => [], onSome: (c) => c.adapters })
       const targets = adapters.filter((a) => a.type === "warehouse" || a.type === "embedded")
       const embeddedAt = (file: string | undefined, memoryLimit?: string): TargetLayer =>
-        Embedded.layer(path.resolve(project.root, file ?? Embedded.defaultEmbeddedPath), memoryLimit === undefined ? {} : { memoryLimit })
+        Embedded.layer(path.resolve(project.root, file ?? Embedded.defaultEmbeddedPath), { lazy, ...(memoryLimit === undefined ? {} : { memoryLimit }) })
       // Only the chosen adapter's `${VAR}`s are resolved.
       const use = (ref: AdapterRef) =>
         Effect.map(ref.resolve, (a) => (a.type === "warehouse" ? remoteLayer(ref.name, a) : a.type === "embedded" ? embeddedAt(a.path, a.memory_limit) : embeddedAt(undefined)))

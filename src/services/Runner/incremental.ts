@@ -13,7 +13,18 @@ import { quoteIdent } from "./tests"
  * What a build depends on besides its inputs' data: the SQL as run, the sidecar, the contract, the
  * strategy. SHA-256 (native) rather than BLAKE3 (JavaScript): it is computed for every model of every run.
  */
-export const fingerprintOf = (model: CompiledModel): string =>
+export const fingerprintOf = (model: CompiledModel): string => {
+  const known = fingerprints.get(model)
+  if (known !== undefined) return known
+  const fingerprint = computeFingerprint(model)
+  fingerprints.set(model, fingerprint)
+  return fingerprint
+}
+
+/** A compiled model is immutable: its fingerprint is computed once per process (the no-op check and the run both ask). */
+const fingerprints = new WeakMap<CompiledModel, string>()
+
+const computeFingerprint = (model: CompiledModel): string =>
   createHash("sha256")
     .update(
       canonicalJson({
@@ -50,11 +61,18 @@ export const sourceVersion = (ref: string, runId: string) =>
     )
   )
 
-/** `schema.table` (lower case) of every relation in the warehouse; undefined when it cannot say. */
+/**
+ * `schema.table` (lower case) of every relation in the warehouse; undefined when it cannot say.
+ * Known without opening the warehouse when nothing has touched its file since pcli closed it.
+ */
 export const existingRelations = Effect.flatMap(Warehouse, (wh) =>
-  wh.execute("SELECT table_schema, table_name FROM information_schema.tables").pipe(
-    Effect.map((r): ReadonlySet<string> | undefined => new Set(r.rows.map((row) => `${String(row[0])}.${String(row[1])}`.toLowerCase()))),
-    Effect.orElseSucceed((): ReadonlySet<string> | undefined => undefined)
+  Effect.flatMap(wh.knownRelations ?? Effect.succeed(undefined), (known) =>
+    known !== undefined
+      ? Effect.succeed<ReadonlySet<string> | undefined>(known)
+      : wh.execute("SELECT table_schema, table_name FROM information_schema.tables").pipe(
+          Effect.map((r): ReadonlySet<string> | undefined => new Set(r.rows.map((row) => `${String(row[0])}.${String(row[1])}`.toLowerCase()))),
+          Effect.orElseSucceed((): ReadonlySet<string> | undefined => undefined)
+        )
   )
 )
 

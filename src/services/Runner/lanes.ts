@@ -1,5 +1,5 @@
-import { Effect, Pool, Ref, Schedule } from "effect"
-import { type StatementFailed, Warehouse } from "../Warehouse/Warehouse"
+import { Effect, Pool, Ref, Schedule, Scope } from "effect"
+import { type StatementFailed, Warehouse, type WarehouseService } from "../Warehouse/Warehouse"
 
 /** Connections a run keeps open when its concurrency is unbounded: DuckDB's calls queue on libuv's 4 threads beyond that. */
 const defaultLanes = 4
@@ -30,6 +30,14 @@ export const connectionLanes = (concurrency: number | "unbounded" | undefined) =
     const session = wh.kind === "embedded" ? wh.session : undefined
     if (session === undefined) return { onLane: ((build) => build) as OnLane, width: concurrency ?? "unbounded" } as Lanes
     const size = typeof concurrency === "number" ? Math.max(1, concurrency) : defaultLanes
+    // Connections open with the first build: a run that reuses every model opens none.
+    const lanes = yield* Effect.cached(Effect.map(openLanes(wh, session, size), (l) => l.onLane).pipe(Scope.extend(yield* Effect.scope)))
+    const onLane: OnLane = (build) => Effect.flatMap(lanes, (run) => run(build))
+    return { onLane, width: size } as Lanes
+  })
+
+const openLanes = (wh: WarehouseService, session: NonNullable<WarehouseService["session"]>, size: number) =>
+  Effect.gen(function* () {
     const pool = yield* Pool.make({ acquire: session, size })
     const onConnection: OnLane = (build) =>
       Effect.scoped(Effect.flatMap(Pool.get(pool), (lane) => Effect.provideService(build, Warehouse, { ...wh, execute: lane.execute, pinned: true })))

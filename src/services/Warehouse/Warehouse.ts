@@ -1,4 +1,5 @@
 import { Context, Data, type Effect, type Scope } from "effect"
+import type { WarehouseLocked } from "./embedded"
 
 export interface ResultColumn {
   readonly name: string
@@ -43,6 +44,13 @@ export interface WarehouseService {
    * threshold; `checkpoint` writes it into the database file (call it with no transaction open).
    */
   readonly log?: { readonly due: Effect.Effect<boolean>; readonly checkpoint: Effect.Effect<void, StatementFailed> }
+  /** Opens a warehouse that opens on first use (embedded, lazy), reporting a held lock as such. */
+  readonly open?: Effect.Effect<void, StatementFailed | WarehouseLocked>
+  /**
+   * Relations (`schema.table`, lower case) known without opening the warehouse: those pcli saw
+   * when it last closed the file, while nothing has touched it since; undefined when unknown.
+   */
+  readonly knownRelations?: Effect.Effect<ReadonlySet<string> | undefined>
   /** True on a `session`'s warehouse: a transaction may span several `execute` calls. */
   readonly pinned?: boolean
 }

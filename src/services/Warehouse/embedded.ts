@@ -1,7 +1,8 @@
 import type { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api"
 import * as os from "node:os"
 import { FileSystem, Path } from "@effect/platform"
-import { Context, Data, Effect, Layer, type Scope } from "effect"
+import { Context, Data, Effect, Layer, Ref, Scope } from "effect"
+import { forgetSnapshot, readSnapshot, writeSnapshot } from "./catalogSnapshot"
 import { type RetryPolicy, retryTransient } from "./retry"
 import { StatementFailed, type StatementResult, Warehouse, type WarehouseService } from "./Warehouse"
 
@@ -141,6 +142,11 @@ export interface EmbeddedOptions {
   readonly memoryLimit?: string
   /** DuckDB's `threads` (default `defaultThreads()`). */
   readonly threads?: number
+  /**
+   * Open the file on first use (or `open`) rather than when the layer is built: a run that
+   * reuses every model never loads DuckDB. Its `open` reports a lock as `WarehouseLocked`.
+   */
+  readonly lazy?: boolean
 }
 
 /**
@@ -153,6 +159,8 @@ export const defaultThreads = (): number => Math.max(1, Math.floor(os.availableP
 /**
  * DuckDB caches every table it wrote until it runs out of room (80% of RAM by default), so a
  * run's memory would grow with the number of models; capped, it stays flat and DuckDB spills.
+ * Not lower: DuckDB's CSV reader pins a 30.5 MiB buffer per scan, and at 48MB four concurrent
+ * reads of a large CSV all failed with Out of Memory (decisions.md "Run memory").
  */
 export const defaultMemoryLimit = "192MB"
 
@@ -182,8 +190,44 @@ export const layer = (
       const memoryLimit = options.memoryLimit ?? (path === ":memory:" ? undefined : defaultMemoryLimit)
       const settings: Record<string, string> = memoryLimit === undefined ? {} : { memory_limit: memoryLimit }
       if (path !== ":memory:") settings["threads"] = String(options.threads ?? defaultThreads())
-      const instance = yield* openLocked(path, options.openRetry ?? defaultOpenRetry, settings)
-      const duck = makeService(instance, path)
+      const scope = yield* Effect.scope
+      const relationsAtClose = yield* Ref.make<ReadonlyArray<string> | undefined>(undefined)
+      const isFile = path !== ":memory:"
+      // Runs after DuckDB has closed the file (finalizers run in reverse order).
+      if (isFile) {
+        yield* Effect.addFinalizer(() =>
+          Effect.flatMap(Ref.get(relationsAtClose), (relations) => Effect.sync(() => relations !== undefined && writeSnapshot(path, relations)))
+        )
+      }
+      const opened = yield* Effect.cached(
+        Effect.gen(function* () {
+          if (isFile) forgetSnapshot(path)
+          const instance = yield* openLocked(path, options.openRetry ?? defaultOpenRetry, settings)
+          // Runs before DuckDB closes: the catalog the snapshot records.
+          if (isFile) {
+            yield* Effect.addFinalizer(() =>
+              Effect.tryPromise(async () => {
+                const connection = await instance.connect()
+                try {
+                  return (await readAll(connection, relationsQuery)).rows.map((r) => `${String(r[0])}.${String(r[1])}`.toLowerCase())
+                } finally {
+                  connection.closeSync()
+                }
+              }).pipe(
+                Effect.flatMap((relations) => Ref.set(relationsAtClose, relations)),
+                Effect.ignore
+              )
+            )
+          }
+          return instance
+        }).pipe(Scope.extend(scope))
+      )
+      if (options.lazy !== true) yield* opened
+      /** A lock met on a lazy first use, where only `StatementFailed` can be reported. */
+      const instance = opened.pipe(
+        Effect.catchTag("WarehouseLocked", (e) => Effect.fail(new StatementFailed({ detail: e.message, transient: false })))
+      )
+      const duck = lazyService(instance, path)
       const walPath = `${path}.wal`
       const log = {
         due: fs.stat(walPath).pipe(
@@ -196,12 +240,21 @@ export const layer = (
         Context.add(Warehouse, {
           kind: "embedded" as const,
           execute: (sql: string) => duck.withConnection((connection) => readAll(connection, sql)),
-          session: session(instance),
-          ...(path === ":memory:" ? {} : { log })
+          session: Effect.flatMap(instance, session),
+          open: Effect.asVoid(opened),
+          ...(isFile ? { log, knownRelations: Effect.sync(() => readSnapshot(path)) } : {})
         })
       )
     })
   )
+
+const relationsQuery = "SELECT table_schema, table_name FROM information_schema.tables"
+
+/** `makeService` over an instance opened on first use. */
+const lazyService = (instance: Effect.Effect<DuckDBInstance, StatementFailed>, path: string): DuckDbService => ({
+  path,
+  withConnection: (use) => Effect.flatMap(instance, (i) => makeService(i, path).withConnection(use))
+})
 
 /** Runs one SQL text on a DuckDB connection and reads everything (shared with strategies). */
 export const runAndRead = readAll

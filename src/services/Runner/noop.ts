@@ -1,0 +1,49 @@
+import { Effect } from "effect"
+import type { CompiledProject } from "../Project/compile"
+import { Warehouse } from "../Warehouse/Warehouse"
+import { fingerprintOf, relationKey, sameInputs } from "./incremental"
+import { type BuildState, RunStore } from "./RunStore"
+import type { RunOptions } from "./runOptions"
+import { checkSelection } from "./selection"
+
+/**
+ * Whether a run will leave every selected model `unchanged` by what the state store and the
+ * warehouse's catalog snapshot say, the runner's own reuse rule (`decide` in run.ts) with every
+ * upstream at its recorded data version: reuse asked, no window, no declared source (its data
+ * version is read from the warehouse), the fingerprint of the last build, its table present, the
+ * same inputs. Such a run never needs the warehouse (decisions.md "No-op run without DuckDB").
+ */
+export const reusesEverything = (
+  project: CompiledProject,
+  layers: ReadonlyArray<ReadonlyArray<string>>,
+  options: Pick<RunOptions, "reuse" | "partition">,
+  states: ReadonlyMap<string, BuildState>,
+  relations: ReadonlySet<string> | undefined
+): boolean => {
+  if (options.reuse !== true || options.partition !== undefined || relations === undefined) return false
+  return layers.every((layer) =>
+    layer.every((name) => {
+      const model = project.models.get(name)
+      const previous = states.get(name)
+      if (model === undefined || previous === undefined || model.sourceRefs.length > 0) return false
+      if (previous.fingerprint !== fingerprintOf(model) || !relations.has(relationKey(model))) return false
+      const inputs: Record<string, string> = {}
+      for (const u of model.upstream) inputs[u] = states.get(u)?.data_version ?? "none"
+      return sameInputs(previous.inputs, inputs)
+    })
+  )
+}
+
+/**
+ * Opens the warehouse unless the run provably reuses every model: a warehouse that opens on
+ * first use then reports a held lock before any model starts, as one opened up front does.
+ */
+export const openUnlessReused = (project: CompiledProject, options: RunOptions) =>
+  Effect.gen(function* () {
+    const wh = yield* Warehouse
+    if (wh.open === undefined) return
+    const { layers } = yield* checkSelection(project, options)
+    const states = yield* (yield* RunStore).buildStates
+    const relations = wh.knownRelations === undefined ? undefined : yield* wh.knownRelations
+    if (!reusesEverything(project, layers, options, states, relations)) yield* wh.open
+  })
