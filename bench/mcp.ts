@@ -2,7 +2,7 @@
 // `ping` measured in the same run as the baseline. Target: policy_check p99 <= 5 ms.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { printTable } from "./support"
@@ -41,6 +41,7 @@ for (let i = 0; i < CALLS; i++) {
   if (r.isError === true) throw new Error(`policy_check failed: ${JSON.stringify(r)}`)
 }
 await client.close()
+rmSync(dir, { recursive: true, force: true })
 
 const stats = (xs: ReadonlyArray<number>) => {
   const sorted = [...xs].sort((a, b) => a - b)

@@ -35,12 +35,13 @@ const serveLayer = (settings: ServeSettings, options: GlobalOptions) =>
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/api/v1/openapi.json" })),
     Layer.provide(DashboardRoutes),
     Layer.provide(HttpApiBuilder.api(ServeApi).pipe(Layer.provide(routes))),
-    Layer.provide(ServeReadsLayer(options)),
     Layer.provideMerge(
       NodeHttpServer.layer(createServer, { host: settings.host, port: settings.port }).pipe(
         Layer.mapError((e) => new ServeListenFailed({ address: `${settings.host}:${settings.port}`, detail: String((e.cause as Error | undefined)?.message ?? e.message) }))
       )
-    )
+    ),
+    // Built before the server listens: a connection made while the store opened would get no answer.
+    Layer.provide(ServeReadsLayer(options))
   )
 
 /**
