@@ -38,7 +38,8 @@ import { PipelineRunner } from "../services/Runner/run"
 import type { RunRecord } from "../schemas/pipeline"
 import type { RunStoreFailed } from "../services/Runner/RunStore"
 import type { SelectionError } from "../services/Runner/selection"
-import type { Warehouse } from "../services/Warehouse/Warehouse"
+import type { WarehouseLocked } from "../services/Warehouse/embedded"
+import { type StatementFailed, Warehouse } from "../services/Warehouse/Warehouse"
 
 /** The `--from/--to` window a backfill plan recorded (the plan id covers it). */
 const backfillWindow = (payload: GatedPayload) => {
@@ -74,6 +75,8 @@ export type ApplyError =
   | SelectionError
   | LedgerUnavailable
   | PhysicalDeleteUnsupported
+  | StatementFailed
+  | WarehouseLocked
 
 export type ApplyRequirements =
   | SqlClient.SqlClient
@@ -232,6 +235,9 @@ function applyWith(input: ApplyInput, executeGc: boolean): Effect.Effect<ApplyOu
     const actor = yield* Principal
     const admitted = yield* admit(input, actor, executeGc ? EXECUTABLE : new Set([...EXECUTABLE].filter((k) => k !== "gc" && k !== "restore")))
     const { plan } = admitted
+    // The warehouse opens once every gate has passed: a refused apply leaves no warehouse file behind.
+    const warehouse = yield* Warehouse
+    if (warehouse.open !== undefined) yield* warehouse.open
     const runner = yield* PipelineRunner
     let record: RunRecord
     if (isGatedPlan(plan)) {

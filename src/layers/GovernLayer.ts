@@ -23,6 +23,6 @@ export const ReviewLayer = (options: GlobalOptions, write: boolean) =>
     Layer.provideMerge(ProjectLayer(options, true))
   )
 
-/** `pcli apply`: plans over the same services `pcli run` uses. */
+/** `pcli apply`: plans over the same services `pcli run` uses; the embedded warehouse opens after the gates (applyPlan). */
 export const ApplyLayer = (options: GlobalOptions, target: string | undefined) =>
-  plansLayer.pipe(Layer.provideMerge(RunServices(target)), Layer.provideMerge(ProjectLayer(options, true)))
+  plansLayer.pipe(Layer.provideMerge(RunServices(target, true)), Layer.provideMerge(ProjectLayer(options, true)))

@@ -81,6 +81,7 @@ describe("plan → review → apply through the binary", () => {
     expect(denied.out.error.code).toBe("policy-denied")
     expect(denied.stderr).toMatch(/^error\[policy-denied\]: .*rule 0/)
     expect(await tables(cwd)).toEqual([]) // nothing materialized
+    expect(existsSync(join(cwd, ".pcli/warehouse.duckdb"))).toBe(false) // the warehouse opens only after the gates
 
     const applied = await json(["apply", plan.out.plan_id], cwd, human)
     expect(applied.code, applied.stderr).toBe(0)
