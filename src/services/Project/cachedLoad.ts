@@ -141,6 +141,30 @@ export const loadWithCache = (
     const substitutedKey = (text: string, path: string) =>
       text.includes("${") ? Effect.map(substituteEnvVars(text, options.env, path), contentHash) : Effect.succeed(contentHash(text))
     const fileName = (name: string, suffix: string) => `${name}${suffix}`
+    /**
+     * A sidecar or contract: kept by its unchanged stamp or its content key, else decoded by the fast
+     * decoder; `value` is undefined where only the plain decoder can read it (`${VAR}`, other shapes).
+     */
+    const keptOrFastDecoded = <T>(shard: number, file: string, path: string, kept: ReadonlyMap<string, T>, decode: (data: unknown) => T | undefined) =>
+      Effect.gen(function* () {
+        const old = olds[shard]!
+        const knownKey = known(old, file, path)
+        const byStamp = knownKey === undefined ? undefined : kept.get(knownKey)
+        if (byStamp !== undefined) {
+          copyStamp(old.files, nexts[shard]!.files, file)
+          return { value: byStamp, key: knownKey, text: undefined, decoded: false }
+        }
+        const { text, stat } = yield* read(path)
+        // A text with `${VAR}` depends on the environment: it is read and substituted every time.
+        if (text.includes("${")) return { value: undefined, key: undefined, text, decoded: false }
+        const key = contentHash(text)
+        if (stat !== undefined) remember(shard, file, stat, key)
+        const byContent = kept.get(key)
+        if (byContent !== undefined) return { value: byContent, key, text, decoded: false }
+        dirty.add(shard)
+        const value = quickDecode(decode, text)
+        return { value, key, text, decoded: value !== undefined }
+      })
 
     // Pass 1: every model's SQL text and references (from the cache or the fast reader).
     const sqls: Array<string> = new Array(listing.names.length)
@@ -197,48 +221,16 @@ export const loadWithCache = (
           const next = nexts[shard]!
           const sidecarPath = listing.sidecarPaths[i]!
           const contractPath = listing.contractPaths[i]
-          const sidecarFile = fileName(name, ".toml")
-          const contractFile = fileName(name, ".contract.toml")
-          const sidecarKnown = known(old, sidecarFile, sidecarPath)
-          const contractKnown = contractPath === undefined ? undefined : known(old, contractFile, contractPath)
-          let sidecar: ModelSidecar | undefined =
-            sidecarKnown === undefined ? undefined : old.sidecars.get(sidecarKnown)
-          let contract: ModelContract | undefined =
-            contractKnown === undefined ? undefined : old.contracts.get(contractKnown)
-          let sidecarKey = sidecar === undefined ? undefined : sidecarKnown
-          let contractKey = contract === undefined ? undefined : contractKnown
-          if (sidecar !== undefined) copyStamp(old.files, next.files, sidecarFile)
-          if (contract !== undefined) copyStamp(old.files, next.files, contractFile)
-          let sidecarText: string | undefined
-          let contractText: string | undefined
-          if (sidecar === undefined) {
-            const { text, stat } = yield* read(sidecarPath)
-            sidecarText = text
-            // A text with `${VAR}` depends on the environment: it is read and substituted every time.
-            if (!text.includes("${")) {
-              sidecarKey = contentHash(text)
-              if (stat !== undefined) remember(shard, sidecarFile, stat, sidecarKey)
-              sidecar = old.sidecars.get(sidecarKey)
-              if (sidecar === undefined) {
-                sidecar = quickDecode(fastDecodeSidecar, text)
-                if (sidecar !== undefined) counts.decoded++
-                dirty.add(shard)
-              }
-            }
-          }
-          if (contractPath !== undefined && contract === undefined) {
-            const { text, stat } = yield* read(contractPath)
-            contractText = text
-            if (!text.includes("${")) {
-              contractKey = contentHash(text)
-              if (stat !== undefined) remember(shard, contractFile, stat, contractKey)
-              contract = old.contracts.get(contractKey)
-              if (contract === undefined) {
-                contract = quickDecode(fastDecodeContract, text)
-                dirty.add(shard)
-              }
-            }
-          }
+          const side = yield* keptOrFastDecoded(shard, fileName(name, ".toml"), sidecarPath, old.sidecars, fastDecodeSidecar)
+          if (side.decoded) counts.decoded++
+          const cont =
+            contractPath === undefined
+              ? undefined
+              : yield* keptOrFastDecoded(shard, fileName(name, ".contract.toml"), contractPath, old.contracts, fastDecodeContract)
+          const { value: sidecar, key: sidecarKey, text: sidecarText } = side
+          const contract = cont?.value
+          const contractKey = cont?.key
+          const contractText = cont?.text
           if (sidecar !== undefined && sidecar.name === name && (contractPath === undefined || contract !== undefined)) {
             next.sidecars.set(sidecarKey!, sidecar)
             if (contract !== undefined) next.contracts.set(contractKey!, contract)
