@@ -19,20 +19,42 @@ export const reusesEverything = (
   options: Pick<RunOptions, "reuse" | "partition">,
   states: ReadonlyMap<string, BuildState>,
   relations: ReadonlySet<string> | undefined
+): boolean => reusableByState(project, layers, options, states) && tablesPresent(project, layers, relations)
+
+/** The part of `reusesEverything` the state store alone answers (no catalog needed). */
+export const reusableByState = (
+  project: CompiledProject,
+  layers: ReadonlyArray<ReadonlyArray<string>>,
+  options: Pick<RunOptions, "reuse" | "partition">,
+  states: ReadonlyMap<string, BuildState>
 ): boolean => {
-  if (options.reuse !== true || options.partition !== undefined || relations === undefined) return false
+  if (options.reuse !== true || options.partition !== undefined) return false
   return layers.every((layer) =>
     layer.every((name) => {
       const model = project.models.get(name)
       const previous = states.get(name)
       if (model === undefined || previous === undefined || model.sourceRefs.length > 0) return false
-      if (previous.fingerprint !== fingerprintOf(model) || !relations.has(relationKey(model))) return false
+      if (previous.fingerprint !== fingerprintOf(model)) return false
       const inputs: Record<string, string> = {}
       for (const u of model.upstream) inputs[u] = states.get(u)?.data_version ?? "none"
       return sameInputs(previous.inputs, inputs)
     })
   )
 }
+
+/** Every selected model's table is among the warehouse's relations (false when it cannot say). */
+export const tablesPresent = (
+  project: CompiledProject,
+  layers: ReadonlyArray<ReadonlyArray<string>>,
+  relations: ReadonlySet<string> | undefined
+): boolean =>
+  relations !== undefined &&
+  layers.every((layer) =>
+    layer.every((name) => {
+      const model = project.models.get(name)
+      return model !== undefined && relations.has(relationKey(model))
+    })
+  )
 
 /**
  * Opens the warehouse unless the run provably reuses every model: a warehouse that opens on

@@ -29,7 +29,9 @@ import {
   UPSTREAM_FAILED
 } from "./RunStore"
 import { memoByKey, mergeResults, type RunOptions, runStatusOf, mintRunId } from "./runOptions"
+import { reusableByState, tablesPresent } from "./noop"
 import { checkSelection, type SelectionError } from "./selection"
+import { unchangedExecutions } from "./unchanged"
 import { connectionLanes } from "./lanes"
 import {
   ensureSchemas,
@@ -63,9 +65,15 @@ type Decision =
  * The selection and window are checked first, before any statement. Records the run, and the
  * builds it made, in the state store in one transaction.
  */
-export const runProject = (
+export const runProject = (project: CompiledProject, options: RunOptions) => runProjectWith(project, options, true)
+
+/** `runProject` with every model through the per-model loop: the reference of its one-pass no-op (tests compare them). */
+export const runProjectModelByModel = (project: CompiledProject, options: RunOptions) => runProjectWith(project, options, false)
+
+const runProjectWith = (
   project: CompiledProject,
-  options: RunOptions
+  options: RunOptions,
+  direct: boolean
 ): Effect.Effect<
   RunRecord,
   RunStoreFailed | SelectionError,
@@ -308,9 +316,15 @@ export const runProject = (
         })
       })
 
-    for (const layer of layers) {
-      // As many models at once as there are lanes: a model starts (and says so) when it has one.
-      yield* Effect.forEach(layer, runOne, { concurrency: options.concurrency ?? width, discard: true })
+    // A run that provably leaves every model as it was records it in one pass (the loop is its reference).
+    const everythingUnchanged =
+      direct && reusableByState(project, layers, options, states) && !(yield* stopRequested) && tablesPresent(project, layers, yield* relations)
+    if (everythingUnchanged) executions.push(...(yield* unchangedExecutions(project, layers, states, emit)))
+    else {
+      for (const layer of layers) {
+        // As many models at once as there are lanes: a model starts (and says so) when it has one.
+        yield* Effect.forEach(layer, runOne, { concurrency: options.concurrency ?? width, discard: true })
+      }
     }
     const finishedMillis = yield* Clock.currentTimeMillis
     const models = [...executions].sort((a, b) => a.position - b.position)

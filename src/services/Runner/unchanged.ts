@@ -1,0 +1,63 @@
+import { Effect } from "effect"
+import type { ModelExecution } from "../../schemas/pipeline"
+import type { CompiledProject } from "../Project/compile"
+import type { BuildState } from "./RunStore"
+import type { ProgressEvent } from "./runOptions"
+
+const iso = (millis: number) => new Date(millis).toISOString()
+
+/**
+ * The executions and progress of a run in which every selected model is `unchanged` (the caller
+ * has checked `reusesEverything`): what the per-model loop's unchanged branch (`runOne` in run.ts,
+ * its reference) records and emits, model by model in layer order, without a fiber, refs and the
+ * inputs and decision effects per model, which were most of a no-op run's own time.
+ */
+export const unchangedExecutions = (
+  project: CompiledProject,
+  layers: ReadonlyArray<ReadonlyArray<string>>,
+  states: ReadonlyMap<string, BuildState>,
+  emit: (event: ProgressEvent) => Effect.Effect<void>
+): Effect.Effect<ReadonlyArray<ModelExecution>> =>
+  Effect.gen(function* () {
+    const clock = yield* Effect.clock
+    const total = layers.reduce((n, l) => n + l.length, 0)
+    const executions: Array<ModelExecution> = []
+    for (const layer of layers) {
+      for (const name of layer) {
+        const model = project.models.get(name)!
+        const previous = states.get(name)!
+        const startedAt = clock.unsafeCurrentTimeMillis()
+        const finishedAt = clock.unsafeCurrentTimeMillis()
+        executions.push({
+          model_name: name,
+          position: executions.length,
+          strategy: model.strategy.type,
+          started_at: iso(startedAt),
+          finished_at: iso(finishedAt),
+          duration_ms: finishedAt - startedAt,
+          rows_affected: null,
+          attempts: 0,
+          sql_hash: previous.sql_hash,
+          recipe_hash: previous.recipe_hash,
+          output_hash: null,
+          error_code: null,
+          error_class: null,
+          error_message: null,
+          failed_upstream: null,
+          warnings: [],
+          intervals_built: model.strategy.type === "time_interval" ? 0 : null,
+          status: "unchanged"
+        })
+        yield* emit({
+          kind: "finished",
+          model: name,
+          status: "unchanged",
+          strategy: model.strategy.type,
+          duration_ms: finishedAt - startedAt,
+          done: executions.length,
+          total
+        })
+      }
+    }
+    return executions
+  })
