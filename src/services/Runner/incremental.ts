@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto"
 import { Effect } from "effect"
 import type { Granularity } from "../../schemas/model"
-import { canonicalJson } from "../Artifacts/artifacts"
+import { canonicalJsonFast } from "../Artifacts/artifacts"
 import type { CompiledModel } from "../Project/compile"
 import { Warehouse } from "../Warehouse/Warehouse"
 import { formatPartitionKey, nextPartitionStart, parsePartitionKey, substituteWindow } from "./partitions"
@@ -27,7 +27,7 @@ const fingerprints = new WeakMap<CompiledModel, string>()
 const computeFingerprint = (model: CompiledModel): string =>
   createHash("sha256")
     .update(
-      canonicalJson({
+      canonicalJsonFast({
         sql: bodyOf(model.definition.sql),
         sidecar: model.definition.sidecar,
         contract: model.definition.contract ?? null,
