@@ -39,8 +39,8 @@ export const runModels = (input: RunModelsInput) =>
       ...(input.from !== undefined && input.to !== undefined ? { partition: { from: input.from, to: input.to } } : {}),
       ...(input.onProgress === undefined ? {} : { onProgress: input.onProgress })
     }
-    yield* openUnlessReused(project, options)
-    const record = yield* runner.run(project, options)
+    const states = yield* openUnlessReused(project, options)
+    const record = yield* runner.run(project, states === undefined ? options : { ...options, buildStates: states })
     const out: RunOutput = runOutput(record)
     return out
   })

@@ -98,7 +98,7 @@ const runProjectWith = (
     const contentOutputs = new Map<string, ContentOutput>()
     const executions: Array<ModelExecution> = []
     const { onLane, width } = yield* connectionLanes(options.concurrency)
-    const states = yield* store.buildStates
+    const states = options.buildStates ?? (yield* store.buildStates)
     /** Each model's current data version: its last build's, or this run's once it builds. */
     const versions = new Map([...states.values()].map((b) => [b.model_name, b.data_version]))
     const builds: Array<BuildState> = []

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import type { ModelRunStatus, RunStatus } from "../../schemas/pipeline"
 import type { RetryPolicy } from "../Warehouse/retry"
-import { INTERRUPTED } from "./RunStore"
+import { type BuildState, INTERRUPTED } from "./RunStore"
 import type { BuildResult, PartitionOptions } from "./strategies"
 
 /** Per-model progress, for a live line on a TTY or one line per event off it; services never print. */
@@ -58,6 +58,8 @@ export interface RunOptions {
   /** Polled before each model starts: true once a stop was asked for (Ctrl-C); started models finish. */
   readonly stopRequested?: Effect.Effect<boolean>
   readonly onProgress?: (event: ProgressEvent) => Effect.Effect<void>
+  /** The state store's builds as the caller has just read them (`openUnlessReused`): the run does not read them again. */
+  readonly buildStates?: ReadonlyMap<string, BuildState>
   /** Fixed run id (tests); otherwise minted from the clock as `run-YYYYMMDD-HHMMSS-mmm`. */
   readonly runId?: string
 }
