@@ -4,7 +4,18 @@ import type { CompiledProject } from "../Project/compile"
 import type { BuildState } from "./RunStore"
 import type { ProgressEvent } from "./runOptions"
 
-const iso = (millis: number) => new Date(millis).toISOString()
+/** `toISOString` of the clock's millis, formatted once per distinct millisecond (a no-op run's 2,000 stamps share a few dozen). */
+const isoOnce = () => {
+  let last = Number.NaN
+  let text = ""
+  return (millis: number) => {
+    if (millis !== last) {
+      last = millis
+      text = new Date(millis).toISOString()
+    }
+    return text
+  }
+}
 
 /**
  * The executions and progress of a run in which every selected model is `unchanged` (the caller
@@ -20,6 +31,7 @@ export const unchangedExecutions = (
 ): Effect.Effect<ReadonlyArray<ModelExecution>> =>
   Effect.gen(function* () {
     const clock = yield* Effect.clock
+    const iso = isoOnce()
     const total = layers.reduce((n, l) => n + l.length, 0)
     const executions: Array<ModelExecution> = []
     for (const layer of layers) {
