@@ -30,7 +30,9 @@ const scenario = fc.record({
   selection: fc.option(fc.array(fc.nat({ max: 8 }), { minLength: 1, maxLength: 4 }), { nil: undefined }),
   concurrency: fc.option(fc.integer({ min: 1, max: 4 }), { nil: undefined }),
   twist: fc.constantFrom<Twist>("none", "none", "none", "fingerprint", "no-state", "input", "table-dropped", "catalog-unknown", "stop", "full-refresh"),
-  victim: fc.nat({ max: 8 })
+  victim: fc.nat({ max: 8 }),
+  /** With the "stop" twist: how many polls of `stopRequested` answer no before the stop (0: asked before the run). */
+  stopAfter: fc.nat({ max: 10 })
 })
 
 type Scenario = typeof scenario extends fc.Arbitrary<infer A> ? A : never
@@ -124,16 +126,20 @@ describe("a run that reuses every model", () => {
             reuse: s.twist !== "full-refresh",
             ...(s.selection === undefined ? {} : { models: selected }),
             ...(s.concurrency === undefined ? {} : { concurrency: s.concurrency }),
-            ...(s.twist === "stop" ? { stopRequested: Effect.succeed(true) } : {})
           }
-          const fast = await Effect.runPromise(run(runProject, project, options, states, tables))
-          const reference = await Effect.runPromise(run(runProjectModelByModel, project, options, states, tables))
+          // Each implementation gets its own stop that turns on after the same number of polls.
+          const stopAfter = (n: number): Partial<RunOptions> => {
+            let polls = 0
+            return s.twist === "stop" ? { stopRequested: Effect.sync(() => ++polls > n) } : {}
+          }
+          const fast = await Effect.runPromise(run(runProject, project, { ...options, ...stopAfter(s.stopAfter) }, states, tables))
+          const reference = await Effect.runPromise(run(runProjectModelByModel, project, { ...options, ...stopAfter(s.stopAfter) }, states, tables))
           expect(fast).toEqual(reference)
           // A warehouse that cannot list its tables skips the dropped-table check: everything is reused, through the loop.
           if (s.twist === "none" || s.twist === "catalog-unknown") {
             expect(fast.record.models.every((m) => m.status === "unchanged")).toBe(true)
             if (s.twist === "none") direct++
-          } else {
+          } else if (s.twist !== "stop" || s.stopAfter < selected.length) {
             expect(fast.record.models.some((m) => m.status !== "unchanged")).toBe(true)
           }
         } finally {

@@ -316,15 +316,15 @@ const runProjectWith = (
         })
       })
 
-    // A run that provably leaves every model as it was records it in one pass (the loop is its reference).
-    const everythingUnchanged =
-      direct && reusableByState(project, layers, options, states) && !(yield* stopRequested) && tablesPresent(project, layers, yield* relations)
-    if (everythingUnchanged) executions.push(...(yield* unchangedExecutions(project, layers, states, emit)))
-    else {
-      for (const layer of layers) {
-        // As many models at once as there are lanes: a model starts (and says so) when it has one.
-        yield* Effect.forEach(layer, runOne, { concurrency: options.concurrency ?? width, discard: true })
-      }
+    // A run that provably leaves every model as it was records it in one pass (the loop is its reference);
+    // a stop asked on the way leaves the rest to the loop, which records them as not started.
+    const everythingUnchanged = direct && reusableByState(project, layers, options, states) && tablesPresent(project, layers, yield* relations)
+    const passed = everythingUnchanged ? yield* unchangedExecutions(project, layers, states, emit, stopRequested) : []
+    executions.push(...passed)
+    yield* Ref.set(done, passed.length)
+    for (const layer of withoutFirst(layers, passed.length)) {
+      // As many models at once as there are lanes: a model starts (and says so) when it has one.
+      yield* Effect.forEach(layer, runOne, { concurrency: options.concurrency ?? width, discard: true })
     }
     const finishedMillis = yield* Clock.currentTimeMillis
     const models = [...executions].sort((a, b) => a.position - b.position)
@@ -341,6 +341,18 @@ const runProjectWith = (
     yield* store.recordRun(run, options.planId, { builds, intervals: intervalChanges })
     return run
   }).pipe(Effect.scoped)
+
+/** The layers without their first `n` models (in layer order), empty layers dropped. */
+const withoutFirst = (layers: ReadonlyArray<ReadonlyArray<string>>, n: number) => {
+  let skip = n
+  const rest: Array<ReadonlyArray<string>> = []
+  for (const layer of layers) {
+    const left = layer.slice(Math.min(skip, layer.length))
+    skip = Math.max(0, skip - layer.length)
+    if (left.length > 0) rest.push(left)
+  }
+  return rest
+}
 
 const countIntervals = (windows: ReadonlyArray<PartitionOptions>, model: CompiledModel) =>
   model.strategy.type === "time_interval"

@@ -21,13 +21,15 @@ const isoOnce = () => {
  * The executions and progress of a run in which every selected model is `unchanged` (the caller
  * has checked `reusesEverything`): what the per-model loop's unchanged branch (`runOne` in run.ts,
  * its reference) records and emits, model by model in layer order, without a fiber, refs and the
- * inputs and decision effects per model, which were most of a no-op run's own time.
+ * inputs and decision effects per model, which were most of a no-op run's own time. Like the loop
+ * it polls `stopRequested` before each model; from the first stop on, the models are left to the loop.
  */
 export const unchangedExecutions = (
   project: CompiledProject,
   layers: ReadonlyArray<ReadonlyArray<string>>,
   states: ReadonlyMap<string, BuildState>,
-  emit: (event: ProgressEvent) => Effect.Effect<void>
+  emit: (event: ProgressEvent) => Effect.Effect<void>,
+  stopRequested: Effect.Effect<boolean>
 ): Effect.Effect<ReadonlyArray<ModelExecution>> =>
   Effect.gen(function* () {
     const clock = yield* Effect.clock
@@ -36,6 +38,7 @@ export const unchangedExecutions = (
     const executions: Array<ModelExecution> = []
     for (const layer of layers) {
       for (const name of layer) {
+        if (yield* stopRequested) return executions
         const model = project.models.get(name)!
         const previous = states.get(name)!
         const startedAt = clock.unsafeCurrentTimeMillis()
