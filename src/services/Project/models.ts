@@ -110,6 +110,8 @@ export const joinInDir = (path: Pick<Path.Path, "join">, dir: string): ((file: s
 
 /** The model files found in a models directory, names sorted. */
 export interface ModelListing {
+  /** What every listed path starts with: the models directory and its separator (`joinInDir`). */
+  readonly prefix: string
   readonly names: ReadonlyArray<string>
   readonly sqlPaths: ReadonlyArray<string>
   readonly sidecarPaths: ReadonlyArray<string>
@@ -151,6 +153,7 @@ export const listModels = (
     }
     const inDir = joinInDir(path, options.modelsDir)
     return {
+      prefix: inDir(""),
       names,
       sqlPaths: names.map((name) => inDir(`${name}.sql`)),
       sidecarPaths: names.map((name) => inDir(`${name}.toml`)),
