@@ -48,7 +48,7 @@ export interface CacheUse {
  * later: a write within the file system's timestamp granularity could otherwise keep the same
  * stat (git's "racily clean" entries).
  */
-const racyMarginMs = 1000
+export const racyMarginMs = 1000
 
 interface Stamped {
   readonly text: string
@@ -125,7 +125,7 @@ export const loadWithCache = (
     for (let shard = 0; shard < shardCount; shard++) {
       if (loaded.shards[shard]!.status !== "hit" && (only === undefined || only.has(shard))) dirty.add(shard)
     }
-    const trustBefore = Date.now() - racyMarginMs
+    const trustBefore = Date.now() - (options.racyMarginMs ?? racyMarginMs)
     const counts = { filesRead: 0, sqlParsed: 0, decoded: 0 }
 
     /** The text behind a file name and its content key, from the stat index when the stat is unchanged. */

@@ -1,7 +1,7 @@
 import { type FileSystem, Path } from "@effect/platform"
 import * as NodeFs from "node:fs"
 import { Effect, Either } from "effect"
-import { type CachedLoad, loadWithCache } from "./cachedLoad"
+import { type CachedLoad, loadWithCache, racyMarginMs } from "./cachedLoad"
 import {
   type CompiledProject,
   type CompileError,
@@ -35,9 +35,6 @@ interface Names {
   readonly names: ReadonlyArray<string>
   readonly hasContract: (i: number) => boolean
 }
-
-/** A file's stat must be this much older than the compile before it is trusted later (as `cachedLoad.ts`'s racy margin). */
-const racyMarginMs = 1000
 
 const suffixes = [".sql", ".toml", ".contract.toml"] as const
 
@@ -191,7 +188,7 @@ export const compileRendered = (
   Effect.gen(function* () {
     const writes = yield* CompileCacheWrites
     // Taken before the directory is listed: an entry added after it changes the stamp the next compile sees.
-    const dirStamp = dirStampOf(options.modelsDir, Date.now() - racyMarginMs)
+    const dirStamp = dirStampOf(options.modelsDir, Date.now() - (options.racyMarginMs ?? racyMarginMs))
     const index = readIndex(options.modelsDir)
     const dirUnchanged = index !== undefined && sameDir(dirStamp, index.dirStamp)
     if (index !== undefined && dirUnchanged) {

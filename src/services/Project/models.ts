@@ -26,6 +26,11 @@ export interface LoadModelsOptions {
   readonly modelsDir: string
   /** Environment for `${VAR}` in sidecars; the CLI passes the process environment. */
   readonly env: Readonly<Record<string, string | undefined>>
+  /**
+   * How much older than the compile a file's (or the directory's) stat must be to be trusted by the
+   * next one (default 1000 ms, see `cachedLoad.ts`); tests that set file times themselves lower it.
+   */
+  readonly racyMarginMs?: number
 }
 
 /**
