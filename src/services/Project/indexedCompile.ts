@@ -137,9 +137,14 @@ const fromIndex = (
     if (writes) {
       yield* load.right.save
       const stamps = index.stamps.slice()
-      for (let j = 0; j < changed.length; j++) putRow(stamps, changed[j]!, sub.names[j]!, sub.contractPaths[j] !== undefined, load.right)
+      let trusted = false
+      for (let j = 0; j < changed.length; j++) {
+        const at = changed[j]! * stampWidth
+        putRow(stamps, changed[j]!, sub.names[j]!, sub.contractPaths[j] !== undefined, load.right)
+        for (let k = at; k < at + stampWidth; k++) trusted ||= !Number.isNaN(stamps[k]!) && stamps[k] !== index.stamps[k]
+      }
       // Only a newly trusted stamp is worth writing: an untrusted one (a file just written) mismatches next time as the old one would.
-      if (!same || !sameDir(dirStamp, index.dirStamp) || stamps.some((v, k) => !Number.isNaN(v) && v !== index.stamps[k])) {
+      if (!same || !sameDir(dirStamp, index.dirStamp) || trusted) {
         writeIndex(options.modelsDir, { names: models.names, stamps, summaries, renderKey, dirStamp, text })
       }
     }

@@ -3,10 +3,12 @@ import * as NodeFs from "node:fs"
 /** Numbers per model in `statModels`' result: size, mtimeMs, ctimeMs, ino of its .sql, .toml and .contract.toml (NaN: no such file). */
 export const statsPerModel = 12
 
+const statOptions = { throwIfNoEntry: false } as const
+
 /** Size, mtimeMs, ctimeMs, ino of `path` at `out[at …]`; left NaN when it cannot be stated (no stamp equals NaN). */
 const statInto = (path: string, out: Float64Array, at: number): void => {
   try {
-    const s = NodeFs.statSync(path, { throwIfNoEntry: false })
+    const s = NodeFs.statSync(path, statOptions)
     if (s === undefined) return
     out[at] = s.size
     out[at + 1] = s.mtimeMs
