@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { encodeJson } from "../render/json"
+import { compiledModelJson, encodeJsonWithArray } from "../render/json"
 import { CompileOutput } from "../schemas/pipeline"
 import { Environment } from "../services/Environment/Environment"
 import * as Compiler from "../services/Project/compile"
@@ -31,5 +31,9 @@ export const compile: Effect.Effect<
 export const compileJson = Effect.gen(function* () {
   const { modelsDir } = yield* ProjectContext
   const env = yield* Environment
-  return yield* compileRendered({ modelsDir, env }, modelsDir, (project) => encodeJson(CompileOutput, compileOutput(project, modelsDir)))
+  return yield* compileRendered({ modelsDir, env }, modelsDir, (project) => {
+    const out = compileOutput(project, modelsDir)
+    // `encodeJson(CompileOutput, out)` byte for byte, the models written by the field-by-field writer.
+    return encodeJsonWithArray(CompileOutput, { ...out, models: [] }, "models", compiledModelJson, out.models)
+  })
 })
