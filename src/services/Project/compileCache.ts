@@ -175,6 +175,35 @@ export const contentHash = (text: HashInput): string => sha1(text)
 /** Detects a torn or edited body (not an adversary: the cache lives inside the project); hashed as bytes. */
 const digestOf = (body: Uint8Array) => sha1(body)
 
+/** `contentHash` of the parts' concatenation, without making it (fresh megabytes are slow to touch). */
+export const contentHashOfParts = (parts: ReadonlyArray<Uint8Array>): string => {
+  const hash = NodeCrypto.createHash("sha1")
+  for (const part of parts) hash.update(part)
+  return hash.digest("base64url")
+}
+
+/**
+ * Writes the parts one after another to a staged sibling of `file`, then renames it over `file` (a
+ * reader sees the old file or the new one). Not fsynced: the cache's files are derived data whose
+ * digest catches a torn write.
+ */
+export const writeStagedParts = (file: string, parts: ReadonlyArray<Uint8Array>): void => {
+  const staged = stagedSibling(file, NodePath)
+  try {
+    const fd = NodeFs.openSync(staged, "w")
+    try {
+      for (const part of parts) {
+        for (let done = 0; done < part.length; ) done += NodeFs.writeSync(fd, part, done, part.length - done)
+      }
+    } finally {
+      NodeFs.closeSync(fd)
+    }
+    NodeFs.renameSync(staged, file)
+  } finally {
+    NodeFs.rmSync(staged, { force: true })
+  }
+}
+
 /** FNV-1a of a model name, modulo `shardCount`: which shard holds the model's entries. */
 export const shardOf = (model: string): number => {
   let h = 0x811c9dc5
@@ -299,13 +328,7 @@ export const writeCache = (modelsDir: string, shards: ReadonlyMap<number, CacheB
         dirMade = true
         const bodyBytes = Buffer.from(asciiJson(toStored(body)), "latin1")
         const header: Header = { format: FORMAT, build, modelsDir: NodePath.resolve(modelsDir), shard, digest: digestOf(bodyBytes) }
-        const staged = stagedSibling(file, NodePath)
-        try {
-          NodeFs.writeFileSync(staged, Buffer.concat([Buffer.from(`${asciiJson(header)}\n`, "latin1"), bodyBytes]))
-          NodeFs.renameSync(staged, file)
-        } finally {
-          NodeFs.rmSync(staged, { force: true })
-        }
+        writeStagedParts(file, [Buffer.from(`${asciiJson(header)}\n`, "latin1"), bodyBytes])
       } catch {
         // Best effort, shard by shard: a shard left unwritten is rebuilt by the next compile.
       }

@@ -1,9 +1,8 @@
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import type { SourceRef, StrategyBlock } from "../../schemas/model"
-import { stagedSibling } from "../../platform/atomicWrite"
 import type { ModelSummary } from "./compile"
-import { cacheFileFor, cacheBuild, contentHash } from "./compileCache"
+import { cacheBuild, cacheFileFor, contentHash, contentHashOfParts, writeStagedParts } from "./compileCache"
 import type { TableRef } from "./sqlRefs"
 import { statsPerModel } from "./modelStats"
 
@@ -149,7 +148,7 @@ export const readIndex = (modelsDir: string): CompileIndex | undefined => {
 const asciiJson = (value: unknown): string =>
   JSON.stringify(value).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
 
-/** Writes the index (best effort, not fsynced, staged and renamed: a torn file fails its digest). */
+/** Writes the index (best effort, not fsynced, staged and renamed: a torn file fails its digest), section by section. */
 export const writeIndex = (
   modelsDir: string,
   index: {
@@ -167,7 +166,6 @@ export const writeIndex = (
     const stamps = Buffer.from(index.stamps.buffer, index.stamps.byteOffset, index.stamps.byteLength)
     const summaries = Buffer.from(asciiJson(index.summaries), "latin1")
     const text = typeof index.text === "string" ? Buffer.from(index.text, "utf8") : index.text
-    const body = Buffer.concat([names, stamps, summaries, text])
     const header: Header = {
       format: FORMAT,
       build: cacheBuild,
@@ -175,16 +173,10 @@ export const writeIndex = (
       renderKey: index.renderKey,
       dirStamp: index.dirStamp,
       sections: [names.length, stamps.length, summaries.length, text.length],
-      digest: contentHash(body)
+      digest: contentHashOfParts([names, stamps, summaries, text])
     }
     NodeFs.mkdirSync(NodePath.dirname(file), { recursive: true })
-    const staged = stagedSibling(file, NodePath)
-    try {
-      NodeFs.writeFileSync(staged, Buffer.concat([Buffer.from(`${asciiJson(header)}\n`, "latin1"), body]))
-      NodeFs.renameSync(staged, file)
-    } finally {
-      NodeFs.rmSync(staged, { force: true })
-    }
+    writeStagedParts(file, [Buffer.from(`${asciiJson(header)}\n`, "latin1"), names, stamps, summaries, text])
   } catch {
     // Best effort: an index left unwritten means the next compile takes the whole path.
   }

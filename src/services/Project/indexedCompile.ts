@@ -132,7 +132,7 @@ const fromIndex = (
       }
       const project = yield* Effect.either(compileSummaries(items, Effect.succeed(refs)))
       if (Either.isLeft(project)) return undefined
-      text = yield* render(project.right)
+      text = Buffer.from(yield* render(project.right), "utf8")
     }
     if (writes) {
       yield* load.right.save
@@ -159,11 +159,12 @@ const whole = (
   render: Render,
   dirStamp: DirStamp | null,
   writes: boolean
-): Effect.Effect<string, CompileError, FileSystem.FileSystem | Path.Path> =>
+): Effect.Effect<Uint8Array, CompileError, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function* () {
     let load: CachedLoad | undefined
     const project = yield* compileListing({ ...options, onLoaded: (_, loaded) => (load = loaded) }, listing)
-    const text = yield* render(project)
+    // Encoded once: the same bytes go to the index and to the output.
+    const text = Buffer.from(yield* render(project), "utf8")
     if (writes && load !== undefined) {
       const stamps = new Float64Array(listing.names.length * stampWidth)
       const summaries: Array<StoredSummary> = new Array(listing.names.length)
