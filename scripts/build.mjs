@@ -45,7 +45,7 @@ const common = {
 
 await build({ ...common, entryPoints: ["src/main.ts"], outfile: "dist/pcli-bundle.cjs" })
 // The light entries (src/cli/lightLine.ts names them): one command each, without @effect/cli or any other command.
-const lightEntries = { "pcli-policy-check": "policyCheck", "pcli-policy-show": "policyShow", "pcli-validate": "validate" }
+const lightEntries = { "pcli-policy-check": "policyCheck", "pcli-policy-show": "policyShow", "pcli-validate": "validate", "pcli-compile": "compile" }
 for (const [name, entry] of Object.entries(lightEntries)) {
   await build({ ...common, entryPoints: [`src/light/${entry}.ts`], outfile: `dist/${name}.cjs` })
   rmSync(`dist/${name}.v8cache`, { force: true })
@@ -104,6 +104,10 @@ try {
   rmSync("dist/pcli-policy-check.v8cache", { force: true })
   execFileSync(process.execPath, check, { cwd: join(playground, "pg"), stdio: "ignore" })
   execFileSync(process.execPath, [bin, "policy", "show"], { cwd: join(playground, "pg"), stdio: "ignore" })
+  // The light compile's cache: made by a warm compile (its usual case), after a cold one wrote the compile index.
+  execFileSync(process.execPath, [bin, "compile", "--output", "json"], { cwd: join(playground, "pg"), stdio: "ignore" })
+  rmSync("dist/pcli-compile.v8cache", { force: true })
+  execFileSync(process.execPath, [bin, "compile", "--output", "json"], { cwd: join(playground, "pg"), stdio: "ignore" })
   // The full bundle's policy cache: the same check in a form the light entry leaves to the bundle (`--output=text`).
   execFileSync(process.execPath, [...check, "--output=text"], { cwd: join(playground, "pg"), stdio: "ignore" })
 } finally {

@@ -1,4 +1,4 @@
-// The light commands (policy check, policy show, validate) read without @effect/cli: the bin sends
+// The light commands (policy check, policy show, validate, compile) read without @effect/cli: the bin sends
 // a command line here after argv.ts has read it, and runs the command's light entry (src/light/) when
 // this reads it fully. Anything unusual (a positional word, `--flag=value`, a value starting with `-`,
 // a missing required flag, a built-in flag) is left to the full bundle, so its errors stay its own.
@@ -10,7 +10,8 @@ const COMMON = ["--output", "--principal-id", "--config", "--models", "--state-p
 const LIGHT = {
   "policy check": { flags: [...COMMON, "--principal", "--capability", "--model"], required: ["--principal", "--capability", "--model"] },
   "policy show": { flags: COMMON, required: [] },
-  validate: { flags: COMMON, required: [] }
+  validate: { flags: COMMON, required: [] },
+  compile: { flags: COMMON, required: [] }
 } as const satisfies Record<string, { readonly flags: ReadonlyArray<string>; readonly required: ReadonlyArray<string> }>
 
 export type LightCommand = keyof typeof LIGHT
@@ -19,7 +20,8 @@ export type LightCommand = keyof typeof LIGHT
 export const LIGHT_BUNDLES: Readonly<Record<LightCommand, string>> = {
   "policy check": "pcli-policy-check",
   "policy show": "pcli-policy-show",
-  validate: "pcli-validate"
+  validate: "pcli-validate",
+  compile: "pcli-compile"
 }
 
 /** A light command line, read: the command and each given flag's value by flag name. */
@@ -32,7 +34,7 @@ export interface LightLine {
 export const LIGHT_LINE_KEY = Symbol.for("pcli/lightLine")
 
 const commandOf = (argv: ReadonlyArray<string>): readonly [LightCommand, number] | undefined => {
-  if (argv[0] === "validate") return ["validate", 1]
+  if (argv[0] === "validate" || argv[0] === "compile") return [argv[0], 1]
   if (argv[0] === "policy" && (argv[1] === "check" || argv[1] === "show")) return [`policy ${argv[1]}`, 2]
   return undefined
 }

@@ -3,7 +3,7 @@ import { sanitizeLines } from "../platform/echo"
 import { encodeJson } from "../render/json"
 import type { OutputFormat } from "./globalOptions"
 
-export const writeStdout = (text: string) => Effect.sync(() => void process.stdout.write(text))
+export const writeStdout = (text: string | Uint8Array) => Effect.sync(() => void process.stdout.write(text))
 export const writeStderr = (text: string) => Effect.sync(() => void process.stderr.write(text))
 
 /** Prints a command's output value as JSON (the one encoder) or as its text rendering, made inert (user text may carry escape codes). */

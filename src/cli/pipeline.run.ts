@@ -1,23 +1,19 @@
 // Loaded only when compile, run or playground runs: the engine stays off the start-up path.
 import { Effect, Option } from "effect"
-import { compile } from "../commands/compile"
 import { playground } from "../commands/playground"
 import { runModels } from "../commands/runModels"
 import { BareLayer } from "../layers/ProjectLayer"
-import { CompileLayer, RunLayer } from "../layers/RunLayer"
+import { RunLayer } from "../layers/RunLayer"
 import { ReportedFailure, RunInterrupted } from "../render/errors"
 import { liveProgressText, progressText } from "../render/text/progress"
 import { PlaygroundOutput } from "../schemas/playground"
-import { CompileOutput, RunOutput } from "../schemas/pipeline"
-import { renderCompileText, renderRunText } from "../render/text/pipeline"
+import { RunOutput } from "../schemas/pipeline"
+import { renderRunText } from "../render/text/pipeline"
 import type { ProgressEvent } from "../services/Runner/run"
 import { type CommonOptions, globalOptions } from "./options"
 import { emit, writeStderr } from "./output"
 
-export const runCompile = (opts: CommonOptions) =>
-  Effect.flatMap(compile, (out) => emit(opts.output, CompileOutput, out, renderCompileText)).pipe(
-    Effect.provide(CompileLayer(globalOptions(opts)))
-  )
+export { runCompile } from "./compile.run"
 
 /** A live line on a terminal; off one, a line per model start and finish (CI logs). Always on stderr. */
 const progressReporter = (live: boolean) => (event: ProgressEvent) =>

@@ -1,7 +1,9 @@
 import { Effect } from "effect"
-import type { CompileOutput } from "../schemas/pipeline"
+import { compiledModelJson, encodeJsonWithArray } from "../render/json"
+import { CompileOutput } from "../schemas/pipeline"
 import { Environment } from "../services/Environment/Environment"
 import * as Compiler from "../services/Project/compile"
+import { compileRendered } from "../services/Project/indexedCompile"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import { compileOutput } from "../services/Runner/output"
 
@@ -20,4 +22,18 @@ export const compile: Effect.Effect<
 > = Effect.gen(function* () {
   const { modelsDir } = yield* ProjectContext
   return compileOutput(yield* compiledProject, modelsDir)
+})
+
+/**
+ * `pcli compile`'s output as the one encoder writes it (`encodeJson(CompileOutput, …)` of `compile`),
+ * through the compile index: a warm compile whose models' summaries are unchanged prints the text it printed before.
+ */
+export const compileJson = Effect.gen(function* () {
+  const { modelsDir } = yield* ProjectContext
+  const env = yield* Environment
+  return yield* compileRendered({ modelsDir, env }, modelsDir, (project) => {
+    const out = compileOutput(project, modelsDir)
+    // `encodeJson(CompileOutput, out)` byte for byte, the models written by the field-by-field writer.
+    return encodeJsonWithArray(CompileOutput, { ...out, models: [] }, "models", compiledModelJson, out.models)
+  })
 })

@@ -1,5 +1,6 @@
 import { Chunk, Effect, Schema, Stream } from "effect"
 import type { LedgerRow } from "../schemas/ledger"
+import type { CompileOutput } from "../schemas/pipeline"
 
 /**
  * The one JSON encoder: Schema-encoded (keys in field order), 2-space indent, trailing
@@ -44,6 +45,21 @@ export const ledgerRowJson: ItemJson<LedgerRow> = (row, newline) => {
     `${at}"principal_id_verified": false${at}"target_principal": ${q(row.target_principal)}${at}"capability": ${q(row.capability)}` +
     `${at}"model": ${q(row.model)}${at}"effect": ${q(row.effect)}${at}"rule_id": ${q(row.rule_id)}${at}"plan_id": ${q(row.plan_id)}` +
     `${at}"reason": ${q(row.reason)}${newline}}`
+  )
+}
+
+/** A string array inside an item, as `JSON.stringify(…, null, 2)` writes it at the item's field depth. */
+const stringList = (items: ReadonlyArray<string>, newline: string): string =>
+  items.length === 0 ? "[]" : `[${newline}    ${items.map((s) => q(s)).join(`,${newline}    `)}${newline}  ]`
+
+/** A compiled model as `schemaItemJson(CompiledModelOutput)` writes it, built field by field (`pcli compile`'s 10,000-model output). */
+export const compiledModelJson: ItemJson<CompileOutput["models"][number]> = (m, newline) => {
+  const at = `,${newline}  `
+  return (
+    `{${newline}  "name": ${q(m.name)}${at}"target": ${q(m.target)}${at}"strategy": ${q(m.strategy)}${at}"depth": ${q(m.depth)}` +
+    `${m.layer === undefined ? "" : `${at}"layer": ${q(m.layer)}`}${at}"contracted": ${q(m.contracted)}` +
+    `${at}"depends_on": ${stringList(m.depends_on, newline)}${at}"sources": ${stringList(m.sources, newline)}` +
+    `${at}"downstreams": ${q(m.downstreams)}${at}"reachable_downstreams": ${q(m.reachable_downstreams)}${newline}}`
   )
 }
 

@@ -1,5 +1,6 @@
+import { createHash } from "node:crypto"
 import { describe, expect, it } from "vitest"
-import { readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs"
+import { readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { makeProject, runCli } from "../support/cli"
 
@@ -30,6 +31,20 @@ const compile = async (cwd: string) => {
   const r = await runCli(["compile", "--output", "json"], { cwd, env: probe })
   expect(r.code, r.stderr).toBe(0)
   return { out: JSON.parse(r.stdout) as { execution_order: Array<string> }, duckdb: /duckdb-loaded=true/.test(r.stderr) }
+}
+
+/** The compile index beside the shards (`pcli compile` reads it instead of them when it is intact). */
+const indexFile = (cwd: string) => {
+  const dir = join(cwd, ".pcli", "compile-cache")
+  const found = readdirSync(dir).filter((f) => f.endsWith(".index"))
+  expect(found).toHaveLength(1)
+  return join(dir, found[0]!)
+}
+
+/** A compile that takes the whole path through the shards: the compile index removed first. */
+const compileFromShards = async (cwd: string) => {
+  rmSync(indexFile(cwd))
+  return compile(cwd)
 }
 
 /** The cache's shard files (one per shard that holds a model). */
@@ -101,20 +116,20 @@ describe("compile cache (binary)", () => {
     const content = cacheContent(cwd)
     // A body that still parses but says b reads nothing: trusting it would change the DAG.
     writeFileSync(file, text.replace(/\[\{"schema":"s","table":"a"\}\]/, "[]"))
-    const afterTamper = await compile(cwd)
+    const afterTamper = await compileFromShards(cwd)
     expect(afterTamper.out).toEqual(cold.out)
     expect(cacheContent(cwd)).toEqual(content)
     // Torn (truncated) and garbage shards are rebuilt the same way (c's shard: only DuckDB reads c).
     const cFile = cacheFileWith(cwd, "IS DISTINCT FROM")
     const cText = readFileSync(cFile, "utf8")
     writeFileSync(cFile, cText.replace("IS DISTINCT FROM 0", "IS DISTINCT FROM 1"))
-    const afterEdit = await compile(cwd)
+    const afterEdit = await compileFromShards(cwd)
     expect(afterEdit.duckdb).toBe(true)
     expect(afterEdit.out).toEqual(cold.out)
     expect(cacheContent(cwd)).toEqual(content)
     for (const broken of [cText.slice(0, cText.length / 2), "not json at all", ""]) {
       writeFileSync(cFile, broken)
-      const rebuilt = await compile(cwd)
+      const rebuilt = await compileFromShards(cwd)
       expect(rebuilt.duckdb).toBe(true)
       expect(rebuilt.out).toEqual(cold.out)
       expect(cacheContent(cwd)).toEqual(content)
@@ -133,11 +148,48 @@ describe("compile cache (binary)", () => {
     const content = cacheContent(cwd)
     for (const foreign of [{ build: "0.0.0+other" }, { modelsDir: "/elsewhere/models" }, { format: "pcli-compile-cache/0" }, { shard: 99 }]) {
       writeFileSync(file, `${JSON.stringify({ ...header, ...foreign })}\n${text.slice(newline + 1)}`)
-      const rebuilt = await compile(cwd)
+      const rebuilt = await compileFromShards(cwd)
       expect(rebuilt.duckdb).toBe(true)
       expect(rebuilt.out).toEqual(cold.out)
       expect(cacheContent(cwd)).toEqual(content)
     }
+  })
+
+  it("a corrupt or foreign compile index is ignored and rebuilt, never trusted", async () => {
+    const cwd = project()
+    const cold = await compile(cwd)
+    const file = indexFile(cwd)
+    const original = readFileSync(file)
+    const newline = original.indexOf(10)
+    const header = JSON.parse(original.subarray(0, newline).toString("utf8")) as Record<string, unknown>
+    const body = original.subarray(newline + 1).toString("latin1")
+    // The stored text forged to order z first (same length): printing it would be trusting the index.
+    const at = body.indexOf('"execution_order": [')
+    const forged = `${body.slice(0, at)}${body.slice(at).replace('"a"', '"z"')}`
+    expect(forged).not.toEqual(body)
+    const digest = createHash("sha1").update(Buffer.from(forged, "latin1")).digest("base64url")
+    const write = (h: Record<string, unknown>, b: string) => writeFileSync(file, Buffer.from(`${JSON.stringify(h)}\n${b}`, "latin1"))
+    const cases: ReadonlyArray<readonly [Record<string, unknown>, string]> = [
+      [header, forged], // the digest no longer matches: corrupt
+      [{ ...header, digest, build: "0.0.0+other" }, forged],
+      [{ ...header, digest, modelsDir: "/elsewhere/models" }, forged],
+      [{ ...header, digest, format: "pcli-compile-index/0" }, forged],
+      [header, body.slice(0, body.length / 2)], // torn
+      [{ ...header, sections: [1, 2, 3, 4] }, body]
+    ]
+    for (const [h, b] of cases) {
+      write(h, b)
+      const rebuilt = await compile(cwd)
+      expect(rebuilt.out).toEqual(cold.out)
+      expect(readFileSync(file).subarray(newline + 1).toString("latin1").endsWith(body.slice(at))).toBe(true)
+    }
+    for (const garbage of ["not an index", ""]) {
+      writeFileSync(file, garbage)
+      expect((await compile(cwd)).out).toEqual(cold.out)
+    }
+    // The control: the same forgery under this build's header with its digest is read, so the refusals above are the checks' doing.
+    write({ ...header, digest }, forged)
+    expect((await compile(cwd)).out.execution_order[0]).toBe("z")
   })
 
   it("SQL the fast reader recognises never loads DuckDB, cold or warm, and compiles as DuckDB's parser does", async () => {
@@ -168,6 +220,11 @@ describe("compile cache (binary)", () => {
     utimesSync(sql, before.atime, new Date(Date.now() - 5000))
     await new Promise((resolve) => setTimeout(resolve, 1100)) // the ctime too must be a second old
     await compile(cwd)
+    // Nothing changed since: the compile index answers alone (no shard is read, so none is rewritten).
+    const warm = await compile(cwd)
+    for (const file of cacheFiles(cwd)) rmSync(file)
+    expect((await compile(cwd)).out).toEqual(warm.out)
+    expect(readdirSync(join(cwd, ".pcli", "compile-cache")).filter((f) => f.endsWith(".json"))).toEqual([])
     const aged = statSync(sql)
     writeFileSync(sql, "SELECT id FROM s.c".padEnd(before.size, " "))
     utimesSync(sql, aged.atime, aged.mtime)

@@ -13,6 +13,7 @@ import {
   contentHash,
   emptyBody,
   emptyCache,
+  copyBody,
   copyStamp,
   type FileStamp,
   keyIfStamped,
@@ -47,7 +48,7 @@ export interface CacheUse {
  * later: a write within the file system's timestamp granularity could otherwise keep the same
  * stat (git's "racily clean" entries).
  */
-const racyMarginMs = 1000
+export const racyMarginMs = 1000
 
 interface Stamped {
   readonly text: string
@@ -94,6 +95,8 @@ export interface CachedLoad {
   readonly use: CacheUse
   /** Persists what this load learned (call once the project compiled). */
   readonly save: Effect.Effect<void, never, FileSystem.FileSystem | Path.Path>
+  /** The stamp this load recorded for a model's file (`.sql`, `.toml`, `.contract.toml`): only files safely older than the load, without `${VAR}`. */
+  readonly stampOf: (model: string, suffix: string) => FileStamp | undefined
 }
 
 /**
@@ -105,16 +108,24 @@ export interface CachedLoad {
  */
 export const loadWithCache = (
   options: LoadModelsOptions & { readonly cache?: boolean },
-  listing: ModelListing
+  listing: ModelListing,
+  scope: "all" | "listed" = "all"
 ): Effect.Effect<CachedLoad, ModelLoadError> =>
   Effect.gen(function* () {
-    const loaded = options.cache === false ? emptyCache("off") : readCache(options.modelsDir)
+    // "listed": some models of the project (the compile index's changed ones): only their shards are
+    // read and rewritten, keeping every entry already there (pruning is left to a whole load).
+    const only = scope === "listed" ? new Set(listing.names.map(shardOf)) : undefined
+    const loaded = options.cache === false ? emptyCache("off") : readCache(options.modelsDir, only)
     const olds = loaded.shards.map((s) => s.body)
-    const nexts = Array.from({ length: shardCount }, emptyBody)
+    const nexts = Array.from({ length: shardCount }, (_, shard) =>
+      only !== undefined && only.has(shard) ? copyBody(olds[shard]!) : emptyBody()
+    )
     /** Shards whose content differs from what was read (only those are written back). */
     const dirty = new Set<number>()
-    for (let shard = 0; shard < shardCount; shard++) if (loaded.shards[shard]!.status !== "hit") dirty.add(shard)
-    const trustBefore = Date.now() - racyMarginMs
+    for (let shard = 0; shard < shardCount; shard++) {
+      if (loaded.shards[shard]!.status !== "hit" && (only === undefined || only.has(shard))) dirty.add(shard)
+    }
+    const trustBefore = Date.now() - (options.racyMarginMs ?? racyMarginMs)
     const counts = { filesRead: 0, sqlParsed: 0, decoded: 0 }
 
     /** The text behind a file name and its content key, from the stat index when the stat is unchanged. */
@@ -287,6 +298,7 @@ export const loadWithCache = (
         sidecarsDecoded: counts.decoded,
         filesRead: counts.filesRead
       },
+      stampOf: (model, suffix) => stampOf(nexts[shardOf(model)]!.files, `${model}${suffix}`),
       save:
         options.cache === false || dirty.size === 0
           ? Effect.void

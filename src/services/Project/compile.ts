@@ -11,21 +11,44 @@ import {
   UnknownReference
 } from "./errors"
 import { closureOf, depths, findCycle, kahnOrder, reachableCounts } from "./graph"
-import { type CacheUse, loadWithCache } from "./cachedLoad"
+import { type CachedLoad, type CacheUse, loadWithCache } from "./cachedLoad"
 import { CompileCacheWrites } from "./compileCache"
 import {
   listModels,
   type LoadModelsOptions,
   type ModelDefinition,
+  type ModelListing,
   type ModelLoadError
 } from "./models"
 import { parseableSql, parsePartitionKey } from "../Runner/partitions"
 import { formatTableRef, parseReferences, type TableRef } from "./sqlRefs"
 
-/** A model after dependency resolution. */
-export interface CompiledModel {
+/** What resolution, ordering and validation read of a model: its sidecar and contract, summarised. */
+export interface ModelSummary {
   readonly name: string
-  readonly definition: ModelDefinition
+  readonly target: TargetBlock
+  readonly strategy: StrategyBlock
+  readonly dependsOn: ReadonlyArray<string>
+  readonly sources: ReadonlyArray<SourceRef>
+  /** The `layer` tag, if any. */
+  readonly layer: string | undefined
+  readonly contracted: boolean
+}
+
+export const summaryOf = (def: ModelDefinition): ModelSummary => ({
+  name: def.name,
+  target: def.sidecar.target,
+  strategy: def.sidecar.strategy,
+  dependsOn: def.sidecar.depends_on,
+  sources: def.sidecar.sources,
+  layer: def.sidecar.tags["layer"],
+  contracted: def.contract !== undefined
+})
+
+/** A model after dependency resolution (`D`: what it was compiled from; the full definition but for `pcli compile`'s index). */
+export interface CompiledModel<D = ModelDefinition> {
+  readonly name: string
+  readonly definition: D
   readonly target: TargetBlock
   readonly strategy: StrategyBlock
   /** Models this one reads or declares, sorted. */
@@ -43,8 +66,8 @@ export interface CompiledModel {
   readonly reachableDownstreams: number
 }
 
-export interface CompiledProject {
-  readonly models: ReadonlyMap<string, CompiledModel>
+export interface CompiledProject<D = ModelDefinition> {
+  readonly models: ReadonlyMap<string, CompiledModel<D>>
   /** Kahn order, alphabetical ties. */
   readonly order: ReadonlyArray<string>
   /** Execution layers by depth, alphabetical within a layer. */
@@ -71,8 +94,8 @@ const refMatches = (ref: TableRef, target: { catalog?: string | undefined; schem
   (ref.schema === undefined || lower(ref.schema) === lower(target.schema)) &&
   (ref.catalog === undefined || target.catalog === undefined || lower(ref.catalog) === lower(target.catalog))
 
-const validateStrategy = (model: ModelDefinition): Effect.Effect<void, InvalidStrategy> => {
-  const s = model.sidecar.strategy
+const validateStrategy = (model: ModelSummary): Effect.Effect<void, InvalidStrategy> => {
+  const s = model.strategy
   if (s.type === "content_addressed") {
     const prefix = s.storage_prefix
     if (prefix.trim() === "") return Effect.fail(new InvalidStrategy({ model: model.name, detail: "storage_prefix is empty" }))
@@ -120,48 +143,67 @@ export const compileModels = (
   definitions: ReadonlyArray<ModelDefinition>,
   parsed?: ParsedReferences
 ): Effect.Effect<CompiledProject, Exclude<CompileError, ModelLoadError>> =>
+  compileSummaries(
+    definitions.map((definition) => ({ summary: summaryOf(definition), definition })),
+    // Evaluated only once names are known unique (compileSummaries checks them first).
+    parsed ??
+      Effect.suspend(() =>
+        parseReferences(
+          [...definitions]
+            .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+            .map((d) => ({ model: d.name, sql: parseableSql(d.sql), file: d.sqlPath }))
+        )
+      )
+  )
+
+/**
+ * `compileModels` over summaries: checks names, targets and strategies, then reads `references`
+ * (the tables each model's SQL reads), resolves, orders and layers. Errors keep that order.
+ */
+export const compileSummaries = <D>(
+  items: ReadonlyArray<{ readonly summary: ModelSummary; readonly definition: D }>,
+  references: Effect.Effect<ReadonlyMap<string, ReadonlyArray<TableRef>>, ModelSqlInvalid | StatementFailed>
+): Effect.Effect<CompiledProject<D>, Exclude<CompileError, ModelLoadError>> =>
   Effect.gen(function* () {
-    const byName = new Map<string, ModelDefinition>()
+    const byName = new Map<string, { readonly summary: ModelSummary; readonly definition: D }>()
     const byTarget = new Map<string, string>()
-    for (const def of definitions) {
+    for (const item of items) {
+      const def = item.summary
       if (byName.has(def.name)) return yield* new DuplicateModel({ model: def.name, detail: "defined twice" })
-      byName.set(def.name, def)
-      const t = def.sidecar.target
+      byName.set(def.name, item)
+      const t = def.target
       const key = `${t.catalog}.${t.schema}.${t.table}`.toLowerCase()
       const other = byTarget.get(key)
       if (other !== undefined) {
         return yield* new DuplicateModel({ model: def.name, detail: `target ${key} is also the target of ${other}` })
       }
       byTarget.set(key, def.name)
-      const strategy = def.sidecar.strategy.type
+      const strategy = def.strategy.type
       if (strategy === "content_addressed" || strategy === "time_interval") yield* validateStrategy(def)
     }
     const names = [...byName.keys()].sort()
     // Index targets by table name so resolution is O(candidates), not O(models).
-    const byTable = new Map<string, Array<ModelDefinition>>()
-    for (const def of definitions) {
-      const key = def.sidecar.target.table.toLowerCase()
+    const byTable = new Map<string, Array<ModelSummary>>()
+    for (const { summary } of items) {
+      const key = summary.target.table.toLowerCase()
       const list = byTable.get(key)
-      if (list === undefined) byTable.set(key, [def])
-      else list.push(def)
+      if (list === undefined) byTable.set(key, [summary])
+      else list.push(summary)
     }
-    const refs = yield* (parsed ??
-      parseReferences(
-        names.map((name) => ({ model: name, sql: parseableSql(byName.get(name)!.sql), file: byName.get(name)!.sqlPath }))
-      ))
+    const refs = yield* references
     const upstream = new Map<string, Array<string>>()
     const downstream = new Map<string, Array<string>>()
     const sourceRefs = new Map<string, Array<string>>()
     for (const name of names) {
-      const def = byName.get(name)!
+      const def = byName.get(name)!.summary
       const deps = new Set<string>()
-      for (const dep of def.sidecar.depends_on) {
+      for (const dep of def.dependsOn) {
         if (!byName.has(dep)) return yield* new UnknownReference({ model: name, reference: dep, via: "depends_on" })
         deps.add(dep)
       }
       const sources: Array<string> = []
       for (const ref of refs.get(name) ?? []) {
-        const candidates = (byTable.get(ref.table.toLowerCase()) ?? []).filter((m) => refMatches(ref, m.sidecar.target))
+        const candidates = (byTable.get(ref.table.toLowerCase()) ?? []).filter((m) => refMatches(ref, m.target))
         const others = candidates.filter((m) => m.name !== name)
         if (others.length > 1) {
           return yield* new AmbiguousReference({
@@ -175,7 +217,7 @@ export const compileModels = (
           continue
         }
         if (candidates.length === 1) continue // the model reading its own target (incremental self-reference)
-        const isSource = def.sidecar.sources.some((s: SourceRef) => refMatches(ref, s))
+        const isSource = def.sources.some((s: SourceRef) => refMatches(ref, s))
         if (!isSource) return yield* new UnknownReference({ model: name, reference: formatTableRef(ref), via: "sql" })
         sources.push(formatTableRef(ref))
       }
@@ -198,20 +240,20 @@ export const compileModels = (
       const d = depth.get(name) ?? 0
       ;(layers[d] ??= []).push(name)
     }
-    const models = new Map<string, CompiledModel>()
+    const models = new Map<string, CompiledModel<D>>()
     for (const name of order) {
-      const def = byName.get(name)!
+      const { summary, definition } = byName.get(name)!
       models.set(name, {
         name,
-        definition: def,
-        target: def.sidecar.target,
-        strategy: def.sidecar.strategy,
+        definition,
+        target: summary.target,
+        strategy: summary.strategy,
         upstream: upstream.get(name) ?? [],
         sqlRefs: refs.get(name) ?? [],
         sourceRefs: sourceRefs.get(name) ?? [],
         depth: depth.get(name) ?? 0,
-        layer: def.sidecar.tags["layer"],
-        contracted: def.contract !== undefined,
+        layer: summary.layer,
+        contracted: summary.contracted,
         downstreams: downstream.get(name)?.length ?? 0,
         reachableDownstreams: reachable.get(name) ?? 0
       })
@@ -226,12 +268,24 @@ export const compileModels = (
  * `compileModels`, then SQL errors. `onCacheUse` sees how the cache was used.
  */
 export const loadAndCompile = (
-  options: LoadModelsOptions & { readonly cache?: boolean; readonly onCacheUse?: (use: CacheUse) => void }
+  options: LoadModelsOptions & {
+    readonly cache?: boolean
+    readonly onCacheUse?: (use: CacheUse) => void
+    /** Sees the listing and the load (its file stamps feed the compile index). */
+    readonly onLoaded?: (listing: ModelListing, load: CachedLoad) => void
+  }
+): Effect.Effect<CompiledProject, CompileError, FileSystem.FileSystem | Path.Path> =>
+  Effect.flatMap(listModels(options), (listing) => compileListing(options, listing))
+
+/** `loadAndCompile` of models already listed. */
+export const compileListing = (
+  options: Parameters<typeof loadAndCompile>[0],
+  listing: ModelListing
 ): Effect.Effect<CompiledProject, CompileError, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function* () {
-    const listing = yield* listModels(options)
     const loaded = yield* loadWithCache(options, listing)
     options.onCacheUse?.(loaded.use)
+    options.onLoaded?.(listing, loaded)
     const project = yield* compileModels(yield* loaded.definitions, loaded.parsed)
     if (yield* CompileCacheWrites) yield* loaded.save
     return project

@@ -19,7 +19,8 @@ import type { TableRef } from "./sqlRefs"
 
 declare const PCLI_BUILD: string
 /** The build id (version + source hash, set by the bundler); "dev" when running from source. */
-const build = typeof PCLI_BUILD === "string" ? PCLI_BUILD : "dev"
+export const cacheBuild = typeof PCLI_BUILD === "string" ? PCLI_BUILD : "dev"
+const build = cacheBuild
 const FORMAT = "pcli-compile-cache/4"
 /** Number of shard files (a model's shard: FNV-1a of its name). */
 export const shardCount = 64
@@ -169,10 +170,39 @@ const sha1 = (data: HashInput): string =>
   oneShot !== undefined ? oneShot("sha1", data, "base64url") : NodeCrypto.createHash("sha1").update(data).digest("base64url")
 
 /** Content hash of one file's text (a cache key, not a security boundary; sha1 is the fastest here). */
-export const contentHash = (text: string): string => sha1(text)
+export const contentHash = (text: HashInput): string => sha1(text)
 
 /** Detects a torn or edited body (not an adversary: the cache lives inside the project); hashed as bytes. */
 const digestOf = (body: Uint8Array) => sha1(body)
+
+/** `contentHash` of the parts' concatenation, without making it (fresh megabytes are slow to touch). */
+export const contentHashOfParts = (parts: ReadonlyArray<Uint8Array>): string => {
+  const hash = NodeCrypto.createHash("sha1")
+  for (const part of parts) hash.update(part)
+  return hash.digest("base64url")
+}
+
+/**
+ * Writes the parts one after another to a staged sibling of `file`, then renames it over `file` (a
+ * reader sees the old file or the new one). Not fsynced: the cache's files are derived data whose
+ * digest catches a torn write.
+ */
+export const writeStagedParts = (file: string, parts: ReadonlyArray<Uint8Array>): void => {
+  const staged = stagedSibling(file, NodePath)
+  try {
+    const fd = NodeFs.openSync(staged, "w")
+    try {
+      for (const part of parts) {
+        for (let done = 0; done < part.length; ) done += NodeFs.writeSync(fd, part, done, part.length - done)
+      }
+    } finally {
+      NodeFs.closeSync(fd)
+    }
+    NodeFs.renameSync(staged, file)
+  } finally {
+    NodeFs.rmSync(staged, { force: true })
+  }
+}
 
 /** FNV-1a of a model name, modulo `shardCount`: which shard holds the model's entries. */
 export const shardOf = (model: string): number => {
@@ -193,6 +223,14 @@ export const cacheFileFor = (modelsDir: string, shard: number): string => {
 }
 
 export const emptyBody = (): CacheBody => ({ files: emptyStamps(), sql: new Map(), sidecars: new Map(), contracts: new Map() })
+
+/** A copy of a body that can be added to without changing the original. */
+export const copyBody = (body: CacheBody): CacheBody => ({
+  files: { rows: new Map(body.files.rows), numbers: body.files.numbers.slice(), keys: body.files.keys.slice() },
+  sql: new Map(body.sql),
+  sidecars: new Map(body.sidecars),
+  contracts: new Map(body.contracts)
+})
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
@@ -246,9 +284,11 @@ const readShard = (modelsDir: string, shard: number): ShardLoad => {
   }
 }
 
-/** Reads every shard of the cache for `modelsDir`. */
-export const readCache = (modelsDir: string): CacheLoad => {
-  const shards = Array.from({ length: shardCount }, (_, shard) => readShard(modelsDir, shard))
+/** Reads every shard of the cache for `modelsDir` (or only `only`: the others read as absent). */
+export const readCache = (modelsDir: string, only?: ReadonlySet<number>): CacheLoad => {
+  const shards = Array.from({ length: shardCount }, (_, shard) =>
+    only === undefined || only.has(shard) ? readShard(modelsDir, shard) : { status: "absent" as const, body: emptyBody() }
+  )
   const present = shards.filter((s) => s.status !== "absent")
   const status: ShardStatus =
     present.length === 0
@@ -288,13 +328,7 @@ export const writeCache = (modelsDir: string, shards: ReadonlyMap<number, CacheB
         dirMade = true
         const bodyBytes = Buffer.from(asciiJson(toStored(body)), "latin1")
         const header: Header = { format: FORMAT, build, modelsDir: NodePath.resolve(modelsDir), shard, digest: digestOf(bodyBytes) }
-        const staged = stagedSibling(file, NodePath)
-        try {
-          NodeFs.writeFileSync(staged, Buffer.concat([Buffer.from(`${asciiJson(header)}\n`, "latin1"), bodyBytes]))
-          NodeFs.renameSync(staged, file)
-        } finally {
-          NodeFs.rmSync(staged, { force: true })
-        }
+        writeStagedParts(file, [Buffer.from(`${asciiJson(header)}\n`, "latin1"), bodyBytes])
       } catch {
         // Best effort, shard by shard: a shard left unwritten is rebuilt by the next compile.
       }

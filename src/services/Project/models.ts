@@ -26,6 +26,11 @@ export interface LoadModelsOptions {
   readonly modelsDir: string
   /** Environment for `${VAR}` in sidecars; the CLI passes the process environment. */
   readonly env: Readonly<Record<string, string | undefined>>
+  /**
+   * How much older than the compile a file's (or the directory's) stat must be to be trusted by the
+   * next one (default 1000 ms, see `cachedLoad.ts`); tests that set file times themselves lower it.
+   */
+  readonly racyMarginMs?: number
 }
 
 /**
@@ -110,6 +115,8 @@ export const joinInDir = (path: Pick<Path.Path, "join">, dir: string): ((file: s
 
 /** The model files found in a models directory, names sorted. */
 export interface ModelListing {
+  /** What every listed path starts with: the models directory and its separator (`joinInDir`). */
+  readonly prefix: string
   readonly names: ReadonlyArray<string>
   readonly sqlPaths: ReadonlyArray<string>
   readonly sidecarPaths: ReadonlyArray<string>
@@ -151,6 +158,7 @@ export const listModels = (
     }
     const inDir = joinInDir(path, options.modelsDir)
     return {
+      prefix: inDir(""),
       names,
       sqlPaths: names.map((name) => inDir(`${name}.sql`)),
       sidecarPaths: names.map((name) => inDir(`${name}.toml`)),

@@ -2,7 +2,7 @@ import type { CompileOutput, RunOutput, RunRecord } from "../../schemas/pipeline
 import type { CompiledProject } from "../Project/compile"
 
 /** The `pcli compile` output value. */
-export const compileOutput = (project: CompiledProject, modelsDir: string): CompileOutput => ({
+export const compileOutput = (project: CompiledProject<unknown>, modelsDir: string): CompileOutput => ({
   command: "compile",
   models_dir: modelsDir,
   model_count: project.models.size,

@@ -1,0 +1,183 @@
+import * as NodeFs from "node:fs"
+import * as NodePath from "node:path"
+import type { SourceRef, StrategyBlock } from "../../schemas/model"
+import type { ModelSummary } from "./compile"
+import { cacheBuild, cacheFileFor, contentHash, contentHashOfParts, writeStagedParts } from "./compileCache"
+import type { TableRef } from "./sqlRefs"
+import { statsPerModel } from "./modelStats"
+
+/**
+ * The compile index: what `pcli compile` needs of a whole project in one file beside the compile
+ * cache's shards (`<hash of the models dir>.index`): the model names, each model's file stamps
+ * (size, mtime, ctime, inode of its .sql, .toml and .contract.toml, as the shards' stat index),
+ * each model's summary and SQL references, and the text the compile rendered from them. A warm
+ * compile stats the files and, when no model's summary changed, prints that text: it neither
+ * reads the shards nor decodes a sidecar. Like a shard, the file's header names its format, the
+ * build and the models directory and carries a digest of everything after it: anything else is
+ * ignored and rewritten, never trusted.
+ */
+
+const FORMAT = "pcli-compile-index/1"
+
+/** Numbers per model in the stamp column: four per file (.sql, .toml, .contract.toml), as `statModels` gives them. */
+export const stampWidth = statsPerModel
+/** The size recorded for a model without a contract file (a real size is never negative). */
+export const noFile = -1
+
+/** One model's summary and references, as stored: `[catalog, schema, table, strategy, depends_on, sources, layer, contracted, refs]`. */
+export type StoredSummary = readonly [
+  string,
+  string,
+  string,
+  StrategyBlock,
+  ReadonlyArray<string>,
+  ReadonlyArray<SourceRef>,
+  string | null,
+  0 | 1,
+  ReadonlyArray<TableRef>
+]
+
+export const toStoredSummary = (summary: ModelSummary, refs: ReadonlyArray<TableRef>): StoredSummary => [
+  summary.target.catalog,
+  summary.target.schema,
+  summary.target.table,
+  summary.strategy,
+  summary.dependsOn,
+  summary.sources,
+  summary.layer ?? null,
+  summary.contracted ? 1 : 0,
+  refs
+]
+
+export const fromStoredSummary = (name: string, s: StoredSummary): { summary: ModelSummary; refs: ReadonlyArray<TableRef> } => ({
+  summary: {
+    name,
+    target: { catalog: s[0], schema: s[1], table: s[2] },
+    strategy: s[3],
+    dependsOn: s[4],
+    sources: s[5],
+    layer: s[6] ?? undefined,
+    contracted: s[7] === 1
+  },
+  refs: s[8]
+})
+
+/** The index as read: names and stamps at once; summaries parsed only when a model changed. */
+export interface CompileIndex {
+  readonly names: ReadonlyArray<string>
+  /** `stampWidth` numbers per model, in `names` order (NaN: not trusted, read again). */
+  readonly stamps: Float64Array
+  /** What the rendered text depends on besides the models (e.g. the models directory as printed). */
+  readonly renderKey: string
+  /** The models directory's [mtimeMs, ctimeMs, ino] when the index was written, if trusted: while it holds, no entry was added, removed or renamed. */
+  readonly dirStamp: DirStamp | null
+  readonly summaries: () => ReadonlyArray<StoredSummary> | undefined
+  /** The rendered text's bytes. */
+  readonly text: () => Uint8Array
+}
+
+export type DirStamp = readonly [number, number, number]
+
+interface Header {
+  readonly format: string
+  readonly build: string
+  readonly modelsDir: string
+  readonly renderKey: string
+  readonly dirStamp: DirStamp | null
+  /** Byte lengths of the names, stamps, summaries and text sections, in that order. */
+  readonly sections: readonly [number, number, number, number]
+  readonly digest: string
+}
+
+export const indexFileFor = (modelsDir: string): string => cacheFileFor(modelsDir, 0).replace(/\.00\.json$/, ".index")
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/** Reads the index; undefined when it is absent, torn, edited, or another build's or directory's. */
+export const readIndex = (modelsDir: string): CompileIndex | undefined => {
+  let bytes: Buffer
+  try {
+    bytes = NodeFs.readFileSync(indexFileFor(modelsDir))
+  } catch {
+    return undefined
+  }
+  try {
+    const newline = bytes.indexOf(10)
+    if (newline === -1) return undefined
+    const header = JSON.parse(bytes.toString("latin1", 0, newline)) as unknown
+    if (!isRecord(header) || header["format"] !== FORMAT || header["build"] !== cacheBuild) return undefined
+    if (header["modelsDir"] !== NodePath.resolve(modelsDir) || typeof header["renderKey"] !== "string") return undefined
+    const dirStamp = header["dirStamp"]
+    if (dirStamp !== null && !(Array.isArray(dirStamp) && dirStamp.length === 3 && dirStamp.every((n) => typeof n === "number"))) {
+      return undefined
+    }
+    const sections = header["sections"]
+    if (!Array.isArray(sections) || sections.length !== 4 || !sections.every((n) => Number.isSafeInteger(n) && n >= 0)) return undefined
+    const [namesLength, stampsLength, summariesLength, textLength] = sections as [number, number, number, number]
+    const body = bytes.subarray(newline + 1)
+    if (body.length !== namesLength + stampsLength + summariesLength + textLength) return undefined
+    if (header["digest"] !== contentHash(body)) return undefined
+    const names = JSON.parse(body.toString("latin1", 0, namesLength)) as unknown
+    if (!Array.isArray(names) || !names.every((n) => typeof n === "string")) return undefined
+    if (stampsLength !== names.length * stampWidth * 8) return undefined
+    // Copied out: a Float64Array needs an 8-byte aligned start.
+    const stamps = new Float64Array(names.length * stampWidth)
+    new Uint8Array(stamps.buffer).set(body.subarray(namesLength, namesLength + stampsLength))
+    const summariesStart = namesLength + stampsLength
+    const textStart = summariesStart + summariesLength
+    return {
+      names: names as Array<string>,
+      stamps,
+      renderKey: header["renderKey"],
+      dirStamp: dirStamp as DirStamp | null,
+      summaries: () => {
+        const parsed = JSON.parse(body.toString("latin1", summariesStart, textStart)) as unknown
+        return Array.isArray(parsed) && parsed.length === names.length && parsed.every((s) => Array.isArray(s) && s.length === 9)
+          ? (parsed as Array<StoredSummary>)
+          : undefined
+      },
+      text: () => body.subarray(textStart, textStart + textLength)
+    }
+  } catch {
+    return undefined
+  }
+}
+
+/** JSON with every non-ASCII character escaped, so it reads back byte for character. */
+const asciiJson = (value: unknown): string =>
+  JSON.stringify(value).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+
+/** Writes the index (best effort, not fsynced, staged and renamed: a torn file fails its digest), section by section. */
+export const writeIndex = (
+  modelsDir: string,
+  index: {
+    readonly names: ReadonlyArray<string>
+    readonly stamps: Float64Array
+    readonly summaries: ReadonlyArray<StoredSummary>
+    readonly renderKey: string
+    readonly dirStamp: DirStamp | null
+    readonly text: string | Uint8Array
+  }
+): void => {
+  const file = indexFileFor(modelsDir)
+  try {
+    const names = Buffer.from(asciiJson(index.names), "latin1")
+    const stamps = Buffer.from(index.stamps.buffer, index.stamps.byteOffset, index.stamps.byteLength)
+    const summaries = Buffer.from(asciiJson(index.summaries), "latin1")
+    const text = typeof index.text === "string" ? Buffer.from(index.text, "utf8") : index.text
+    const header: Header = {
+      format: FORMAT,
+      build: cacheBuild,
+      modelsDir: NodePath.resolve(modelsDir),
+      renderKey: index.renderKey,
+      dirStamp: index.dirStamp,
+      sections: [names.length, stamps.length, summaries.length, text.length],
+      digest: contentHashOfParts([names, stamps, summaries, text])
+    }
+    NodeFs.mkdirSync(NodePath.dirname(file), { recursive: true })
+    writeStagedParts(file, [Buffer.from(`${asciiJson(header)}\n`, "latin1"), names, stamps, summaries, text])
+  } catch {
+    // Best effort: an index left unwritten means the next compile takes the whole path.
+  }
+}

@@ -1,0 +1,217 @@
+import { type FileSystem, Path } from "@effect/platform"
+import * as NodeFs from "node:fs"
+import { Effect, Either } from "effect"
+import { type CachedLoad, loadWithCache, racyMarginMs } from "./cachedLoad"
+import {
+  type CompiledProject,
+  type CompileError,
+  compileListing,
+  compileSummaries,
+  type ModelSummary,
+  summaryOf
+} from "./compile"
+import { CompileCacheWrites } from "./compileCache"
+import {
+  type CompileIndex,
+  type DirStamp,
+  fromStoredSummary,
+  noFile,
+  readIndex,
+  stampWidth,
+  type StoredSummary,
+  toStoredSummary,
+  writeIndex
+} from "./compileIndex"
+import { joinInDir, listModels, type LoadModelsOptions, type ModelListing } from "./models"
+import { statModels } from "./modelStats"
+import type { TableRef } from "./sqlRefs"
+
+/** What a compile renders: the project (its models carry their summary or their full definition). */
+export type Render = (project: CompiledProject<unknown>) => Effect.Effect<string>
+
+/** The models of a directory by name: a listing, or the index's own when the directory is unchanged. */
+interface Names {
+  readonly prefix: string
+  readonly names: ReadonlyArray<string>
+  readonly hasContract: (i: number) => boolean
+}
+
+const suffixes = [".sql", ".toml", ".contract.toml"] as const
+
+/** Indexes (in name order) of the models whose files' stamps differ from the index's (a NaN stamp never matches). */
+export const changedModels = (models: Names, stamps: Float64Array): Array<number> => {
+  const stats = statModels(models.prefix, models.names, models.hasContract)
+  const changed: Array<number> = []
+  for (let i = 0; i < models.names.length; i++) {
+    const at = i * stampWidth
+    let same = true
+    for (let k = at; k < at + 8 && same; k++) same = stats[k] === stamps[k]
+    if (!models.hasContract(i)) same &&= stamps[at + 8] === noFile
+    else for (let k = at + 8; k < at + 12 && same; k++) same = stats[k] === stamps[k]
+    if (!same) changed.push(i)
+  }
+  return changed
+}
+
+/** Model `i`'s row of stamps as `load` recorded them (NaN where it recorded none: read again next time). */
+const putRow = (stamps: Float64Array, i: number, name: string, hasContract: boolean, load: CachedLoad) => {
+  for (let f = 0; f < suffixes.length; f++) {
+    const at = i * stampWidth + 4 * f
+    const stamp = f === 2 && !hasContract ? undefined : load.stampOf(name, suffixes[f]!)
+    stamps[at] = f === 2 && !hasContract ? noFile : (stamp?.[0] ?? Number.NaN)
+    stamps[at + 1] = stamp?.[1] ?? Number.NaN
+    stamps[at + 2] = stamp?.[2] ?? Number.NaN
+    stamps[at + 3] = stamp?.[3] ?? Number.NaN
+  }
+}
+
+const sameNames = (a: ReadonlyArray<string>, b: ReadonlyArray<string>) => a.length === b.length && a.every((n, i) => n === b[i])
+
+/** The models directory's stamp, if it can be trusted later (it did not change within the racy margin). */
+const dirStampOf = (modelsDir: string, trustBefore: number): DirStamp | null => {
+  const stat = NodeFs.statSync(modelsDir, { throwIfNoEntry: false })
+  return stat !== undefined && stat.mtimeMs < trustBefore && stat.ctimeMs < trustBefore ? [stat.mtimeMs, stat.ctimeMs, stat.ino] : null
+}
+
+const sameDir = (a: DirStamp | null, b: DirStamp | null) => a !== null && b !== null && a[0] === b[0] && a[1] === b[1] && a[2] === b[2]
+
+/**
+ * The index path: stat every model's files; re-read (through the shards of those models only) the
+ * models whose stamps changed; give the index's text when every summary is as before, else
+ * compile the summaries. Undefined whenever anything fails or looks unusual: the whole path then
+ * runs and reports exactly what it always reported.
+ */
+const fromIndex = (
+  options: LoadModelsOptions,
+  models: Names,
+  index: CompileIndex,
+  renderKey: string,
+  render: Render,
+  dirStamp: DirStamp | null,
+  writes: boolean
+): Effect.Effect<string | Uint8Array | undefined, never, FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function* () {
+    const changed = changedModels(models, index.stamps)
+    if (changed.length === 0 && index.renderKey === renderKey) {
+      if (writes && !sameDir(dirStamp, index.dirStamp) && dirStamp !== null) {
+        writeIndex(options.modelsDir, { ...index, summaries: index.summaries() ?? [], dirStamp, text: index.text() })
+      }
+      return index.text()
+    }
+    const stored = index.summaries()
+    if (stored === undefined) return undefined
+    const at = (i: number, suffix: string) => `${models.prefix}${models.names[i]!}${suffix}`
+    const sub: ModelListing = {
+      prefix: models.prefix,
+      names: changed.map((i) => models.names[i]!),
+      sqlPaths: changed.map((i) => at(i, ".sql")),
+      sidecarPaths: changed.map((i) => at(i, ".toml")),
+      contractPaths: changed.map((i) => (models.hasContract(i) ? at(i, ".contract.toml") : undefined))
+    }
+    const load = yield* Effect.either(loadWithCache(options, sub, "listed"))
+    if (Either.isLeft(load) || Either.isLeft(load.right.definitions) || Either.isLeft(load.right.parsed)) return undefined
+    const definitions = load.right.definitions.right
+    const parsed = load.right.parsed.right
+    const summaries: Array<StoredSummary> = stored.slice()
+    let same = index.renderKey === renderKey
+    for (let j = 0; j < changed.length; j++) {
+      const i = changed[j]!
+      const next = toStoredSummary(summaryOf(definitions[j]!), parsed.get(sub.names[j]!) ?? [])
+      if (same && JSON.stringify(next) !== JSON.stringify(stored[i])) same = false
+      summaries[i] = next
+    }
+    let text: string | Uint8Array
+    if (same) text = index.text()
+    else {
+      const items: Array<{ summary: ModelSummary; definition: ModelSummary }> = new Array(models.names.length)
+      const refs = new Map<string, ReadonlyArray<TableRef>>()
+      for (let i = 0; i < models.names.length; i++) {
+        const { refs: modelRefs, summary } = fromStoredSummary(models.names[i]!, summaries[i]!)
+        items[i] = { summary, definition: summary }
+        refs.set(summary.name, modelRefs)
+      }
+      const project = yield* Effect.either(compileSummaries(items, Effect.succeed(refs)))
+      if (Either.isLeft(project)) return undefined
+      text = Buffer.from(yield* render(project.right), "utf8")
+    }
+    if (writes) {
+      yield* load.right.save
+      const stamps = index.stamps.slice()
+      let trusted = false
+      for (let j = 0; j < changed.length; j++) {
+        const at = changed[j]! * stampWidth
+        putRow(stamps, changed[j]!, sub.names[j]!, sub.contractPaths[j] !== undefined, load.right)
+        for (let k = at; k < at + stampWidth; k++) trusted ||= !Number.isNaN(stamps[k]!) && stamps[k] !== index.stamps[k]
+      }
+      // Only a newly trusted stamp is worth writing: an untrusted one (a file just written) mismatches next time as the old one would.
+      if (!same || !sameDir(dirStamp, index.dirStamp) || trusted) {
+        writeIndex(options.modelsDir, { names: models.names, stamps, summaries, renderKey, dirStamp, text })
+      }
+    }
+    return text
+  })
+
+/** The whole path (`loadAndCompile`), then the index written from what it read. */
+const whole = (
+  options: LoadModelsOptions,
+  listing: ModelListing,
+  renderKey: string,
+  render: Render,
+  dirStamp: DirStamp | null,
+  writes: boolean
+): Effect.Effect<Uint8Array, CompileError, FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function* () {
+    let load: CachedLoad | undefined
+    const project = yield* compileListing({ ...options, onLoaded: (_, loaded) => (load = loaded) }, listing)
+    // Encoded once: the same bytes go to the index and to the output.
+    const text = Buffer.from(yield* render(project), "utf8")
+    if (writes && load !== undefined) {
+      const stamps = new Float64Array(listing.names.length * stampWidth)
+      const summaries: Array<StoredSummary> = new Array(listing.names.length)
+      for (let i = 0; i < listing.names.length; i++) {
+        const name = listing.names[i]!
+        const model = project.models.get(name)!
+        putRow(stamps, i, name, listing.contractPaths[i] !== undefined, load)
+        summaries[i] = toStoredSummary(summaryOf(model.definition), model.sqlRefs)
+      }
+      writeIndex(options.modelsDir, { names: listing.names, stamps, summaries, renderKey, dirStamp, text })
+    }
+    return text
+  })
+
+/**
+ * Compiles a models directory and renders it through the compile index (compileIndex.ts): the
+ * bytes are those of `render` of what `loadAndCompile` compiles, with the same errors.
+ * `renderKey` names what the rendering depends on besides the models. While the models
+ * directory keeps the stamp the index recorded (no entry added, removed or renamed since), its
+ * names stand for the directory's listing and the directory is not read.
+ */
+export const compileRendered = (
+  options: LoadModelsOptions,
+  renderKey: string,
+  render: Render
+): Effect.Effect<string | Uint8Array, CompileError, FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function* () {
+    const writes = yield* CompileCacheWrites
+    // Taken before the directory is listed: an entry added after it changes the stamp the next compile sees.
+    const dirStamp = dirStampOf(options.modelsDir, Date.now() - (options.racyMarginMs ?? racyMarginMs))
+    const index = readIndex(options.modelsDir)
+    const dirUnchanged = index !== undefined && sameDir(dirStamp, index.dirStamp)
+    if (index !== undefined && dirUnchanged) {
+      const models: Names = {
+        prefix: joinInDir(yield* Path.Path, options.modelsDir)(""),
+        names: index.names,
+        hasContract: (i) => index.stamps[i * stampWidth + 8] !== noFile
+      }
+      const text = yield* fromIndex(options, models, index, renderKey, render, dirStamp, writes)
+      if (text !== undefined) return text
+    }
+    const listing = yield* listModels(options)
+    // (Tried once already when the directory was unchanged: what failed there fails again.)
+    if (index !== undefined && !dirUnchanged && sameNames(index.names, listing.names)) {
+      const models: Names = { ...listing, hasContract: (i) => listing.contractPaths[i] !== undefined }
+      const text = yield* fromIndex(options, models, index, renderKey, render, dirStamp, writes)
+      if (text !== undefined) return text
+    }
+    return yield* whole(options, listing, renderKey, render, dirStamp, writes)
+  })

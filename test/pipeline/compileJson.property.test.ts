@@ -1,0 +1,52 @@
+import { Effect } from "effect"
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import { compiledModelJson, encodeJson, encodeJsonWithArray, schemaItemJson } from "../../src/render/json"
+import { CompiledModelOutput, CompileOutput } from "../../src/schemas/pipeline"
+
+const text = fc.string({ unit: "binary", maxLength: 20 })
+const count = fc.oneof(fc.nat(), fc.integer({ min: -5, max: 5 }), fc.double({ noNaN: false }))
+const model: fc.Arbitrary<CompileOutput["models"][number]> = fc
+  .record({
+    name: text,
+    target: text,
+    strategy: text,
+    depth: count,
+    layer: fc.option(text, { nil: undefined }),
+    contracted: fc.boolean(),
+    depends_on: fc.array(text, { maxLength: 4 }),
+    sources: fc.array(text, { maxLength: 3 }),
+    downstreams: count,
+    reachable_downstreams: count
+  })
+  .map(({ layer, ...m }) => (layer === undefined ? m : { ...m, layer }))
+
+describe("pcli compile's JSON writer", () => {
+  it("compiledModelJson writes what the schema writes, at any indentation", () => {
+    const reference = schemaItemJson(CompiledModelOutput)
+    fc.assert(
+      fc.property(model, fc.constantFrom("\n", "\n    ", "\n      "), (m, newline) => {
+        expect(compiledModelJson(m, newline)).toBe(reference(m, newline))
+      }),
+      { numRuns: 500 }
+    )
+  })
+
+  it("the whole output spliced with it is encodeJson's, byte for byte", () => {
+    fc.assert(
+      fc.property(text, fc.array(model, { maxLength: 6 }), fc.array(fc.array(text, { maxLength: 3 }), { maxLength: 3 }), (dir, models, layers) => {
+        const out: CompileOutput = {
+          command: "compile",
+          models_dir: dir,
+          model_count: models.length,
+          execution_order: models.map((m) => m.name),
+          execution_layers: layers,
+          models
+        }
+        const whole = Effect.runSync(encodeJson(CompileOutput, out))
+        expect(Effect.runSync(encodeJsonWithArray(CompileOutput, { ...out, models: [] }, "models", compiledModelJson, models))).toBe(whole)
+      }),
+      { numRuns: 300 }
+    )
+  })
+})
