@@ -31,6 +31,7 @@ import {
 import { memoByKey, mergeResults, type RunOptions, runStatusOf, mintRunId } from "./runOptions"
 import { checkSelection, type SelectionError } from "./selection"
 import { connectionLanes } from "./lanes"
+import { withMemoryToGrow } from "./memoryRetry"
 import {
   ensureSchemas,
   type BuildError,
@@ -233,6 +234,7 @@ export const runProject = (
               subject: `model ${name}`,
               isTransient: (e: BuildError) => classOf(e) === "transient"
             }),
+          (build) => withMemoryToGrow(build, `model ${name}`),
           Effect.either
         )
         const finished = yield* Clock.currentTimeMillis
