@@ -3,6 +3,7 @@ import { Clock, Context, Effect, Layer, Ref } from "effect"
 import type { Granularity } from "../../schemas/model"
 import type { ErrorClass, ModelExecution, ModelRunStatus, RunRecord } from "../../schemas/pipeline"
 import { defaultRetryPolicy, retryTransient } from "../Warehouse/retry"
+import { readsFiles, withMemoryToGrow } from "../Warehouse/memoryCap"
 import type { Warehouse } from "../Warehouse/Warehouse"
 import type { CompiledModel, CompiledProject } from "../Project/compile"
 import {
@@ -31,7 +32,6 @@ import {
 import { memoByKey, mergeResults, type RunOptions, runStatusOf, mintRunId } from "./runOptions"
 import { checkSelection, type SelectionError } from "./selection"
 import { connectionLanes } from "./lanes"
-import { withMemoryToGrow } from "./memoryRetry"
 import {
   ensureSchemas,
   type BuildError,
@@ -234,7 +234,7 @@ export const runProject = (
               subject: `model ${name}`,
               isTransient: (e: BuildError) => classOf(e) === "transient"
             }),
-          (build) => withMemoryToGrow(build, `model ${name}`),
+          (build) => withMemoryToGrow(build, `model ${name}`, { readsFiles: readsFiles(model.definition.sql) }),
           Effect.either
         )
         const finished = yield* Clock.currentTimeMillis
