@@ -48,7 +48,10 @@ export const EmbeddedAdapter = Schema.Struct({
   type: Schema.Literal("embedded"),
   /** DuckDB file, project-relative; default `.pcli/warehouse.duckdb`. */
   path: Schema.optional(Schema.String),
-  /** DuckDB's `memory_limit` (e.g. "4GB"); default 192MB, beyond which DuckDB spills to `<file>.tmp`. */
+  /**
+   * DuckDB's `memory_limit` (e.g. "4GB"), fixed for the run; beyond it DuckDB spills to `<file>.tmp`.
+   * Unset, the cap starts at 32MB and rises as models run out of memory.
+   */
   memory_limit: Schema.optional(Schema.String)
 })
 export type EmbeddedAdapter = typeof EmbeddedAdapter.Type

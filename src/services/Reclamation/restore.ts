@@ -8,6 +8,7 @@ import { blake3Hex, writeParquetArtifact } from "../Artifacts/artifacts"
 import { bodyOf } from "../Runner/strategies"
 import { RunStoreFailed } from "../Runner/RunStore"
 import { DuckDb } from "../Warehouse/embedded"
+import { readsFiles, withMemoryToGrow } from "../Warehouse/memoryCap"
 import { Warehouse } from "../Warehouse/Warehouse"
 import { parseRecipe } from "./checks"
 import type { TombstoneRow } from "./ledger"
@@ -73,7 +74,7 @@ export const restoreOne = (r: Restoration, planId: string, projectRoot: string) 
       yield* wh.execute(`CREATE OR REPLACE TABLE ${stage} AS (\n${bodyOf(recipe.sql)}\n)`)
       const written = yield* writeParquetArtifact({ duck: duck.value, model: r.model_name, relation: stage, dir: scratch, tempName: ".rebuild.parquet" })
       return { hash: written.hash, bytes: yield* fs.readFile(written.absolutePath) }
-    }).pipe(Effect.either)
+    }).pipe((rebuild) => withMemoryToGrow(rebuild, `restore of ${r.model_name}`, { readsFiles: readsFiles(recipe.sql) }), Effect.either)
     yield* wh.execute(`DROP TABLE IF EXISTS ${stage}`).pipe(Effect.ignore)
     if (rebuilt._tag === "Left") return refuse("reexecute", `re-executing the recorded SQL failed: ${rebuilt.left.message}; nothing was written`)
     // (7) the hash must equal the tombstoned hash.

@@ -3,6 +3,7 @@ import { Clock, Context, Effect, Layer, Ref } from "effect"
 import type { Granularity } from "../../schemas/model"
 import type { ErrorClass, ModelExecution, ModelRunStatus, RunRecord } from "../../schemas/pipeline"
 import { defaultRetryPolicy, retryTransient } from "../Warehouse/retry"
+import { readsFiles, withMemoryToGrow } from "../Warehouse/memoryCap"
 import type { Warehouse } from "../Warehouse/Warehouse"
 import type { CompiledModel, CompiledProject } from "../Project/compile"
 import {
@@ -241,6 +242,7 @@ const runProjectWith = (
               subject: `model ${name}`,
               isTransient: (e: BuildError) => classOf(e) === "transient"
             }),
+          (build) => withMemoryToGrow(build, `model ${name}`, { readsFiles: readsFiles(model.definition.sql) }),
           Effect.either
         )
         const finished = yield* Clock.currentTimeMillis

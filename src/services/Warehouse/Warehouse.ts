@@ -1,5 +1,6 @@
 import { Context, Data, type Effect, type Scope } from "effect"
 import type { WarehouseLocked } from "./embedded"
+import type { MemoryCap } from "./memoryCap"
 
 export interface ResultColumn {
   readonly name: string
@@ -53,6 +54,8 @@ export interface WarehouseService {
   readonly knownRelations?: Effect.Effect<ReadonlySet<string> | undefined>
   /** True on a `session`'s warehouse: a transaction may span several `execute` calls. */
   readonly pinned?: boolean
+  /** The embedded warehouse's memory cap when pcli chooses it (no `memory_limit` configured): it rises as builds need. */
+  readonly memory?: MemoryCap
 }
 
 export class Warehouse extends Context.Tag("pcli/Warehouse")<Warehouse, WarehouseService>() {}

@@ -3,6 +3,7 @@ import * as os from "node:os"
 import { FileSystem, Path } from "@effect/platform"
 import { Context, Data, Effect, Layer, Ref, Scope } from "effect"
 import { forgetSnapshot, readSnapshot, writeSnapshot } from "./catalogSnapshot"
+import { isOutOfMemoryMessage, makeMemoryCap, memoryLimitSteps } from "./memoryCap"
 import { type RetryPolicy, retryTransient } from "./retry"
 import { StatementFailed, type StatementResult, Warehouse, type WarehouseService } from "./Warehouse"
 
@@ -44,6 +45,20 @@ const toFailure = (error: unknown): StatementFailed => {
   return new StatementFailed({ detail: detail.split("\n")[0] ?? detail, transient: isTransientDuckDbMessage(detail) })
 }
 
+/** Failures under a configured `memory_limit`: running out of memory says what to change. */
+const failureUnder = (memoryLimit: string | undefined) =>
+  memoryLimit === undefined
+    ? toFailure
+    : (error: unknown): StatementFailed => {
+        const failure = toFailure(error)
+        return isOutOfMemoryMessage(failure.detail)
+          ? new StatementFailed({
+              ...failure,
+              detail: `${failure.detail}; memory_limit = ${memoryLimit} is set in pcli.toml: raise it, or remove it to let pcli raise the cap as models need`
+            })
+          : failure
+      }
+
 /**
  * Direct access to the embedded DuckDB, for what `Warehouse.execute` cannot express:
  * Parquet COPY with pinned settings and reading files back. Only the embedded warehouse has it.
@@ -67,7 +82,7 @@ const readAll = async (connection: DuckDBConnection, sql: string): Promise<State
   }
 }
 
-const makeService = (instance: DuckDBInstance, path: string): DuckDbService => ({
+const makeService = (instance: DuckDBInstance, path: string, fail: (error: unknown) => StatementFailed): DuckDbService => ({
   path,
   withConnection: (use) =>
     Effect.tryPromise({
@@ -79,24 +94,24 @@ const makeService = (instance: DuckDBInstance, path: string): DuckDbService => (
           connection.closeSync()
         }
       },
-      catch: toFailure
+      catch: fail
     })
 })
 
 /** One connection as a warehouse: a failed statement rolls back whatever transaction it left open. */
-const pinnedWarehouse = (connection: DuckDBConnection): WarehouseService => ({
+const pinnedWarehouse = (connection: DuckDBConnection, fail: (error: unknown) => StatementFailed): WarehouseService => ({
   kind: "embedded",
   pinned: true,
   execute: (sql) =>
-    Effect.tryPromise({ try: () => readAll(connection, sql), catch: toFailure }).pipe(
+    Effect.tryPromise({ try: () => readAll(connection, sql), catch: fail }).pipe(
       Effect.tapError(() => Effect.promise(() => connection.run("ROLLBACK").then(() => undefined, () => undefined)))
     )
 })
 
-const session = (instance: DuckDBInstance): Effect.Effect<WarehouseService, StatementFailed, Scope.Scope> =>
+const session = (instance: DuckDBInstance, fail: (error: unknown) => StatementFailed): Effect.Effect<WarehouseService, StatementFailed, Scope.Scope> =>
   Effect.acquireRelease(Effect.tryPromise({ try: () => instance.connect(), catch: toFailure }), (connection) =>
     Effect.sync(() => connection.closeSync())
-  ).pipe(Effect.map(pinnedWarehouse))
+  ).pipe(Effect.map((connection) => pinnedWarehouse(connection, fail)))
 
 /** Opens (creating if needed) a DuckDB database; DuckDB's module loads only here. */
 export const acquireDuckDbInstance = (path: string, settings: Record<string, string> = {}) =>
@@ -138,7 +153,10 @@ const openLocked = (path: string, policy: RetryPolicy, settings: Record<string, 
 export interface EmbeddedOptions {
   /** Retries of opening a locked file (default `defaultOpenRetry`). */
   readonly openRetry?: RetryPolicy
-  /** DuckDB's `memory_limit` (default `defaultMemoryLimit`). */
+  /**
+   * DuckDB's `memory_limit`, fixed for the warehouse's lifetime. Without it a file's cap starts at
+   * `memoryLimitSteps[0]` and rises as builds run out of memory (`Warehouse.memory`).
+   */
   readonly memoryLimit?: string
   /** DuckDB's `threads` (default `defaultThreads()`). */
   readonly threads?: number
@@ -155,14 +173,6 @@ export interface EmbeddedOptions {
  * forth; on 2 cores they doubled the CPU of a 10k-row model.
  */
 export const defaultThreads = (): number => Math.max(1, Math.floor(os.availableParallelism() / 4))
-
-/**
- * DuckDB caches every table it wrote until it runs out of room (80% of RAM by default), so a
- * run's memory would grow with the number of models; capped, it stays flat and DuckDB spills.
- * Not lower: DuckDB's CSV reader pins a 30.5 MiB buffer per scan, and at 48MB four concurrent
- * reads of a large CSV all failed with Out of Memory (decisions.md "Run memory").
- */
-export const defaultMemoryLimit = "192MB"
 
 /** DuckDB's own `checkpoint_threshold`: the log size past which it would checkpoint if no transaction were open. */
 const checkpointThresholdBytes = 16 * 1024 * 1024
@@ -186,13 +196,17 @@ export const layer = (
           .makeDirectory(dir, { recursive: true })
           .pipe(Effect.mapError((e) => new StatementFailed({ detail: `cannot create ${dir}: ${e.message}`, transient: false })))
       }
-      // An in-memory database cannot spill its tables, so it keeps DuckDB's own default.
-      const memoryLimit = options.memoryLimit ?? (path === ":memory:" ? undefined : defaultMemoryLimit)
+      const isFile = path !== ":memory:"
+      // DuckDB caches every table it wrote up to its cap, so a run's memory would grow with its models:
+      // a file starts at a small cap that rises as builds need. An in-memory database cannot spill its
+      // tables, so it keeps DuckDB's own default.
+      const adaptive = isFile && options.memoryLimit === undefined
+      const memoryLimit = adaptive ? memoryLimitSteps[0] : options.memoryLimit
       const settings: Record<string, string> = memoryLimit === undefined ? {} : { memory_limit: memoryLimit }
-      if (path !== ":memory:") settings["threads"] = String(options.threads ?? defaultThreads())
+      if (isFile) settings["threads"] = String(options.threads ?? defaultThreads())
+      const fail = failureUnder(options.memoryLimit)
       const scope = yield* Effect.scope
       const relationsAtClose = yield* Ref.make<ReadonlyArray<string> | undefined>(undefined)
-      const isFile = path !== ":memory:"
       // Runs after DuckDB has closed the file (finalizers run in reverse order).
       if (isFile) {
         yield* Effect.addFinalizer(() =>
@@ -227,7 +241,7 @@ export const layer = (
       const instance = opened.pipe(
         Effect.catchTag("WarehouseLocked", (e) => Effect.fail(new StatementFailed({ detail: e.message, transient: false })))
       )
-      const duck = lazyService(instance, path)
+      const duck = lazyService(instance, path, fail)
       const walPath = `${path}.wal`
       const log = {
         due: fs.stat(walPath).pipe(
@@ -240,8 +254,9 @@ export const layer = (
         Context.add(Warehouse, {
           kind: "embedded" as const,
           execute: (sql: string) => duck.withConnection((connection) => readAll(connection, sql)),
-          session: Effect.flatMap(instance, session),
+          session: Effect.flatMap(instance, (i) => session(i, fail)),
           open: Effect.asVoid(opened),
+          ...(adaptive ? { memory: yield* makeMemoryCap((sql) => duck.withConnection((connection) => connection.run(sql)).pipe(Effect.asVoid)) } : {}),
           ...(isFile ? { log, knownRelations: Effect.sync(() => readSnapshot(path)) } : {})
         })
       )
@@ -251,9 +266,9 @@ export const layer = (
 const relationsQuery = "SELECT table_schema, table_name FROM information_schema.tables"
 
 /** `makeService` over an instance opened on first use. */
-const lazyService = (instance: Effect.Effect<DuckDBInstance, StatementFailed>, path: string): DuckDbService => ({
+const lazyService = (instance: Effect.Effect<DuckDBInstance, StatementFailed>, path: string, fail: (error: unknown) => StatementFailed): DuckDbService => ({
   path,
-  withConnection: (use) => Effect.flatMap(instance, (i) => makeService(i, path).withConnection(use))
+  withConnection: (use) => Effect.flatMap(instance, (i) => makeService(i, path, fail).withConnection(use))
 })
 
 /** Runs one SQL text on a DuckDB connection and reads everything (shared with strategies). */

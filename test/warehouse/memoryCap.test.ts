@@ -1,0 +1,142 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Option } from "effect"
+import { closeSync, mkdirSync, openSync, writeFileSync, writeSync } from "node:fs"
+import { join } from "node:path"
+import { makeMemoryCap, memoryLimitSteps, readsFiles } from "../../src/services/Warehouse/memoryCap"
+import { StatementFailed } from "../../src/services/Warehouse/Warehouse"
+import { makeProject, runCli } from "../support/cli"
+
+/** A CSV of `rows` rows (about 90 bytes each): large enough that DuckDB's reader pins its 30.5 MiB buffer. */
+const writeCsv = (file: string, rows: number) => {
+  const fd = openSync(file, "w")
+  writeSync(fd, "id,name,amount,note\n")
+  for (let start = 0; start < rows; start += 10_000) {
+    const lines: Array<string> = []
+    for (let i = start; i < Math.min(rows, start + 10_000); i++) lines.push(`${i},name_${i},${(i * 7919) % 100_000},a note for row ${i} with some padding text`)
+    writeSync(fd, `${lines.join("\n")}\n`)
+  }
+  closeSync(fd)
+}
+
+/** Four models reading the same CSV: as many as a run's lanes, so they scan it side by side. */
+const csvProject = (adapter: string) => {
+  const dir = makeProject({ "pcli.toml": `[adapter.local]\ntype = "embedded"\n${adapter}` })
+  const csv = join(dir, "big.csv")
+  writeCsv(csv, 400_000)
+  mkdirSync(join(dir, "models"))
+  for (const name of ["c1", "c2", "c3", "c4"]) {
+    writeFileSync(join(dir, "models", `${name}.sql`), `SELECT * FROM read_csv('${csv}', header = true)`)
+    writeFileSync(join(dir, "models", `${name}.toml`), `name = "${name}"\n[target]\ncatalog = "warehouse"\nschema = "raw"\ntable = "${name}"\n`)
+  }
+  return dir
+}
+
+interface RunJson {
+  readonly status: string
+  readonly run_id: string
+  readonly models: ReadonlyArray<{ model_name: string; status: string; attempts: number; rows_affected?: number; error?: { message: string } }>
+}
+
+describe("the embedded warehouse's memory cap (binary)", () => {
+  it("models reading a large CSV on every lane succeed under the default cap", async () => {
+    const dir = csvProject("")
+    const r = await runCli(["run", "--output", "json"], { cwd: dir })
+    const run = JSON.parse(r.stdout) as RunJson
+    expect(r.code, r.stderr).toBe(0)
+    expect(run.status).toBe("success")
+    expect(run.models.map((m) => [m.model_name, m.status, m.rows_affected])).toEqual([
+      ["c1", "success", 400_000],
+      ["c2", "success", 400_000],
+      ["c3", "success", 400_000],
+      ["c4", "success", 400_000]
+    ])
+  })
+
+  it("a model that runs out of memory under the default cap is built again once it is raised; the retry is on stderr and in history", async () => {
+    const dir = makeProject({
+      "pcli.toml": `[adapter.local]\ntype = "embedded"\n`,
+      // A list aggregate holds its list in memory (32 MB of BIGINTs): more than the starting cap.
+      "models/big.sql": "SELECT count(*) AS n, max(len(l)) AS longest FROM (SELECT list(range) AS l FROM range(4000000))",
+      "models/big.toml": `name = "big"\n[target]\ncatalog = "warehouse"\nschema = "main"\ntable = "big"\n`
+    })
+    const r = await runCli(["run", "--output", "json"], { cwd: dir })
+    const run = JSON.parse(r.stdout) as RunJson
+    expect(r.code, r.stderr).toBe(0)
+    expect(run.models.map((m) => [m.model_name, m.status, m.attempts])).toEqual([["big", "success", 2]])
+    expect(r.stderr).toMatch(/retrying with memory_limit = 256MB: model big: Out of Memory Error/)
+    const history = await runCli(["history", "--last", "1", "--output", "json"], { cwd: dir })
+    const listed = JSON.parse(history.stdout) as { runs: ReadonlyArray<{ run_id: string; retries: number }> }
+    expect(listed.runs.map((x) => [x.run_id, x.retries])).toEqual([[run.run_id, 1]])
+  })
+
+  it("a memory_limit set in pcli.toml stays fixed, even at the default's starting cap: the models fail with DuckDB's Out of Memory error and what to change", async () => {
+    const dir = csvProject(`memory_limit = "32MB"\n`)
+    const r = await runCli(["run", "--output", "json"], { cwd: dir })
+    const run = JSON.parse(r.stdout) as RunJson
+    expect(r.code).toBe(1)
+    expect(r.stderr).not.toContain("retrying")
+    // No CSV scan fits under 32MB (its buffer alone is 30.5 MiB).
+    expect(run.models.map((m) => m.status)).toEqual(["failed", "failed", "failed", "failed"])
+    for (const m of run.models) {
+      expect(m.attempts).toBe(1)
+      expect(m.error!.message).toMatch(/^Out of Memory Error: .*; memory_limit = 32MB is set in pcli\.toml: raise it, or remove it/)
+    }
+  })
+})
+
+describe("readsFiles", () => {
+  it("finds DuckDB's file readers, called or by a quoted path, and nothing else", () => {
+    expect(readsFiles("SELECT * FROM read_csv('a.csv', header = true)")).toBe(true)
+    expect(readsFiles("select * from READ_PARQUET ('s3://b/*.parquet')")).toBe(true)
+    expect(readsFiles("SELECT * FROM read_json_auto('x.json')")).toBe(true)
+    expect(readsFiles("SELECT o.* FROM 'orders.csv' o")).toBe(true)
+    expect(readsFiles("SELECT * FROM t JOIN 'dim.parquet' d USING (id)")).toBe(true)
+    // A false positive (a reader's name inside a string) only raises the cap early.
+    expect(readsFiles("SELECT unread_csv(x), spread_csv FROM raw.orders")).toBe(false)
+    expect(readsFiles("SELECT * FROM raw.orders WHERE note = 'from here'")).toBe(false)
+  })
+})
+
+describe("makeMemoryCap", () => {
+  const capWith = (refuse: (sql: string) => boolean) => {
+    const applied: Array<string> = []
+    const cap = makeMemoryCap((sql) =>
+      refuse(sql) ? Effect.fail(new StatementFailed({ detail: "refused", transient: false })) : Effect.sync(() => void applied.push(sql))
+    )
+    return Effect.map(cap, (c) => ({ cap: c, applied }))
+  }
+
+  it.effect("builds failing under the same step raise it once; each step up to DuckDB's default, then no further", () =>
+    Effect.gen(function* () {
+      const { cap, applied } = yield* capWith(() => false)
+      const step = yield* cap.step
+      const raised = yield* Effect.all([cap.raiseFrom(step), cap.raiseFrom(step), cap.raiseFrom(step)], { concurrency: "unbounded" })
+      expect(raised).toEqual([Option.some("256MB"), Option.some("256MB"), Option.some("256MB")])
+      expect(applied).toEqual(["SET GLOBAL memory_limit = '256MB'"])
+      expect(yield* cap.raiseFrom(yield* cap.step)).toEqual(Option.some("1GB"))
+      expect(yield* cap.raiseFrom(yield* cap.step)).toEqual(Option.some(undefined))
+      expect(yield* cap.raiseFrom(yield* cap.step)).toEqual(Option.none())
+      expect(applied).toEqual(["SET GLOBAL memory_limit = '256MB'", "SET GLOBAL memory_limit = '1GB'", "RESET GLOBAL memory_limit"])
+      expect(yield* cap.step).toBe(memoryLimitSteps.length - 1)
+    })
+  )
+
+  it.effect("raising to a step already reached changes nothing", () =>
+    Effect.gen(function* () {
+      const { cap, applied } = yield* capWith(() => false)
+      expect(yield* cap.raiseTo(1)).toEqual(Option.some("256MB"))
+      expect(yield* cap.raiseTo(1)).toEqual(Option.some("256MB"))
+      expect(yield* cap.raiseTo(0)).toEqual(Option.some("256MB"))
+      expect(applied).toEqual(["SET GLOBAL memory_limit = '256MB'"])
+    })
+  )
+
+  it.effect("a cap DuckDB refuses to raise stays where it was", () =>
+    Effect.gen(function* () {
+      const { cap, applied } = yield* capWith((sql) => sql.includes("256MB"))
+      expect(yield* cap.raiseFrom(0)).toEqual(Option.none())
+      expect(yield* cap.step).toBe(0)
+      expect(applied).toEqual([])
+    })
+  )
+})
