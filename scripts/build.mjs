@@ -2,7 +2,7 @@
 import { build } from "esbuild"
 import { execFileSync } from "node:child_process"
 import { createHash } from "node:crypto"
-import { chmodSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { createRequire } from "node:module"
@@ -50,8 +50,6 @@ for (const [name, entry] of Object.entries(lightEntries)) {
   await build({ ...common, entryPoints: [`src/light/${entry}.ts`], outfile: `dist/${name}.cjs` })
   rmSync(`dist/${name}.v8cache`, { force: true })
 }
-// What the bin runs first: the argv reader over the command manifest (no @effect/cli runtime).
-await build({ ...common, entryPoints: ["src/dispatch.ts"], outfile: "dist/pcli-dispatch.cjs" })
 // The command manifest (every command's shape and --help text), made by the real command tree.
 await build({
   ...common,
@@ -84,8 +82,10 @@ const emptyStore = new (createRequire(import.meta.url)("better-sqlite3"))("dist/
 emptyStore.pragma("journal_mode = DELETE")
 emptyStore.close()
 
-// The bin is a small loader that runs the bundle with a V8 code cache, made here once.
-copyFileSync("scripts/loader.cjs", "dist/pcli.cjs")
+// The bin: a small loader with the argv reader over the command manifest (src/dispatch.ts, no
+// @effect/cli runtime) bundled in, which runs the bundle with a V8 code cache, made here once.
+rmSync("dist/pcli-dispatch.cjs", { force: true })
+await build({ ...common, entryPoints: ["scripts/loader.cjs"], outfile: "dist/pcli.cjs" })
 chmodSync("dist/pcli.cjs", 0o755)
 rmSync("dist/pcli-bundle.v8cache", { force: true })
 rmSync("dist/pcli-bundle.policy.v8cache", { force: true })
