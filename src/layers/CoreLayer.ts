@@ -14,7 +14,7 @@ const StderrLogger = Logger.replace(Logger.defaultLogger, Logger.withConsoleErro
 
 /**
  * What a command that runs no subprocess, worker or prompt needs: files, paths, the environment, the
- * event bus, logs and traces. The light entry (src/light.ts) runs on this alone; AppLayer adds the rest.
+ * event bus, logs and traces. AppLayer adds the rest.
  */
 export const CoreLayer = Layer.mergeAll(
   NodePath.layer,
@@ -25,3 +25,11 @@ export const CoreLayer = Layer.mergeAll(
   PlainConsole.layer.pipe(Layer.provide(EnvironmentLive)),
   Telemetry.layerFromEnv
 )
+
+/**
+ * What the light entries' commands (src/light/: policy check, policy show, validate) use of
+ * CoreLayer: files, paths, the environment, logs and traces. They publish no event (only discover
+ * does) and print through the streams, never `Console`, so the event bus and PlainConsole would
+ * change nothing for them; each layer is a few hundred fiber steps at every start.
+ */
+export const LightCoreLayer = Layer.mergeAll(NodePath.layer, NodeFileSystem.layer, EnvironmentLive, StderrLogger, Telemetry.layerFromEnv)
