@@ -74,9 +74,15 @@ export const PolicyQueryLayer = (options: GlobalOptions) =>
     })
   )
 
-/** Commands that need a pcli.toml (discover, validate): `config-not-found` without one. */
+/** Commands that need a pcli.toml (discover, validate): `config-not-found` without one. The principal first, in one layer. */
 export const ConfigLayer = (options: GlobalOptions) =>
-  Layer.effect(ProjectConfig, requireConfig(options)).pipe(Layer.provideMerge(principalLayer(options)))
+  Layer.effectContext(
+    Effect.gen(function* () {
+      const principal = yield* resolvePrincipal(Option.fromNullable(options.principalId))
+      const config = yield* requireConfig(options)
+      return Context.make(Principal, principal).pipe(Context.add(ProjectConfig, config))
+    })
+  )
 
 /** Nothing project-bound (playground): only the principal, so a bad PCLI_PRINCIPAL still fails. */
 export const BareLayer = (options: GlobalOptions) => principalLayer(options)
