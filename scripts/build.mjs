@@ -46,8 +46,21 @@ const common = {
 await build({ ...common, entryPoints: ["src/main.ts"], outfile: "dist/pcli-bundle.cjs" })
 // The light entries (src/cli/lightLine.ts names them): one command each, without @effect/cli or any other command.
 const lightEntries = { "pcli-policy-check": "policyCheck", "pcli-policy-show": "policyShow", "pcli-validate": "validate" }
+// In a light entry node:crypto (a few ms to load) loads when a command first hashes or draws random
+// bytes, not at start: show and validate never do. A name not listed here fails the build.
+const lazyCrypto = {
+  name: "lazy-crypto",
+  setup(build) {
+    build.onResolve({ filter: /^node:crypto$/ }, (args) => (args.namespace === "lazy-crypto" ? { path: args.path, external: true } : { path: args.path, namespace: "lazy-crypto" }))
+    build.onLoad({ filter: /.*/, namespace: "lazy-crypto" }, () => ({
+      // No one-shot `hash` (whether it exists is known only once crypto is loaded): its one user, compileCache.ts, then uses createHash, the same digest.
+      contents: ["createHash", "randomBytes", "randomUUID", "timingSafeEqual"].map((n) => `export const ${n} = (...args) => require("node:crypto").${n}(...args)`).join("\n") + "\nexport const hash = undefined",
+      loader: "js"
+    }))
+  }
+}
 for (const [name, entry] of Object.entries(lightEntries)) {
-  await build({ ...common, entryPoints: [`src/light/${entry}.ts`], outfile: `dist/${name}.cjs` })
+  await build({ ...common, plugins: [...common.plugins, lazyCrypto], entryPoints: [`src/light/${entry}.ts`], outfile: `dist/${name}.cjs` })
   rmSync(`dist/${name}.v8cache`, { force: true })
 }
 // The command manifest (every command's shape and --help text), made by the real command tree.
