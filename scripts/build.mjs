@@ -2,7 +2,7 @@
 import { build } from "esbuild"
 import { execFileSync } from "node:child_process"
 import { createHash } from "node:crypto"
-import { chmodSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { createRequire } from "node:module"
@@ -46,12 +46,25 @@ const common = {
 await build({ ...common, entryPoints: ["src/main.ts"], outfile: "dist/pcli-bundle.cjs" })
 // The light entries (src/cli/lightLine.ts names them): one command each, without @effect/cli or any other command.
 const lightEntries = { "pcli-policy-check": "policyCheck", "pcli-policy-show": "policyShow", "pcli-validate": "validate", "pcli-compile": "compile" }
+// compile hashes every file it reads: it keeps node:crypto (and its one-shot hash) loaded up front.
+const eagerCrypto = new Set(["pcli-compile"])
+// In a light entry node:crypto (a few ms to load) loads when a command first hashes or draws random
+// bytes, not at start: show and validate never do. A name not listed here fails the build.
+const lazyCrypto = {
+  name: "lazy-crypto",
+  setup(build) {
+    build.onResolve({ filter: /^node:crypto$/ }, (args) => (args.namespace === "lazy-crypto" ? { path: args.path, external: true } : { path: args.path, namespace: "lazy-crypto" }))
+    build.onLoad({ filter: /.*/, namespace: "lazy-crypto" }, () => ({
+      // No one-shot `hash` (whether it exists is known only once crypto is loaded): its one user, compileCache.ts, then uses createHash, the same digest.
+      contents: ["createHash", "randomBytes", "randomUUID", "timingSafeEqual"].map((n) => `export const ${n} = (...args) => require("node:crypto").${n}(...args)`).join("\n") + "\nexport const hash = undefined",
+      loader: "js"
+    }))
+  }
+}
 for (const [name, entry] of Object.entries(lightEntries)) {
-  await build({ ...common, entryPoints: [`src/light/${entry}.ts`], outfile: `dist/${name}.cjs` })
+  await build({ ...common, plugins: eagerCrypto.has(name) ? common.plugins : [...common.plugins, lazyCrypto], entryPoints: [`src/light/${entry}.ts`], outfile: `dist/${name}.cjs` })
   rmSync(`dist/${name}.v8cache`, { force: true })
 }
-// What the bin runs first: the argv reader over the command manifest (no @effect/cli runtime).
-await build({ ...common, entryPoints: ["src/dispatch.ts"], outfile: "dist/pcli-dispatch.cjs" })
 // The command manifest (every command's shape and --help text), made by the real command tree.
 await build({
   ...common,
@@ -84,8 +97,10 @@ const emptyStore = new (createRequire(import.meta.url)("better-sqlite3"))("dist/
 emptyStore.pragma("journal_mode = DELETE")
 emptyStore.close()
 
-// The bin is a small loader that runs the bundle with a V8 code cache, made here once.
-copyFileSync("scripts/loader.cjs", "dist/pcli.cjs")
+// The bin: a small loader with the argv reader over the command manifest (src/dispatch.ts, no
+// @effect/cli runtime) bundled in, which runs the bundle with a V8 code cache, made here once.
+rmSync("dist/pcli-dispatch.cjs", { force: true })
+await build({ ...common, entryPoints: ["scripts/loader.cjs"], outfile: "dist/pcli.cjs" })
 chmodSync("dist/pcli.cjs", 0o755)
 rmSync("dist/pcli-bundle.v8cache", { force: true })
 rmSync("dist/pcli-bundle.policy.v8cache", { force: true })

@@ -39,6 +39,21 @@ const commandOf = (argv: ReadonlyArray<string>): readonly [LightCommand, number]
   return undefined
 }
 
+/** The light flags that take one of a few values (the command tree's choices): argv.ts refuses any other. */
+const CHOICES: Readonly<Record<string, ReadonlyArray<string>>> = { "--output": ["text", "json"] }
+
+/**
+ * The bin's first reading, before it loads the command manifest: `args` as typed, when they are
+ * already a plain light line (argv.ts would read them as a `Run` of these very words), else
+ * undefined. test/cli/lightLine.property.test.ts checks it against argv.ts over the command tree.
+ */
+export const readPlainLightLine = (args: ReadonlyArray<string>): LightLine | undefined => {
+  const light = readLightLine(args)
+  if (light === undefined) return undefined
+  const refused = Object.entries(CHOICES).some(([flag, allowed]) => light.flags[flag] !== undefined && !allowed.includes(light.flags[flag]!))
+  return refused ? undefined : light
+}
+
 /** `argv` (a `Run` line from argv.ts: the command path, then its flags) as a light line, or undefined to leave it to the full bundle. */
 export const readLightLine = (argv: ReadonlyArray<string>): LightLine | undefined => {
   const found = commandOf(argv)

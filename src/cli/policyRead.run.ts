@@ -2,7 +2,7 @@
 import { Effect } from "effect"
 import { policyCheck } from "../commands/policyCheck"
 import { policyShow } from "../commands/policyShow"
-import { PolicyQueryLayer } from "../layers/ProjectLayer"
+import { PolicyQueryLayer } from "../layers/ProjectContextLayer"
 import { checkText, showText } from "../render/text/policy"
 import { PolicyCheckOutput, PolicyShowOutput } from "../schemas/policy-output"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"

@@ -1,7 +1,7 @@
 // Loaded only when `pcli validate` runs: config validation stays off the start-up path.
 import { Effect } from "effect"
 import { validate } from "../commands/validate"
-import { ConfigLayer } from "../layers/ProjectLayer"
+import { ConfigLayer } from "../layers/ProjectContextLayer"
 import { ReportedFailure } from "../render/errors"
 import { renderValidateText } from "../render/text/validate"
 import { ValidateOutput } from "../schemas/validate"

@@ -21,23 +21,22 @@ const toAttributes = (m: CompiledModel): ModelAttributes => ({
 })
 
 /** Model attributes for the policy engine, from the compiled project (compiled once per command). */
-export const modelAttributesLayer = Layer.effect(
-  ModelAttributesSource,
-  Effect.gen(function* () {
-    const env = yield* Environment
-    const context = yield* Effect.context<FileSystem.FileSystem | Path.Path>()
-    const compile = (modelsDir: string) =>
-      loadAndCompile({ modelsDir, env }).pipe(
-        Effect.mapError((e) => new ModelAttributesUnavailable({ modelsDir, detail: e.message })),
-        Effect.provide(context)
-      )
-    const cached = yield* Effect.cachedFunction(compile)
-    return ModelAttributesSource.of({
-      resolve: (model, modelsDir) =>
-        Effect.flatMap(cached(modelsDir), (project) => {
-          const m = project.models.get(model)
-          return m === undefined ? Effect.fail(new ModelNotFound({ model, modelsDir })) : Effect.succeed(toAttributes(m))
-        })
-    })
+export const makeModelAttributes = Effect.gen(function* () {
+  const env = yield* Environment
+  const context = yield* Effect.context<FileSystem.FileSystem | Path.Path>()
+  const compile = (modelsDir: string) =>
+    loadAndCompile({ modelsDir, env }).pipe(
+      Effect.mapError((e) => new ModelAttributesUnavailable({ modelsDir, detail: e.message })),
+      Effect.provide(context)
+    )
+  const cached = yield* Effect.cachedFunction(compile)
+  return ModelAttributesSource.of({
+    resolve: (model, modelsDir) =>
+      Effect.flatMap(cached(modelsDir), (project) => {
+        const m = project.models.get(model)
+        return m === undefined ? Effect.fail(new ModelNotFound({ model, modelsDir })) : Effect.succeed(toAttributes(m))
+      })
   })
-)
+})
+
+export const modelAttributesLayer = Layer.effect(ModelAttributesSource, makeModelAttributes)

@@ -7,7 +7,7 @@ import fc from "fast-check"
 import { describe, expect, it, vi } from "vitest"
 import { readCommandLine } from "../../src/cli/argv"
 import { lightOptions } from "../../src/cli/lightOptions"
-import { readLightLine } from "../../src/cli/lightLine"
+import { readLightLine, readPlainLightLine } from "../../src/cli/lightLine"
 import { rootCommand, rootTree } from "../../src/cli/root"
 import { AppLayer } from "../../src/layers/AppLayer"
 
@@ -110,5 +110,23 @@ describe("the light reading of a command line", () => {
     ]) {
       expect(readLightLine(argv)).toBeUndefined()
     }
+  })
+
+  it("reads a line without the manifest only as argv.ts and the light reading read it with the command tree", () => {
+    let plain = 0
+    fc.assert(
+      fc.property(fc.oneof(line, fc.tuple(line, fc.constantFrom(["--output", "json"], ["--output", "JSON"], ["--output", "yaml"], ["--help"], ["-h"], ["--version"]), fc.nat()).map(([l, extra, at]) => [...l.slice(0, at % (l.length + 1)), ...extra, ...l.slice(at % (l.length + 1))])), (args) => {
+        const read = readPlainLightLine(args)
+        if (read === undefined) return
+        plain++
+        const commandLine = readCommandLine(tree, args)
+        expect(commandLine).toEqual({ _tag: "Run", argv: args })
+        expect(read).toEqual(readLightLine(args))
+      }),
+      { numRuns: 1000 }
+    )
+    expect(plain).toBeGreaterThan(40)
+    // argv.ts refuses a value outside a flag's choices: the manifest's reading words that error.
+    expect(readPlainLightLine(["validate", "--output", "yaml"])).toBeUndefined()
   })
 })
