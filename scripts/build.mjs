@@ -61,6 +61,8 @@ const lazyCrypto = {
     }))
   }
 }
+// The compile's read-ahead worker (services/Project/readAhead.ts starts it from beside the bundle that runs).
+await build({ ...common, entryPoints: ["src/services/Project/readAheadWorker.ts"], outfile: "dist/pcli-read-ahead.cjs" })
 for (const [name, entry] of Object.entries(lightEntries)) {
   await build({ ...common, plugins: eagerCrypto.has(name) ? common.plugins : [...common.plugins, lazyCrypto], entryPoints: [`src/light/${entry}.ts`], outfile: `dist/${name}.cjs` })
   rmSync(`dist/${name}.v8cache`, { force: true })

@@ -10,6 +10,8 @@ const hookDir = makeProject({
     `process.on("exit", () => process.stderr.write("duckdb-loaded=" + Object.keys(require.cache).some((k) => k.includes("@duckdb")) + "\\n"))\n`
 })
 const probe = { NODE_OPTIONS: `--require ${join(hookDir, "duckdb-probe.cjs")}` }
+/** A preload that says so when it runs in a worker thread (NODE_OPTIONS reaches workers too). */
+const workerProbe = `if (!require("node:worker_threads").isMainThread) require("node:fs").writeSync(2, "worker-thread-started\\n")\n`
 
 const model = (name: string, sql: string, extra = "") => ({
   [`models/${name}.sql`]: sql,
@@ -232,5 +234,31 @@ describe("compile cache (binary)", () => {
     // b now reads c, which reads b: the edit was seen (ctime changed), not served from the cache.
     expect(r.code).not.toBe(0)
     expect(r.stderr).toContain("cycle")
+  })
+
+  it("a cold compile of a large project reads ahead on a worker thread and prints what a compile from the shards prints", async () => {
+    // 1,000 models, 2,200 files: past the read-ahead threshold. Chained reads, a layer tag, every fifth with a contract.
+    const files: Record<string, string> = { "pcli.toml": config, "worker-probe.cjs": workerProbe }
+    for (let i = 0; i < 1000; i++) {
+      const name = `m${String(i).padStart(4, "0")}`
+      const upstream = i === 0 ? "" : ` FROM s.m${String(Math.floor(i / 2)).padStart(4, "0")}`
+      Object.assign(files, model(name, `SELECT 1 AS id${upstream}`, `\n[tags]\nlayer = "l${i % 3}"\n`))
+      if (i % 5 === 0) files[`models/${name}.contract.toml`] = `[[columns]]\nname = "id"\ntype = "INTEGER"\nnullable = false\n`
+    }
+    const cwd = makeProject(files)
+    const env = { NODE_OPTIONS: `--require ${join(cwd, "worker-probe.cjs")}` }
+    const cold = await runCli(["compile", "--output", "json"], { cwd, env })
+    expect(cold.code, cold.stderr).toBe(0)
+    expect(cold.stderr).toContain("worker-thread-started")
+    const fromShards = await compileFromShards(cwd)
+    expect(JSON.parse(cold.stdout)).toEqual(fromShards.out)
+    expect(cold.stdout).toBe((await runCli(["compile", "--output", "json"], { cwd })).stdout)
+    // A sidecar only the plain decoder reads fails a cold compile as it always did, named by its file.
+    writeFileSync(join(cwd, "models", "m0500.toml"), `name = "m0500"\n[target\n`)
+    rmSync(join(cwd, ".pcli"), { recursive: true })
+    const broken = await runCli(["compile", "--output", "json"], { cwd, env })
+    expect(broken.code).toBe(1)
+    expect(broken.stderr).toContain("worker-thread-started")
+    expect(JSON.parse(broken.stdout).error.message).toContain("m0500.toml")
   })
 })

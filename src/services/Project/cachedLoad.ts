@@ -1,8 +1,6 @@
 import type { FileSystem, Path } from "@effect/platform"
 import * as NodeFs from "node:fs"
-import { Effect, Either, Fiber, Option } from "effect"
-import * as Toml from "smol-toml"
-import { tooDeep } from "../../platform/tomlNesting"
+import { Effect, Either, Fiber } from "effect"
 import { substituteEnvVars } from "../ProjectConfig/interpolate"
 import { parseableSql } from "../Runner/partitions"
 import type { StatementFailed } from "../Warehouse/Warehouse"
@@ -25,8 +23,9 @@ import {
 } from "./compileCache"
 import type { ModelSqlInvalid } from "./errors"
 import { decodeModel, type LoadModelsOptions, type ModelDefinition, type ModelListing, type ModelLoadError, readText } from "./models"
+import { FileKind, quickDecode, quickReferences } from "./fileWork"
 import { fastDecodeContract, fastDecodeSidecar } from "./sidecarFast"
-import { fastTableReferences } from "./sqlFast"
+import { type FileStat, type ReadAheadOptions, readStamped, startReadAhead } from "./readAhead"
 import { parseReferencesWithDuckDb, type TableRef } from "./sqlRefs"
 
 /** How a compile used its cache: read by `pcli compile`'s trace and by tests. */
@@ -49,43 +48,45 @@ export interface CacheUse {
  */
 export const racyMarginMs = 1000
 
-interface Stamped {
-  readonly text: string
-  readonly stat: NodeFs.Stats
-}
+/**
+ * From how many files to read a worker reads ahead (its start costs about what reading 2,000 small
+ * files costs here): a cold compile of a large project, not a warm one or a small one.
+ */
+export const readAheadMinFiles = 2000
 
-/** Reads a file with the stat of the open descriptor (the same system calls as `readFileSync`). */
-const readStamped = (path: string): Stamped | undefined => {
-  try {
-    const fd = NodeFs.openSync(path, "r")
-    try {
-      const stat = NodeFs.fstatSync(fd)
-      const buffer = Buffer.allocUnsafe(stat.size + 1)
-      let length = 0
-      for (;;) {
-        const n = NodeFs.readSync(fd, buffer, length, buffer.length - length, length)
-        if (n === 0) break
-        length += n
-        if (length === buffer.length) return undefined // grew while read: the plain reader decides
-      }
-      return { text: buffer.toString("utf8", 0, length), stat }
-    } finally {
-      NodeFs.closeSync(fd)
+/**
+ * The files a load will read, in the order it reads them (every SQL file, then each model's sidecar
+ * and contract), mapped to their place in that order: those the stat index does not know. A known
+ * file is stat-ed first and mostly not read, so it is left out.
+ */
+const filesToRead = (
+  listing: ModelListing,
+  shards: ReadonlyArray<number>,
+  olds: ReadonlyArray<CacheBody>
+): { readonly order: Map<string, number>; readonly kinds: Uint8Array } => {
+  const out = new Map<string, number>()
+  const kinds: Array<FileKind> = []
+  const add = (shard: number, file: string, path: string, kind: FileKind) => {
+    if (!olds[shard]!.files.rows.has(file)) {
+      out.set(path, out.size)
+      kinds.push(kind)
     }
-  } catch {
-    return undefined
   }
+  for (let i = 0; i < listing.names.length; i++) add(shards[i]!, `${listing.names[i]!}.sql`, listing.sqlPaths[i]!, FileKind.sql)
+  for (let i = 0; i < listing.names.length; i++) {
+    add(shards[i]!, `${listing.names[i]!}.toml`, listing.sidecarPaths[i]!, FileKind.sidecar)
+    const contract = listing.contractPaths[i]
+    if (contract !== undefined) add(shards[i]!, `${listing.names[i]!}.contract.toml`, contract, FileKind.contract)
+  }
+  return { order: out, kinds: Uint8Array.from(kinds) }
 }
 
-/** Decodes a sidecar/contract text on the fast path only; undefined sends it through `decodeModel`. */
-const quickDecode = <A>(fast: (data: unknown) => A | undefined, text: string): A | undefined => {
-  let data: unknown
-  try {
-    data = Toml.parse(text)
-  } catch {
-    return undefined
-  }
-  return Option.isNone(tooDeep(data)) ? fast(data) : undefined
+/** A file's text, its stat (where read with one), and its `fileWork` where the read-ahead worker did it. */
+interface Read {
+  readonly text: string
+  readonly stat: FileStat | undefined
+  readonly worked: boolean
+  readonly work: unknown
 }
 
 export interface CachedLoad {
@@ -106,7 +107,11 @@ export interface CachedLoad {
  * order of the plain loader: SQL files read, then sidecars and contracts in name order.
  */
 export const loadWithCache = (
-  options: LoadModelsOptions & { readonly cache?: boolean },
+  options: LoadModelsOptions & {
+    readonly cache?: boolean
+    /** From how many files to read with a worker (default `readAheadMinFiles`), and how (tests name the worker's bundle). */
+    readonly readAhead?: ReadAheadOptions & { readonly minFiles?: number }
+  },
   listing: ModelListing,
   scope: "all" | "listed" = "all"
 ): Effect.Effect<CachedLoad, ModelLoadError> =>
@@ -126,6 +131,14 @@ export const loadWithCache = (
     }
     const trustBefore = Date.now() - (options.racyMarginMs ?? racyMarginMs)
     const counts = { filesRead: 0, sqlParsed: 0, decoded: 0 }
+    const shards = listing.names.map(shardOf)
+    // Started after trustBefore: every stat the worker takes is at least as late as a read here.
+    const toRead = filesToRead(listing, shards, olds)
+    const aheadIndex = toRead.order
+    const readAhead =
+      aheadIndex.size >= (options.readAhead?.minFiles ?? readAheadMinFiles)
+        ? startReadAhead([...aheadIndex.keys()], toRead.kinds, options.readAhead)
+        : undefined
 
     /** The text behind a file name and its content key, from the stat index when the stat is unchanged. */
     const known = (old: CacheBody, file: string, path: string): string | undefined => {
@@ -133,7 +146,7 @@ export const loadWithCache = (
       const stat = NodeFs.statSync(path, { throwIfNoEntry: false })
       return stat === undefined ? undefined : keyIfStamped(old.files, file, stat.size, stat.mtimeMs, stat.ctimeMs, stat.ino)
     }
-    const remember = (shard: number, file: string, stat: NodeFs.Stats, key: string) => {
+    const remember = (shard: number, file: string, stat: FileStat, key: string) => {
       if (stat.mtimeMs < trustBefore && stat.ctimeMs < trustBefore) {
         const stamp: FileStamp = [stat.size, stat.mtimeMs, stat.ctimeMs, stat.ino, key]
         putStamp(nexts[shard]!.files, file, stamp)
@@ -142,10 +155,14 @@ export const loadWithCache = (
       }
     }
     /** A file's text (and stat), or the plain reader's failure for it. */
-    const read = (path: string): Effect.Effect<{ text: string; stat: NodeFs.Stats | undefined }, ModelLoadError> => {
+    const read = (path: string): Effect.Effect<Read, ModelLoadError> => {
       counts.filesRead++
+      const ahead = readAhead === undefined ? undefined : readAhead.take(aheadIndex.get(path) ?? -1)
+      if (ahead !== undefined) return Effect.succeed(ahead)
       const stamped = readStamped(path)
-      return stamped !== undefined ? Effect.succeed(stamped) : Effect.map(readText(path), (text) => ({ text, stat: undefined }))
+      return stamped !== undefined
+        ? Effect.succeed({ text: stamped.text, stat: stamped.stat, worked: false, work: undefined })
+        : Effect.map(readText(path), (text) => ({ text, stat: undefined, worked: false, work: undefined }))
     }
     /** The cache key of a sidecar/contract text: its hash after `${VAR}` substitution. */
     const substitutedKey = (text: string, path: string) =>
@@ -164,7 +181,7 @@ export const loadWithCache = (
           copyStamp(old.files, nexts[shard]!.files, file)
           return { value: byStamp, key: knownKey, text: undefined, decoded: false }
         }
-        const { text, stat } = yield* read(path)
+        const { text, stat, worked, work } = yield* read(path)
         // A text with `${VAR}` depends on the environment: it is read and substituted every time.
         if (text.includes("${")) return { value: undefined, key: undefined, text, decoded: false }
         const key = contentHash(text)
@@ -172,135 +189,140 @@ export const loadWithCache = (
         const byContent = kept.get(key)
         if (byContent !== undefined) return { value: byContent, key, text, decoded: false }
         dirty.add(shard)
-        const value = quickDecode(decode, text)
+        const value = worked ? (work as T | undefined) : quickDecode(decode, text)
         return { value, key, text, decoded: value !== undefined }
       })
 
-    // Pass 1: every model's SQL text and references (from the cache or the fast reader).
-    const sqls: Array<string> = new Array(listing.names.length)
-    const refs = new Map<string, ReadonlyArray<TableRef>>()
-    const deferred: Array<{ model: string; shard: number; sql: string; file: string; key: string; text: string }> = []
-    const shards: Array<number> = new Array(listing.names.length)
-    for (let i = 0; i < listing.names.length; i++) {
-      const model = listing.names[i]!
-      const shard = (shards[i] = shardOf(model))
-      const old = olds[shard]!
-      const next = nexts[shard]!
-      const path = listing.sqlPaths[i]!
-      const file = fileName(model, ".sql")
-      const knownKey = known(old, file, path)
-      const cached: CachedSql | undefined = knownKey === undefined ? undefined : old.sql.get(knownKey)
-      if (cached !== undefined && typeof cached.text === "string") {
-        sqls[i] = cached.text
-        refs.set(model, cached.refs)
-        next.sql.set(knownKey!, cached)
-        copyStamp(old.files, next.files, file)
-        continue
-      }
-      const { text, stat } = yield* read(path)
-      sqls[i] = text
-      const key = contentHash(text)
-      if (stat !== undefined) remember(shard, file, stat, key)
-      const hit = old.sql.get(key)
-      if (hit !== undefined && hit.text === text) {
-        refs.set(model, hit.refs)
-        next.sql.set(key, hit)
-        continue
-      }
-      counts.sqlParsed++
-      dirty.add(shard)
-      const sql = parseableSql(text)
-      const fast = fastTableReferences(sql)
-      if (fast === undefined) deferred.push({ model, shard, sql, file: path, key, text })
-      else {
-        refs.set(model, fast)
-        next.sql.set(key, { text, refs: fast })
-      }
-    }
-    // Forked first so DuckDB (loaded only now) parses on its threads while this one decodes sidecars.
-    const parsing = deferred.length === 0 ? undefined : yield* Effect.fork(Effect.either(parseReferencesWithDuckDb(deferred)))
-
-    // Pass 2: sidecars and contracts, in name order (the first failure is the first model's).
-    const definitions = yield* Effect.either(
+    return yield* Effect.ensuring(
       Effect.gen(function* () {
-        const out: Array<ModelDefinition> = new Array(listing.names.length)
+        // Pass 1: every model's SQL text and references (from the cache or the fast reader).
+        const sqls: Array<string> = new Array(listing.names.length)
+        const refs = new Map<string, ReadonlyArray<TableRef>>()
+        const deferred: Array<{ model: string; shard: number; sql: string; file: string; key: string; text: string }> = []
         for (let i = 0; i < listing.names.length; i++) {
-          const name = listing.names[i]!
+          const model = listing.names[i]!
           const shard = shards[i]!
           const old = olds[shard]!
           const next = nexts[shard]!
-          const sidecarPath = listing.sidecarPaths[i]!
-          const contractPath = listing.contractPaths[i]
-          const side = yield* keptOrFastDecoded(shard, fileName(name, ".toml"), sidecarPath, old.sidecars, fastDecodeSidecar)
-          if (side.decoded) counts.decoded++
-          const cont =
-            contractPath === undefined
-              ? undefined
-              : yield* keptOrFastDecoded(shard, fileName(name, ".contract.toml"), contractPath, old.contracts, fastDecodeContract)
-          const { value: sidecar, key: sidecarKey, text: sidecarText } = side
-          const contract = cont?.value
-          const contractKey = cont?.key
-          const contractText = cont?.text
-          if (sidecar !== undefined && sidecar.name === name && (contractPath === undefined || contract !== undefined)) {
-            next.sidecars.set(sidecarKey!, sidecar)
-            if (contract !== undefined) next.contracts.set(contractKey!, contract)
-            out[i] = { name, sql: sqls[i]!, sqlPath: listing.sqlPaths[i]!, sidecarPath, sidecar, contract, contractPath }
+          const path = listing.sqlPaths[i]!
+          const file = fileName(model, ".sql")
+          const knownKey = known(old, file, path)
+          const cached: CachedSql | undefined = knownKey === undefined ? undefined : old.sql.get(knownKey)
+          if (cached !== undefined && typeof cached.text === "string") {
+            sqls[i] = cached.text
+            refs.set(model, cached.refs)
+            next.sql.set(knownKey!, cached)
+            copyStamp(old.files, next.files, file)
             continue
           }
-          // Anything else (`${VAR}`, shapes only the Schema decoder reads, every error): the plain decoder.
-          counts.decoded++
-          dirty.add(shard)
-          const fullSidecarText = sidecarText ?? (yield* readText(sidecarPath))
-          const fullContractText = contractPath === undefined ? undefined : (contractText ?? (yield* readText(contractPath)))
-          const def = yield* decodeModel({
-            name,
-            sql: sqls[i]!,
-            sqlPath: listing.sqlPaths[i]!,
-            sidecarText: fullSidecarText,
-            sidecarPath,
-            contractText: fullContractText,
-            contractPath,
-            env: options.env
-          })
-          next.sidecars.set(yield* substitutedKey(fullSidecarText, sidecarPath), def.sidecar)
-          if (fullContractText !== undefined && contractPath !== undefined && def.contract !== undefined) {
-            next.contracts.set(yield* substitutedKey(fullContractText, contractPath), def.contract)
+          const { text, stat, worked, work } = yield* read(path)
+          sqls[i] = text
+          const key = contentHash(text)
+          if (stat !== undefined) remember(shard, file, stat, key)
+          const hit = old.sql.get(key)
+          if (hit !== undefined && hit.text === text) {
+            refs.set(model, hit.refs)
+            next.sql.set(key, hit)
+            continue
           }
-          out[i] = def
+          counts.sqlParsed++
+          dirty.add(shard)
+          // Read by the read-ahead worker: it ran the fast reader too.
+          const fast = worked ? (work as ReadonlyArray<TableRef> | undefined) : quickReferences(text)
+          if (fast === undefined) deferred.push({ model, shard, sql: parseableSql(text), file: path, key, text })
+          else {
+            refs.set(model, fast)
+            next.sql.set(key, { text, refs: fast })
+          }
         }
-        return out as ReadonlyArray<ModelDefinition>
-      })
+        // Forked first so DuckDB (loaded only now) parses on its threads while this one decodes sidecars.
+        const parsing = deferred.length === 0 ? undefined : yield* Effect.fork(Effect.either(parseReferencesWithDuckDb(deferred)))
+
+        // Pass 2: sidecars and contracts, in name order (the first failure is the first model's).
+        const definitions = yield* Effect.either(
+          Effect.gen(function* () {
+            const out: Array<ModelDefinition> = new Array(listing.names.length)
+            for (let i = 0; i < listing.names.length; i++) {
+              const name = listing.names[i]!
+              const shard = shards[i]!
+              const old = olds[shard]!
+              const next = nexts[shard]!
+              const sidecarPath = listing.sidecarPaths[i]!
+              const contractPath = listing.contractPaths[i]
+              const side = yield* keptOrFastDecoded(shard, fileName(name, ".toml"), sidecarPath, old.sidecars, fastDecodeSidecar)
+              if (side.decoded) counts.decoded++
+              const cont =
+                contractPath === undefined
+                  ? undefined
+                  : yield* keptOrFastDecoded(shard, fileName(name, ".contract.toml"), contractPath, old.contracts, fastDecodeContract)
+              const { value: sidecar, key: sidecarKey, text: sidecarText } = side
+              const contract = cont?.value
+              const contractKey = cont?.key
+              const contractText = cont?.text
+              if (sidecar !== undefined && sidecar.name === name && (contractPath === undefined || contract !== undefined)) {
+                next.sidecars.set(sidecarKey!, sidecar)
+                if (contract !== undefined) next.contracts.set(contractKey!, contract)
+                out[i] = { name, sql: sqls[i]!, sqlPath: listing.sqlPaths[i]!, sidecarPath, sidecar, contract, contractPath }
+                continue
+              }
+              // Anything else (`${VAR}`, shapes only the Schema decoder reads, every error): the plain decoder.
+              counts.decoded++
+              dirty.add(shard)
+              const fullSidecarText = sidecarText ?? (yield* readText(sidecarPath))
+              const fullContractText = contractPath === undefined ? undefined : (contractText ?? (yield* readText(contractPath)))
+              const def = yield* decodeModel({
+                name,
+                sql: sqls[i]!,
+                sqlPath: listing.sqlPaths[i]!,
+                sidecarText: fullSidecarText,
+                sidecarPath,
+                contractText: fullContractText,
+                contractPath,
+                env: options.env
+              })
+              next.sidecars.set(yield* substitutedKey(fullSidecarText, sidecarPath), def.sidecar)
+              if (fullContractText !== undefined && contractPath !== undefined && def.contract !== undefined) {
+                next.contracts.set(yield* substitutedKey(fullContractText, contractPath), def.contract)
+              }
+              out[i] = def
+            }
+            return out as ReadonlyArray<ModelDefinition>
+          })
+        )
+        const fresh = parsing === undefined ? Either.right(new Map<string, ReadonlyArray<TableRef>>()) : yield* Fiber.join(parsing)
+        const parsed = Either.map(fresh, (map) => {
+          for (const miss of deferred) {
+            const found = map.get(miss.model)
+            if (found !== undefined) {
+              refs.set(miss.model, found)
+              nexts[miss.shard]!.sql.set(miss.key, { text: miss.text, refs: found })
+            }
+          }
+          return refs as ReadonlyMap<string, ReadonlyArray<TableRef>>
+        })
+        const size = (body: CacheBody) => body.files.rows.size + body.sql.size + body.sidecars.size + body.contracts.size
+        // A shard that lost entries (a model removed or edited) is rewritten too, so it is pruned.
+        for (let shard = 0; shard < shardCount; shard++) if (size(olds[shard]!) !== size(nexts[shard]!)) dirty.add(shard)
+        // An absent shard that stays empty needs no file.
+        for (const shard of dirty) if (loaded.shards[shard]!.status === "absent" && size(nexts[shard]!) === 0) dirty.delete(shard)
+        const result: CachedLoad = {
+          definitions,
+          parsed,
+          use: {
+            cache: loaded.status,
+            sqlParsed: counts.sqlParsed,
+            sqlParsedByDuckDb: deferred.length,
+            sidecarsDecoded: counts.decoded,
+            filesRead: counts.filesRead
+          },
+          stampOf: (model, suffix) => stampOf(nexts[shardOf(model)]!.files, `${model}${suffix}`),
+          save:
+            options.cache === false || dirty.size === 0
+              ? Effect.void
+              : writeCache(options.modelsDir, new Map([...dirty].sort((a, b) => a - b).map((shard) => [shard, nexts[shard]!])))
+        }
+        return result
+      }),
+      Effect.sync(() => readAhead?.close())
     )
-    const fresh = parsing === undefined ? Either.right(new Map<string, ReadonlyArray<TableRef>>()) : yield* Fiber.join(parsing)
-    const parsed = Either.map(fresh, (map) => {
-      for (const miss of deferred) {
-        const found = map.get(miss.model)
-        if (found !== undefined) {
-          refs.set(miss.model, found)
-          nexts[miss.shard]!.sql.set(miss.key, { text: miss.text, refs: found })
-        }
-      }
-      return refs as ReadonlyMap<string, ReadonlyArray<TableRef>>
-    })
-    const size = (body: CacheBody) => body.files.rows.size + body.sql.size + body.sidecars.size + body.contracts.size
-    // A shard that lost entries (a model removed or edited) is rewritten too, so it is pruned.
-    for (let shard = 0; shard < shardCount; shard++) if (size(olds[shard]!) !== size(nexts[shard]!)) dirty.add(shard)
-    // An absent shard that stays empty needs no file.
-    for (const shard of dirty) if (loaded.shards[shard]!.status === "absent" && size(nexts[shard]!) === 0) dirty.delete(shard)
-    return {
-      definitions,
-      parsed,
-      use: {
-        cache: loaded.status,
-        sqlParsed: counts.sqlParsed,
-        sqlParsedByDuckDb: deferred.length,
-        sidecarsDecoded: counts.decoded,
-        filesRead: counts.filesRead
-      },
-      stampOf: (model, suffix) => stampOf(nexts[shardOf(model)]!.files, `${model}${suffix}`),
-      save:
-        options.cache === false || dirty.size === 0
-          ? Effect.void
-          : writeCache(options.modelsDir, new Map([...dirty].sort((a, b) => a - b).map((shard) => [shard, nexts[shard]!])))
-    }
   })

@@ -1,0 +1,37 @@
+import * as Toml from "smol-toml"
+import { nestedDeeperThan } from "../../platform/tomlNesting"
+import { parseableSql } from "../Runner/partitions"
+import { fastDecodeContract, fastDecodeSidecar } from "./sidecarFast"
+import { fastTableReferences } from "./sqlFast"
+import type { TableRef } from "./sqlRefs"
+
+// What a compile derives from one model file's text on its fast paths: pure functions of the text,
+// run where the file was read (this thread or the read-ahead worker, readAhead.ts).
+
+/** What a file is to the compile. */
+export const FileKind = { sql: 0, sidecar: 1, contract: 2 } as const
+export type FileKind = (typeof FileKind)[keyof typeof FileKind]
+
+/** Decodes a sidecar/contract text on the fast path only; undefined sends it through `decodeModel`. */
+export const quickDecode = <A>(fast: (data: unknown) => A | undefined, text: string): A | undefined => {
+  let data: unknown
+  try {
+    data = Toml.parse(text)
+  } catch {
+    return undefined
+  }
+  return nestedDeeperThan(data) ? undefined : fast(data)
+}
+
+/** The tables a model's SQL reads, by the fast reader (undefined: only DuckDB's parser can tell). */
+export const quickReferences = (text: string): ReadonlyArray<TableRef> | undefined => fastTableReferences(parseableSql(text))
+
+/** The fast path's result for a file of `kind`: its SQL's tables, or its decoded sidecar/contract. */
+export const fileWork = (kind: FileKind, text: string): unknown =>
+  kind === FileKind.sql
+    ? quickReferences(text)
+    : text.includes("${")
+      ? undefined // depends on the environment: decoded by the plain decoder, where it is read
+      : kind === FileKind.sidecar
+        ? quickDecode(fastDecodeSidecar, text)
+        : quickDecode(fastDecodeContract, text)

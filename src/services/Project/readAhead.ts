@@ -1,0 +1,215 @@
+import * as NodeFs from "node:fs"
+import * as NodePath from "node:path"
+import { MessageChannel, receiveMessageOnPort, Worker } from "node:worker_threads"
+import {
+  CLAIMED_BY_READER,
+  CLAIMED_BY_WORKER,
+  type FilesMessage,
+  type LoopData,
+  META,
+  POSTED,
+  STATE_SLOTS,
+  UNCLAIMED,
+  WANTED
+} from "./readAheadLoop"
+
+/** What a compile keeps of a file's stat: the stamp fields (`compileCache.ts`). */
+export interface FileStat {
+  readonly size: number
+  readonly mtimeMs: number
+  readonly ctimeMs: number
+  readonly ino: number
+}
+
+/** A file's text with the stat of the descriptor it was read from. */
+export interface Stamped {
+  readonly text: string
+  readonly stat: FileStat
+}
+
+/**
+ * Reads a file with the stat of the open descriptor, as `readFileSync` reads it (up to the size the
+ * stat gave: a file written meanwhile carries a newer stamp, so the next compile reads it again);
+ * undefined on any failure (the plain reader then reports it). The reference for
+ * `readAheadLoop`, which reads the same way on a worker thread.
+ */
+export const readStamped = (path: string): Stamped | undefined => {
+  try {
+    const fd = NodeFs.openSync(path, "r")
+    try {
+      const stat = NodeFs.fstatSync(fd)
+      const buffer = Buffer.allocUnsafe(stat.size)
+      let length = 0
+      while (length < stat.size) {
+        const n = NodeFs.readSync(fd, buffer, length, stat.size - length, length)
+        if (n === 0) break
+        length += n
+      }
+      return { text: buffer.toString("utf8", 0, length), stat }
+    } finally {
+      NodeFs.closeSync(fd)
+    }
+  } catch {
+    return undefined
+  }
+}
+
+/** A file read ahead by the worker: its bytes in a chunk and its work, or `ok` false where the worker's read failed. */
+interface Received {
+  readonly ok: boolean
+  readonly bytes: Buffer
+  readonly start: number
+  readonly length: number
+  readonly stat: FileStat
+  readonly worked: boolean
+  readonly work: unknown
+}
+
+/** A file as the worker read it, with its `fileWork` where the worker did it (`worked`). */
+export interface ReadAheadFile extends Stamped {
+  readonly worked: boolean
+  readonly work: unknown
+}
+
+export interface ReadAhead {
+  /**
+   * The file at `index` of the list as the worker read it, or undefined when this thread should read
+   * it itself: the worker had not claimed it yet (it now never will), its read failed, or the worker
+   * stopped answering.
+   */
+  readonly take: (index: number) => ReadAheadFile | undefined
+  /** Stops the worker (files it has not read are no longer needed). */
+  readonly close: () => void
+}
+
+export interface ReadAheadOptions {
+  /** The worker's bundle; by default `pcli-read-ahead.cjs` beside this bundle (absent when run from source: no read-ahead). */
+  readonly workerFile?: string
+  readonly chunkFiles?: number
+  readonly chunkBytes?: number
+  /** How long to wait for a file the worker claimed before reading it here instead. */
+  readonly patienceMs?: number
+  /** How many files this thread claims at once when it reaches one the worker has not. */
+  readonly claimRun?: number
+  /** False: this thread never reads a file itself, it waits for the worker (tests see every file go through it). */
+  readonly readerClaims?: boolean
+}
+
+declare const __dirname: string | undefined
+const defaultWorkerFile = () => (typeof __dirname === "string" ? NodePath.join(__dirname, "pcli-read-ahead.cjs") : undefined)
+
+/**
+ * Starts a worker thread that reads `paths` in order, decoding sidecars and contracts
+ * (`fileWork`), while this thread takes them in the same order and parses the SQL: on a cold
+ * compile of 10,000 models the 22,000 opens, stats and reads and the TOML decoding are half the
+ * work, and the worker runs them on the other core. Each file is claimed once, by the worker or by
+ * this thread, so a file the worker has not reached is read here at once instead of waited for.
+ * Undefined where no worker can start.
+ */
+export const startReadAhead = (
+  paths: ReadonlyArray<string>,
+  kinds: Uint8Array,
+  options: ReadAheadOptions = {}
+): ReadAhead | undefined => {
+  const workerFile = options.workerFile ?? defaultWorkerFile()
+  if (workerFile === undefined || !NodeFs.existsSync(workerFile)) return undefined
+  const stateBuffer = new SharedArrayBuffer(STATE_SLOTS * Int32Array.BYTES_PER_ELEMENT)
+  const claimsBuffer = new SharedArrayBuffer(Math.max(1, paths.length))
+  const state = new Int32Array(stateBuffer)
+  const claims = new Uint8Array(claimsBuffer)
+  const channel = new MessageChannel()
+  const data: LoopData = {
+    paths,
+    kinds,
+    state: stateBuffer,
+    claims: claimsBuffer,
+    port: channel.port2,
+    chunkFiles: options.chunkFiles ?? 64,
+    chunkBytes: options.chunkBytes ?? 256 * 1024
+  }
+  let worker: Worker
+  try {
+    worker = new Worker(workerFile, { workerData: data, transferList: [channel.port2] })
+  } catch {
+    return undefined
+  }
+  worker.unref()
+  // An error in the worker ends its work; what it did not answer is done here once patience runs out.
+  worker.on("error", () => undefined)
+  const port = channel.port1
+  const patienceMs = options.patienceMs ?? 2000
+  const claimRun = options.claimRun ?? 16
+  const readerClaims = options.readerClaims ?? true
+  const files: Array<Received | undefined> = new Array(paths.length)
+  let messagesSeen = 0
+  let stalled = false
+
+  const drain = () => {
+    for (;;) {
+      const received = receiveMessageOnPort(port)
+      if (received === undefined) return
+      messagesSeen++
+      const message = received.message as FilesMessage
+      const { meta, work } = message
+      const buffer = Buffer.from(message.bytes)
+      for (let at = 0, row = 0; at < meta.length; at += META, row++) {
+        files[meta[at]!] = {
+          ok: meta[at + 1] === 1,
+          bytes: buffer,
+          start: meta[at + 2]!,
+          length: meta[at + 3]!,
+          stat: { size: meta[at + 4]!, mtimeMs: meta[at + 5]!, ctimeMs: meta[at + 6]!, ino: meta[at + 7]! },
+          worked: meta[at + 8] === 1,
+          work: work[row]
+        }
+      }
+    }
+  }
+  /** Waits (with patience) for file `index`; false when the worker stopped answering. */
+  const waitFor = (index: number): boolean => {
+    Atomics.store(state, WANTED, index + 1)
+    const deadline = Date.now() + patienceMs
+    for (;;) {
+      drain()
+      if (files[index] !== undefined) return true
+      const left = deadline - Date.now()
+      if (left <= 0) {
+        stalled = true
+        return false
+      }
+      const posted = Atomics.load(state, POSTED)
+      if (posted === messagesSeen) Atomics.wait(state, POSTED, posted, left)
+    }
+  }
+  const take = (index: number): ReadAheadFile | undefined => {
+    if (stalled || index < 0 || index >= paths.length) return undefined
+    const claim = readerClaims
+      ? Atomics.compareExchange(claims, index, UNCLAIMED, CLAIMED_BY_READER)
+      : Atomics.load(claims, index) === CLAIMED_BY_READER
+        ? CLAIMED_BY_READER // taken already
+        : CLAIMED_BY_WORKER
+    if (claim === UNCLAIMED) {
+      // Caught up with the worker: the next files are claimed here too, so the two do not take turns file by file.
+      for (let next = index + 1; next < index + claimRun && next < paths.length; next++) {
+        if (Atomics.compareExchange(claims, next, UNCLAIMED, CLAIMED_BY_READER) !== UNCLAIMED) break
+      }
+    }
+    if (claim !== CLAIMED_BY_WORKER) return undefined
+    if (files[index] === undefined && !waitFor(index)) return undefined
+    const got = files[index]!
+    files[index] = undefined
+    // Taken once: a second take of the same file reads it here.
+    Atomics.store(claims, index, CLAIMED_BY_READER)
+    if (!got.ok) return undefined
+    const text = got.bytes.toString("utf8", got.start, got.start + got.length)
+    return { text, stat: got.stat, worked: got.worked, work: got.work }
+  }
+  const close = () => {
+    stalled = true
+    // Every file still unclaimed is claimed here, so a worker still reading stops at its next file.
+    for (let index = 0; index < paths.length; index++) Atomics.compareExchange(claims, index, UNCLAIMED, CLAIMED_BY_READER)
+    port.close()
+    void worker.terminate()
+  }
+  return { take, close }
+}

@@ -1,0 +1,134 @@
+import type * as NodeFs from "node:fs"
+import type { MessagePort } from "node:worker_threads"
+import type { FileKind } from "./fileWork"
+
+// The protocol between the read-ahead worker (this loop) and the thread that compiles (readAhead.ts).
+
+/** Slots of the shared Int32Array: messages posted, and 1 + the index of a file the reader waits for. */
+export const POSTED = 0
+export const WANTED = 1
+export const STATE_SLOTS = 2
+/** A file's claim: nobody's yet, the worker's (it reads the file), or the reader's (it reads the file itself). */
+export const UNCLAIMED = 0
+export const CLAIMED_BY_WORKER = 1
+export const CLAIMED_BY_READER = 2
+/** Doubles per file in a chunk's meta: index, ok (1/0), byte offset, length, size, mtimeMs, ctimeMs, ino, worked (1/0). */
+export const META = 9
+
+export interface LoopData {
+  readonly paths: ReadonlyArray<string>
+  /** Each path's `FileKind`. */
+  readonly kinds: Uint8Array
+  readonly state: SharedArrayBuffer
+  readonly claims: SharedArrayBuffer
+  readonly port: MessagePort
+  readonly chunkFiles: number
+  readonly chunkBytes: number
+}
+
+/** Files read: their bytes, a meta row each, and each one's work (`fileWork`) where its meta says so. */
+export interface FilesMessage {
+  readonly meta: Float64Array
+  readonly bytes: ArrayBuffer
+  readonly work: ReadonlyArray<unknown>
+}
+
+/** True when structured cloning gives back an equal value (plain objects and arrays of primitives: no dates, no classes). */
+export const cloneFaithful = (value: unknown): boolean => {
+  const stack: Array<unknown> = [value]
+  while (stack.length > 0) {
+    const item = stack.pop()
+    if (typeof item === "function" || typeof item === "symbol") return false
+    if (typeof item !== "object" || item === null) continue
+    if (Array.isArray(item)) {
+      if (Object.getPrototypeOf(item) !== Array.prototype) return false
+      for (let i = 0; i < item.length; i++) {
+        if (!(i in item)) return false // a hole comes back as undefined
+        stack.push(item[i])
+      }
+      continue
+    }
+    if (Object.getPrototypeOf(item) !== Object.prototype) return false
+    for (const key of Object.keys(item)) stack.push((item as Record<string, unknown>)[key])
+    if (Object.getOwnPropertySymbols(item).length > 0) return false
+  }
+  return true
+}
+
+/**
+ * Reads each path it can claim, in order, doing the `work` of those whose kind is `worthIt`. Files
+ * go out in chunks of bytes, posted when full or when the reader waits for a file in one. Reads as
+ * `readStamped` does, file for file.
+ */
+export const readAheadLoop = (
+  fs: typeof NodeFs,
+  data: LoopData,
+  worthIt: (kind: FileKind) => boolean,
+  work: (kind: FileKind, text: string) => unknown
+): void => {
+  const state = new Int32Array(data.state)
+  const claims = new Uint8Array(data.claims)
+  let bytes = Buffer.allocUnsafeSlow(data.chunkBytes)
+  let used = 0
+  let meta: Array<number> = []
+  let done: Array<unknown> = []
+  let first = -1
+  const flush = () => {
+    if (meta.length === 0) return
+    const out = new Float64Array(meta)
+    // allocUnsafeSlow: the buffer owns its whole ArrayBuffer, so it moves to the reader uncopied.
+    const message: FilesMessage = { meta: out, bytes: bytes.buffer, work: done }
+    data.port.postMessage(message, [out.buffer, bytes.buffer])
+    bytes = Buffer.allocUnsafeSlow(data.chunkBytes)
+    used = 0
+    meta = []
+    done = []
+    first = -1
+    Atomics.add(state, POSTED, 1)
+    Atomics.notify(state, POSTED)
+  }
+  for (let index = 0; index < data.paths.length; index++) {
+    if (Atomics.compareExchange(claims, index, UNCLAIMED, CLAIMED_BY_WORKER) !== UNCLAIMED) continue
+    let row = [index, 0, 0, 0, 0, 0, 0, 0, 0]
+    let result: unknown
+    try {
+      const fd = fs.openSync(data.paths[index]!, "r")
+      try {
+        const stat = fs.fstatSync(fd)
+        if (used + stat.size > bytes.length) {
+          flush()
+          if (stat.size > bytes.length) bytes = Buffer.allocUnsafeSlow(stat.size)
+        }
+        let length = 0
+        while (length < stat.size) {
+          const n = fs.readSync(fd, bytes, used + length, stat.size - length, length)
+          if (n === 0) break
+          length += n
+        }
+        const kind = data.kinds[index] as FileKind
+        let worked = 0
+        if (worthIt(kind)) {
+          try {
+            result = work(kind, bytes.toString("utf8", used, used + length))
+            worked = cloneFaithful(result) ? 1 : 0
+          } catch {
+            // The reader does the work itself and meets the same failure where it is handled.
+          }
+        }
+        if (worked === 0) result = undefined
+        row = [index, 1, used, length, stat.size, stat.mtimeMs, stat.ctimeMs, stat.ino, worked]
+        used += length
+      } finally {
+        fs.closeSync(fd)
+      }
+    } catch {
+      // Left to the reader's own read, which reports the failure as it always does.
+    }
+    if (first === -1) first = index
+    meta.push(...row)
+    done.push(result)
+    const wanted = Atomics.load(state, WANTED) - 1
+    if (meta.length >= data.chunkFiles * META || (wanted >= first && wanted <= index)) flush()
+  }
+  flush()
+}

@@ -1,0 +1,300 @@
+import { NodeContext } from "@effect/platform-node"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Either, Option } from "effect"
+import fc from "fast-check"
+import * as NodeFs from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+import { MessageChannel, receiveMessageOnPort } from "node:worker_threads"
+import { MAX_NESTING, nestedDeeperThan, tooDeep } from "../../src/platform/tomlNesting"
+import { loadWithCache } from "../../src/services/Project/cachedLoad"
+import { FileKind, fileWork } from "../../src/services/Project/fileWork"
+import { listModels } from "../../src/services/Project/models"
+import { readStamped, startReadAhead } from "../../src/services/Project/readAhead"
+import {
+  CLAIMED_BY_READER,
+  cloneFaithful,
+  type FilesMessage,
+  META,
+  readAheadLoop,
+  STATE_SLOTS,
+  WANTED
+} from "../../src/services/Project/readAheadLoop"
+
+/** The worker's bundle, built by `npm test`'s build. */
+const WORKER = resolve(__dirname, "../../dist/pcli-read-ahead.cjs")
+
+const sidecar = (name: string, extra = "") =>
+  `name = "${name}"\n${extra}[target]\ncatalog = "warehouse"\nschema = "s"\ntable = "${name}"\n[tags]\nlayer = "staging"\n` +
+  `[[tests]]\ntype = "not_null"\ncolumn = "id"\n`
+
+/** File texts of every kind a model directory holds: SQL, sidecars (valid, broken, with ${VAR}, odd shapes), contracts, unicode. */
+const fileText = fc.oneof(
+  fc.constantFrom(
+    "SELECT 1 AS id",
+    "SELECT id FROM s.a JOIN s.b USING (id)",
+    "WITH x AS (SELECT * FROM s.c) SELECT * FROM x",
+    "SELECT 'é€😀' AS label FROM s.d",
+    "",
+    sidecar("m"),
+    sidecar("m", 'depends_on = ["a"]\n'),
+    'name = "m"\n[target\n',
+    'name = "${ENV_NAME}"\n[target]\nschema = "s"\ntable = "t"\n',
+    'name = "m"\nwhen = 1979-05-27T07:32:00Z\n[target]\nschema = "s"\ntable = "t"\n',
+    '[[columns]]\nname = "id"\ntype = "INTEGER"\nnullable = false\n',
+    "[[columns]]\nname = 1\n"
+  ),
+  fc.string({ unit: "binary", maxLength: 300 })
+)
+
+const fileSpec = fc.record({ text: fileText, exists: fc.boolean(), kind: fc.constantFrom(FileKind.sql, FileKind.sidecar, FileKind.contract) })
+
+const writeFiles = (specs: ReadonlyArray<{ text: string; exists: boolean }>) => {
+  const dir = mkdtempSync(join(tmpdir(), "pcli-read-ahead-"))
+  const paths = specs.map((spec, i) => {
+    const path = join(dir, `f${i}`)
+    if (spec.exists) writeFileSync(path, spec.text)
+    return path
+  })
+  return { dir, paths }
+}
+
+/** What the compile would get reading the file itself: `readStamped`, and `fileWork` of its text. */
+const expected = (path: string, kind: FileKind) => {
+  const stamped = readStamped(path)
+  return stamped === undefined
+    ? undefined
+    : { text: stamped.text, stat: { size: stamped.stat.size, mtimeMs: stamped.stat.mtimeMs, ctimeMs: stamped.stat.ctimeMs, ino: stamped.stat.ino }, work: fileWork(kind, stamped.text) }
+}
+
+describe("TOML nesting check", () => {
+  it("nestedDeeperThan agrees with tooDeep", () => {
+    const value = fc.letrec((tie) => ({
+      node: fc.oneof(
+        { depthSize: "small", withCrossShrink: true },
+        fc.oneof(fc.integer(), fc.string({ maxLength: 3 }), fc.constant(null), fc.date({ noInvalidDate: true })),
+        fc.array(tie("node"), { maxLength: 3 }),
+        fc.dictionary(fc.string({ maxLength: 2 }), tie("node"), { maxKeys: 3 })
+      )
+    })).node
+    fc.assert(
+      fc.property(value, fc.integer({ min: 0, max: 5 }), (data, max) => {
+        expect(nestedDeeperThan(data, max)).toBe(Option.isSome(tooDeep(data, max)))
+      }),
+      { numRuns: 500 }
+    )
+    const deep = Array.from({ length: MAX_NESTING + 2 }).reduce<unknown>((inner) => ({ k: inner }), 1)
+    expect(nestedDeeperThan(deep)).toBe(true)
+    expect(Option.isSome(tooDeep(deep))).toBe(true)
+  })
+})
+
+describe("cloneFaithful", () => {
+  it("is true only for values structured cloning gives back equal", () => {
+    const anything = fc.anything({ withDate: true, withMap: true, withSet: true, withNullPrototype: true, withSparseArray: true, withBigInt: true, withTypedArray: true, withBoxedValues: true })
+    fc.assert(
+      fc.property(anything, (value) => {
+        if (cloneFaithful(value)) expect(structuredClone(value)).toStrictEqual(value)
+      }),
+      { numRuns: 500 }
+    )
+    for (const unfaithful of [new Date(0), Object.create(null), [1, , 3], new Map(), new (class Point {})(), { at: new Date(0) }, [() => 1]]) {
+      expect(cloneFaithful(unfaithful)).toBe(false)
+    }
+    expect(cloneFaithful({ a: [1, "b", null, undefined, { c: true }], d: -0 })).toBe(true)
+  })
+})
+
+describe("the read-ahead loop", () => {
+  it("posts every file it claims once, read as readStamped reads it, with the work of the kinds asked for", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fileSpec, { minLength: 1, maxLength: 30 }),
+        fc.integer({ min: 1, max: 6 }),
+        fc.integer({ min: 1, max: 200 }),
+        fc.array(fc.nat(), { maxLength: 5 }),
+        fc.nat(),
+        (specs, chunkFiles, chunkBytes, preclaimed, wantedSeed) => {
+          const { dir, paths } = writeFiles(specs)
+          try {
+            const state = new SharedArrayBuffer(STATE_SLOTS * 4)
+            const claims = new SharedArrayBuffer(paths.length)
+            const taken = new Set(preclaimed.map((n) => n % paths.length))
+            for (const index of taken) new Uint8Array(claims)[index] = CLAIMED_BY_READER
+            const wanted = wantedSeed % paths.length
+            new Int32Array(state)[WANTED] = wanted + 1
+            const channel = new MessageChannel()
+            const kinds = Uint8Array.from(specs.map((s) => s.kind))
+            readAheadLoop(
+              NodeFs,
+              { paths, kinds, state, claims, port: channel.port2, chunkFiles, chunkBytes },
+              (kind) => kind !== FileKind.sql,
+              fileWork
+            )
+            const seen = new Map<number, unknown>()
+            let messages = 0
+            for (let m = receiveMessageOnPort(channel.port1); m !== undefined; m = receiveMessageOnPort(channel.port1)) {
+              messages++
+              const { meta, bytes, work } = m.message as FilesMessage
+              const buffer = Buffer.from(bytes)
+              const rows = meta.length / META
+              for (let row = 0; row < rows; row++) {
+                const at = row * META
+                const index = meta[at]!
+                expect(seen.has(index)).toBe(false)
+                if (index === wanted) expect(row).toBe(rows - 1) // the chunk holding the wanted file ends with it
+                seen.set(
+                  index,
+                  meta[at + 1] === 1
+                    ? {
+                        text: buffer.toString("utf8", meta[at + 2], meta[at + 2]! + meta[at + 3]!),
+                        stat: { size: meta[at + 4], mtimeMs: meta[at + 5], ctimeMs: meta[at + 6], ino: meta[at + 7] },
+                        work: meta[at + 8] === 1 ? work[row] : "not done"
+                      }
+                    : undefined
+                )
+              }
+            }
+            channel.port1.close()
+            expect(new Int32Array(state)[0]).toBe(messages)
+            for (let index = 0; index < paths.length; index++) {
+              if (taken.has(index)) {
+                expect(seen.has(index)).toBe(false)
+                continue
+              }
+              expect(seen.has(index)).toBe(true)
+              const want = expected(paths[index]!, specs[index]!.kind)
+              const got = seen.get(index) as { text: string; stat: unknown; work: unknown } | undefined
+              if (want === undefined) expect(got).toBeUndefined()
+              else if (got!.work === "not done") {
+                expect({ ...got, work: undefined }).toStrictEqual({ ...want, work: undefined })
+                expect(specs[index]!.kind === FileKind.sql || !cloneFaithful(want.work)).toBe(true)
+              } else expect(got).toStrictEqual(want)
+            }
+          } finally {
+            rmSync(dir, { recursive: true, force: true })
+          }
+        }
+      ),
+      { numRuns: 150 }
+    )
+  })
+})
+
+describe("startReadAhead", () => {
+  it("the worker's bundle is built", () => {
+    expect(existsSync(WORKER)).toBe(true)
+  })
+
+  it("gives every file as this thread would read it, whichever thread reads it", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fileSpec, { minLength: 1, maxLength: 60 }),
+        fc.boolean(),
+        fc.array(fc.integer({ min: -1, max: 2 }), { maxLength: 80 }),
+        (specs, readerClaims, steps) => {
+          const { dir, paths } = writeFiles(specs)
+          const ahead = startReadAhead(paths, Uint8Array.from(specs.map((s) => s.kind)), {
+            workerFile: WORKER,
+            chunkFiles: 4,
+            chunkBytes: 256,
+            readerClaims,
+            patienceMs: 20_000
+          })
+          try {
+            expect(ahead).toBeDefined()
+            // Mostly forward, sometimes a file again or one skipped (the compile takes each once, in order).
+            let index = 0
+            const order = [...steps.map((step) => (index = Math.max(0, Math.min(paths.length - 1, index + step)))), ...paths.keys()]
+            const fromWorker = new Set<number>()
+            for (const i of order) {
+              const got = ahead!.take(i)
+              if (got === undefined) continue
+              expect(fromWorker.has(i)).toBe(false) // taken once
+              fromWorker.add(i)
+              const want = expected(paths[i]!, specs[i]!.kind)!
+              expect({ text: got.text, stat: { size: got.stat.size, mtimeMs: got.stat.mtimeMs, ctimeMs: got.stat.ctimeMs, ino: got.stat.ino } }).toStrictEqual({
+                text: want.text,
+                stat: want.stat
+              })
+              if (got.worked) expect(got.work).toStrictEqual(want.work)
+              else expect(specs[i]!.kind === FileKind.sql || !cloneFaithful(want.work)).toBe(true)
+            }
+            // A worker this thread never reads beside gives it every readable file.
+            if (!readerClaims) for (let i = 0; i < paths.length; i++) expect(fromWorker.has(i)).toBe(readStamped(paths[i]!) !== undefined)
+          } finally {
+            ahead?.close()
+            rmSync(dir, { recursive: true, force: true })
+          }
+        }
+      ),
+      { numRuns: 25 }
+    )
+  })
+})
+
+describe("loadWithCache with a read-ahead worker", () => {
+  const model = fc.record({
+    sql: fc.constantFrom("SELECT 1 AS id", "SELECT id FROM s.m0", "SELECT * FROM s.m1 JOIN s.m2 USING (id)"),
+    sidecar: fc.constantFrom("plain", "broken", "env", "date", "depends"),
+    contract: fc.constantFrom("none", "valid", "invalid")
+  })
+  const sidecarText = (name: string, kind: string) =>
+    kind === "broken"
+      ? `name = "${name}"\n[target\n`
+      : kind === "env"
+        ? sidecar(name).replace('schema = "s"', 'schema = "${SCHEMA}"')
+        : kind === "date"
+          ? sidecar(name, "retired = 2020-01-01\n")
+          : kind === "depends"
+            ? sidecar(name, 'depends_on = ["m0"]\n')
+            : sidecar(name)
+
+  it.effect("loads exactly what the load without one loads", () =>
+    Effect.promise(() =>
+      fc.assert(
+        fc.asyncProperty(fc.array(model, { minLength: 1, maxLength: 40 }), async (models) => {
+          const root = mkdtempSync(join(tmpdir(), "pcli-read-ahead-load-"))
+          const modelsDir = join(root, "models")
+          mkdirSync(modelsDir)
+          models.forEach((m, i) => {
+            const name = `m${i}`
+            writeFileSync(join(modelsDir, `${name}.sql`), m.sql)
+            writeFileSync(join(modelsDir, `${name}.toml`), sidecarText(name, m.sidecar))
+            if (m.contract !== "none") {
+              writeFileSync(join(modelsDir, `${name}.contract.toml`), m.contract === "valid" ? '[[columns]]\nname = "id"\ntype = "INTEGER"\nnullable = false\n' : "[[columns]]\nname = 1\n")
+            }
+          })
+          // Every stat trusted at once (a margin in the future), so the stamps the load records are compared too.
+          const options = { modelsDir, env: { SCHEMA: "s" }, cache: false, racyMarginMs: -60_000 }
+          // "worker": every file through the worker; "shared": this thread reads what the worker has not reached.
+          const load = (readAhead: "none" | "worker" | "shared") =>
+            Effect.runPromise(
+              Effect.gen(function* () {
+                const listing = yield* listModels(options)
+                const loaded = yield* loadWithCache(
+                  readAhead === "none" ? { ...options, readAhead: { minFiles: Infinity } } : { ...options, readAhead: { minFiles: 0, workerFile: WORKER, readerClaims: readAhead === "shared" } },
+                  listing
+                )
+                return {
+                  definitions: Either.mapLeft(loaded.definitions, (e) => JSON.stringify(e)),
+                  parsed: Either.map(Either.mapLeft(loaded.parsed, (e) => JSON.stringify(e)), (m) => [...m]),
+                  use: loaded.use,
+                  stamps: listing.names.flatMap((name) => [".sql", ".toml", ".contract.toml"].map((suffix) => loaded.stampOf(name, suffix)))
+                }
+              }).pipe(Effect.provide(NodeContext.layer))
+            )
+          try {
+            const plain = await load("none")
+            expect(await load("worker")).toStrictEqual(plain)
+            expect(await load("shared")).toStrictEqual(plain)
+          } finally {
+            rmSync(root, { recursive: true, force: true })
+          }
+        }),
+        { numRuns: 20 }
+      )
+    )
+  )
+})
