@@ -11,7 +11,7 @@ import { MAX_NESTING, nestedDeeperThan, tooDeep } from "../../src/platform/tomlN
 import { loadWithCache } from "../../src/services/Project/cachedLoad"
 import { FileKind, fileWork } from "../../src/services/Project/fileWork"
 import { listModels } from "../../src/services/Project/models"
-import { readStamped, startReadAhead } from "../../src/services/Project/readAhead"
+import { readStamped, startReadAhead, visitOrder } from "../../src/services/Project/readAhead"
 import {
   CLAIMED_BY_READER,
   cloneFaithful,
@@ -115,7 +115,8 @@ describe("the read-ahead loop", () => {
         fc.integer({ min: 1, max: 200 }),
         fc.array(fc.nat(), { maxLength: 5 }),
         fc.nat(),
-        (specs, chunkFiles, chunkBytes, preclaimed, wantedSeed) => {
+        fc.array(fc.double({ noNaN: true }), { minLength: 30, maxLength: 30 }),
+        (specs, chunkFiles, chunkBytes, preclaimed, wantedSeed, shuffle) => {
           const { dir, paths } = writeFiles(specs)
           try {
             const state = new SharedArrayBuffer(STATE_SLOTS * 4)
@@ -126,9 +127,11 @@ describe("the read-ahead loop", () => {
             new Int32Array(state)[WANTED] = wanted + 1
             const channel = new MessageChannel()
             const kinds = Uint8Array.from(specs.map((s) => s.kind))
+            const order = shuffle[0]! < 0 ? visitOrder(kinds) : Int32Array.from([...paths.keys()].sort((a, b) => shuffle[a]! - shuffle[b]!))
             readAheadLoop(
               NodeFs,
-              { paths, kinds, state, claims, port: channel.port2, chunkFiles, chunkBytes },
+              // Any order of visits: the compile's (visitOrder) or a shuffle.
+              { paths, kinds, order, state, claims, port: channel.port2, chunkFiles, chunkBytes },
               (kind) => kind !== FileKind.sql,
               fileWork
             )

@@ -19,6 +19,8 @@ export interface LoopData {
   readonly paths: ReadonlyArray<string>
   /** Each path's `FileKind`. */
   readonly kinds: Uint8Array
+  /** The indexes of `paths` in the order the worker visits them. */
+  readonly order: Int32Array
   readonly state: SharedArrayBuffer
   readonly claims: SharedArrayBuffer
   readonly port: MessagePort
@@ -56,9 +58,9 @@ export const cloneFaithful = (value: unknown): boolean => {
 }
 
 /**
- * Reads each path it can claim, in order, doing the `work` of those whose kind is `worthIt`. Files
- * go out in chunks of bytes, posted when full or when the reader waits for a file in one. Reads as
- * `readStamped` does, file for file.
+ * Reads each path it can claim, in `order`, doing the `work` of those whose kind is `worthIt`.
+ * Files go out in chunks of bytes, posted when full or when the reader waits for a file in one.
+ * Reads as `readStamped` does, file for file.
  */
 export const readAheadLoop = (
   fs: typeof NodeFs,
@@ -72,7 +74,9 @@ export const readAheadLoop = (
   let used = 0
   let meta: Array<number> = []
   let done: Array<unknown> = []
-  let first = -1
+  // The lowest and highest index in the chunk being filled (the order need not be ascending).
+  let lowest = -1
+  let highest = -1
   const flush = () => {
     if (meta.length === 0) return
     const out = new Float64Array(meta)
@@ -83,11 +87,12 @@ export const readAheadLoop = (
     used = 0
     meta = []
     done = []
-    first = -1
+    lowest = highest = -1
     Atomics.add(state, POSTED, 1)
     Atomics.notify(state, POSTED)
   }
-  for (let index = 0; index < data.paths.length; index++) {
+  for (let visit = 0; visit < data.order.length; visit++) {
+    const index = data.order[visit]!
     if (Atomics.compareExchange(claims, index, UNCLAIMED, CLAIMED_BY_WORKER) !== UNCLAIMED) continue
     let row = [index, 0, 0, 0, 0, 0, 0, 0, 0]
     let result: unknown
@@ -124,11 +129,12 @@ export const readAheadLoop = (
     } catch {
       // Left to the reader's own read, which reports the failure as it always does.
     }
-    if (first === -1) first = index
+    lowest = lowest === -1 ? index : Math.min(lowest, index)
+    highest = Math.max(highest, index)
     meta.push(...row)
     done.push(result)
     const wanted = Atomics.load(state, WANTED) - 1
-    if (meta.length >= data.chunkFiles * META || (wanted >= first && wanted <= index)) flush()
+    if (meta.length >= data.chunkFiles * META || (wanted >= lowest && wanted <= highest)) flush()
   }
   flush()
 }
