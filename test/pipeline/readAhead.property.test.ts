@@ -9,6 +9,7 @@ import { join, resolve } from "node:path"
 import { MessageChannel, receiveMessageOnPort } from "node:worker_threads"
 import { MAX_NESTING, nestedDeeperThan, tooDeep } from "../../src/platform/tomlNesting"
 import { loadWithCache } from "../../src/services/Project/cachedLoad"
+import { contentHash } from "../../src/services/Project/contentKey"
 import { FileKind, fileWork } from "../../src/services/Project/fileWork"
 import { listModels } from "../../src/services/Project/models"
 import { readStamped, startReadAhead, visitOrder } from "../../src/services/Project/readAhead"
@@ -65,7 +66,12 @@ const expected = (path: string, kind: FileKind) => {
   const stamped = readStamped(path)
   return stamped === undefined
     ? undefined
-    : { text: stamped.text, stat: { size: stamped.stat.size, mtimeMs: stamped.stat.mtimeMs, ctimeMs: stamped.stat.ctimeMs, ino: stamped.stat.ino }, work: fileWork(kind, stamped.text) }
+    : {
+        text: stamped.text,
+        stat: { size: stamped.stat.size, mtimeMs: stamped.stat.mtimeMs, ctimeMs: stamped.stat.ctimeMs, ino: stamped.stat.ino },
+        key: contentHash(stamped.text),
+        work: fileWork(kind, stamped.text)
+      }
 }
 
 describe("TOML nesting check", () => {
@@ -132,6 +138,7 @@ describe("the read-ahead loop", () => {
               NodeFs,
               // Any order of visits: the compile's (visitOrder) or a shuffle.
               { paths, kinds, order, state, claims, port: channel.port2, chunkFiles, chunkBytes },
+              contentHash,
               (kind) => kind !== FileKind.sql,
               fileWork
             )
@@ -139,7 +146,7 @@ describe("the read-ahead loop", () => {
             let messages = 0
             for (let m = receiveMessageOnPort(channel.port1); m !== undefined; m = receiveMessageOnPort(channel.port1)) {
               messages++
-              const { meta, bytes, work } = m.message as FilesMessage
+              const { meta, bytes, keys, work } = m.message as FilesMessage
               const buffer = Buffer.from(bytes)
               const rows = meta.length / META
               for (let row = 0; row < rows; row++) {
@@ -153,6 +160,7 @@ describe("the read-ahead loop", () => {
                     ? {
                         text: buffer.toString("utf8", meta[at + 2], meta[at + 2]! + meta[at + 3]!),
                         stat: { size: meta[at + 4], mtimeMs: meta[at + 5], ctimeMs: meta[at + 6], ino: meta[at + 7] },
+                        key: keys[row],
                         work: meta[at + 8] === 1 ? work[row] : "not done"
                       }
                     : undefined
@@ -217,9 +225,10 @@ describe("startReadAhead", () => {
               expect(fromWorker.has(i)).toBe(false) // taken once
               fromWorker.add(i)
               const want = expected(paths[i]!, specs[i]!.kind)!
-              expect({ text: got.text, stat: { size: got.stat.size, mtimeMs: got.stat.mtimeMs, ctimeMs: got.stat.ctimeMs, ino: got.stat.ino } }).toStrictEqual({
+              expect({ text: got.text, stat: { size: got.stat.size, mtimeMs: got.stat.mtimeMs, ctimeMs: got.stat.ctimeMs, ino: got.stat.ino }, key: got.key }).toStrictEqual({
                 text: want.text,
-                stat: want.stat
+                stat: want.stat,
+                key: want.key
               })
               if (got.worked) expect(got.work).toStrictEqual(want.work)
               else expect(specs[i]!.kind === FileKind.sql || !cloneFaithful(want.work)).toBe(true)

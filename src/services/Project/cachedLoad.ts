@@ -81,12 +81,21 @@ const filesToRead = (
   return { order: out, kinds: Uint8Array.from(kinds) }
 }
 
-/** A file's text, its stat (where read with one), and its `fileWork` where the read-ahead worker did it. */
+/** A file's text, its stat (where read with one), and its content key and `fileWork` where the read-ahead worker read it. */
 interface Read {
   readonly text: string
   readonly stat: FileStat | undefined
+  readonly key: string | undefined
   readonly worked: boolean
   readonly work: unknown
+}
+
+/** A sidecar or contract: its value (undefined: only the plain decoder reads it), content key, text where read, and whether decoded now. */
+interface Decoded<T> {
+  readonly value: T | undefined
+  readonly key: string | undefined
+  readonly text: string | undefined
+  readonly decoded: boolean
 }
 
 export interface CachedLoad {
@@ -154,44 +163,46 @@ export const loadWithCache = (
         if (before === undefined || before.some((v, k) => v !== stamp[k])) dirty.add(shard)
       }
     }
-    /** A file's text (and stat), or the plain reader's failure for it. */
-    const read = (path: string): Effect.Effect<Read, ModelLoadError> => {
+    /** A file's text and stat, read here or by the worker; undefined where only the plain reader can say why not. */
+    const readNow = (path: string): Read | undefined => {
       counts.filesRead++
       const ahead = readAhead === undefined ? undefined : readAhead.take(aheadIndex.get(path) ?? -1)
-      if (ahead !== undefined) return Effect.succeed(ahead)
+      if (ahead !== undefined) return ahead
       const stamped = readStamped(path)
-      return stamped !== undefined
-        ? Effect.succeed({ text: stamped.text, stat: stamped.stat, worked: false, work: undefined })
-        : Effect.map(readText(path), (text) => ({ text, stat: undefined, worked: false, work: undefined }))
+      return stamped === undefined ? undefined : { text: stamped.text, stat: stamped.stat, key: undefined, worked: false, work: undefined }
     }
+    /** The plain reader's text, or its failure (once `readNow` found nothing). */
+    const readPlain = (path: string): Effect.Effect<Read, ModelLoadError> =>
+      Effect.map(readText(path), (text) => ({ text, stat: undefined, key: undefined, worked: false, work: undefined }))
     /** The cache key of a sidecar/contract text: its hash after `${VAR}` substitution. */
     const substitutedKey = (text: string, path: string) =>
       text.includes("${") ? Effect.map(substituteEnvVars(text, options.env, path), contentHash) : Effect.succeed(contentHash(text))
     const fileName = (name: string, suffix: string) => `${name}${suffix}`
+    /** A sidecar or contract kept by its unchanged stamp (its file not read at all), if it is. */
+    const keptByStamp = <T>(shard: number, file: string, path: string, kept: ReadonlyMap<string, T>): Decoded<T> | undefined => {
+      const old = olds[shard]!
+      const knownKey = known(old, file, path)
+      const byStamp = knownKey === undefined ? undefined : kept.get(knownKey)
+      if (byStamp === undefined) return undefined
+      copyStamp(old.files, nexts[shard]!.files, file)
+      return { value: byStamp, key: knownKey, text: undefined, decoded: false }
+    }
     /**
-     * A sidecar or contract: kept by its unchanged stamp or its content key, else decoded by the fast
-     * decoder; `value` is undefined where only the plain decoder can read it (`${VAR}`, other shapes).
+     * A sidecar or contract read: kept by its content key, else decoded by the fast decoder; `value`
+     * is undefined where only the plain decoder can read it (`${VAR}`, other shapes).
      */
-    const keptOrFastDecoded = <T>(shard: number, file: string, path: string, kept: ReadonlyMap<string, T>, decode: (data: unknown) => T | undefined) =>
-      Effect.gen(function* () {
-        const old = olds[shard]!
-        const knownKey = known(old, file, path)
-        const byStamp = knownKey === undefined ? undefined : kept.get(knownKey)
-        if (byStamp !== undefined) {
-          copyStamp(old.files, nexts[shard]!.files, file)
-          return { value: byStamp, key: knownKey, text: undefined, decoded: false }
-        }
-        const { text, stat, worked, work } = yield* read(path)
-        // A text with `${VAR}` depends on the environment: it is read and substituted every time.
-        if (text.includes("${")) return { value: undefined, key: undefined, text, decoded: false }
-        const key = contentHash(text)
-        if (stat !== undefined) remember(shard, file, stat, key)
-        const byContent = kept.get(key)
-        if (byContent !== undefined) return { value: byContent, key, text, decoded: false }
-        dirty.add(shard)
-        const value = worked ? (work as T | undefined) : quickDecode(decode, text)
-        return { value, key, text, decoded: value !== undefined }
-      })
+    const keptOrFastDecoded = <T>(shard: number, file: string, kept: ReadonlyMap<string, T>, decode: (data: unknown) => T | undefined, read: Read): Decoded<T> => {
+      const { text, stat, worked, work } = read
+      // A text with `${VAR}` depends on the environment: it is read and substituted every time.
+      if (text.includes("${")) return { value: undefined, key: undefined, text, decoded: false }
+      const key = read.key ?? contentHash(text)
+      if (stat !== undefined) remember(shard, file, stat, key)
+      const byContent = kept.get(key)
+      if (byContent !== undefined) return { value: byContent, key, text, decoded: false }
+      dirty.add(shard)
+      const value = worked ? (work as T | undefined) : quickDecode(decode, text)
+      return { value, key, text, decoded: value !== undefined }
+    }
 
     return yield* Effect.ensuring(
       Effect.gen(function* () {
@@ -215,9 +226,9 @@ export const loadWithCache = (
             copyStamp(old.files, next.files, file)
             continue
           }
-          const { text, stat, worked, work } = yield* read(path)
+          const { text, stat, key: readKey, worked, work } = readNow(path) ?? (yield* readPlain(path))
           sqls[i] = text
-          const key = contentHash(text)
+          const key = readKey ?? contentHash(text)
           if (stat !== undefined) remember(shard, file, stat, key)
           const hit = old.sql.get(key)
           if (hit !== undefined && hit.text === text) {
@@ -249,12 +260,17 @@ export const loadWithCache = (
               const next = nexts[shard]!
               const sidecarPath = listing.sidecarPaths[i]!
               const contractPath = listing.contractPaths[i]
-              const side = yield* keptOrFastDecoded(shard, fileName(name, ".toml"), sidecarPath, old.sidecars, fastDecodeSidecar)
+              const sidecarFile = fileName(name, ".toml")
+              const side =
+                keptByStamp(shard, sidecarFile, sidecarPath, old.sidecars) ??
+                keptOrFastDecoded(shard, sidecarFile, old.sidecars, fastDecodeSidecar, readNow(sidecarPath) ?? (yield* readPlain(sidecarPath)))
               if (side.decoded) counts.decoded++
+              const contractFile = fileName(name, ".contract.toml")
               const cont =
                 contractPath === undefined
                   ? undefined
-                  : yield* keptOrFastDecoded(shard, fileName(name, ".contract.toml"), contractPath, old.contracts, fastDecodeContract)
+                  : (keptByStamp(shard, contractFile, contractPath, old.contracts) ??
+                    keptOrFastDecoded(shard, contractFile, old.contracts, fastDecodeContract, readNow(contractPath) ?? (yield* readPlain(contractPath))))
               const { value: sidecar, key: sidecarKey, text: sidecarText } = side
               const contract = cont?.value
               const contractKey = cont?.key

@@ -4,6 +4,7 @@ import * as NodePath from "node:path"
 import { Context, Effect } from "effect"
 import type { ModelContract, ModelSidecar } from "../../schemas/model"
 import { stagedSibling } from "../../platform/atomicWrite"
+import { contentHash, sha1 } from "./contentKey"
 import type { TableRef } from "./sqlRefs"
 
 /**
@@ -164,13 +165,7 @@ interface Header {
   readonly digest: string
 }
 
-type HashInput = string | Uint8Array
-const oneShot = (NodeCrypto as { hash?: (algorithm: string, data: HashInput, encoding: "base64url") => string }).hash
-const sha1 = (data: HashInput): string =>
-  oneShot !== undefined ? oneShot("sha1", data, "base64url") : NodeCrypto.createHash("sha1").update(data).digest("base64url")
-
-/** Content hash of one file's text (a cache key, not a security boundary; sha1 is the fastest here). */
-export const contentHash = (text: HashInput): string => sha1(text)
+export { contentHash }
 
 /** Detects a torn or edited body (not an adversary: the cache lives inside the project); hashed as bytes. */
 const digestOf = (body: Uint8Array) => sha1(body)

@@ -62,12 +62,14 @@ interface Received {
   readonly start: number
   readonly length: number
   readonly stat: FileStat
+  readonly key: string | undefined
   readonly worked: boolean
   readonly work: unknown
 }
 
-/** A file as the worker read it, with its `fileWork` where the worker did it (`worked`). */
+/** A file as the worker read it, with its content key (`contentHash`) and its `fileWork` where the worker did it (`worked`). */
 export interface ReadAheadFile extends Stamped {
+  readonly key: string
   readonly worked: boolean
   readonly work: unknown
 }
@@ -164,7 +166,7 @@ export const startReadAhead = (
       if (received === undefined) return
       messagesSeen++
       const message = received.message as FilesMessage
-      const { meta, work } = message
+      const { meta, keys, work } = message
       const buffer = Buffer.from(message.bytes)
       for (let at = 0, row = 0; at < meta.length; at += META, row++) {
         files[meta[at]!] = {
@@ -173,6 +175,7 @@ export const startReadAhead = (
           start: meta[at + 2]!,
           length: meta[at + 3]!,
           stat: { size: meta[at + 4]!, mtimeMs: meta[at + 5]!, ctimeMs: meta[at + 6]!, ino: meta[at + 7]! },
+          key: keys[row],
           worked: meta[at + 8] === 1,
           work: work[row]
         }
@@ -214,9 +217,9 @@ export const startReadAhead = (
     files[index] = undefined
     // Taken once: a second take of the same file reads it here.
     Atomics.store(claims, index, CLAIMED_BY_READER)
-    if (!got.ok) return undefined
+    if (!got.ok || got.key === undefined) return undefined
     const text = got.bytes.toString("utf8", got.start, got.start + got.length)
-    return { text, stat: got.stat, worked: got.worked, work: got.work }
+    return { text, stat: got.stat, key: got.key, worked: got.worked, work: got.work }
   }
   const close = () => {
     stalled = true

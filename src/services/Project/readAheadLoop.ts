@@ -28,10 +28,11 @@ export interface LoopData {
   readonly chunkBytes: number
 }
 
-/** Files read: their bytes, a meta row each, and each one's work (`fileWork`) where its meta says so. */
+/** Files read: their bytes, a meta row each, each one's content key, and its work (`fileWork`) where its meta says so. */
 export interface FilesMessage {
   readonly meta: Float64Array
   readonly bytes: ArrayBuffer
+  readonly keys: ReadonlyArray<string | undefined>
   readonly work: ReadonlyArray<unknown>
 }
 
@@ -58,13 +59,14 @@ export const cloneFaithful = (value: unknown): boolean => {
 }
 
 /**
- * Reads each path it can claim, in `order`, doing the `work` of those whose kind is `worthIt`.
- * Files go out in chunks of bytes, posted when full or when the reader waits for a file in one.
- * Reads as `readStamped` does, file for file.
+ * Reads each path it can claim, in `order`, taking each text's content key and doing the `work` of
+ * those whose kind is `worthIt`. Files go out in chunks of bytes, posted when full or when the
+ * reader waits for a file in one. Reads as `readStamped` does, file for file.
  */
 export const readAheadLoop = (
   fs: typeof NodeFs,
   data: LoopData,
+  keyOf: (text: string) => string,
   worthIt: (kind: FileKind) => boolean,
   work: (kind: FileKind, text: string) => unknown
 ): void => {
@@ -74,6 +76,7 @@ export const readAheadLoop = (
   let used = 0
   let meta: Array<number> = []
   let done: Array<unknown> = []
+  let keys: Array<string | undefined> = []
   // The lowest and highest index in the chunk being filled (the order need not be ascending).
   let lowest = -1
   let highest = -1
@@ -81,12 +84,13 @@ export const readAheadLoop = (
     if (meta.length === 0) return
     const out = new Float64Array(meta)
     // allocUnsafeSlow: the buffer owns its whole ArrayBuffer, so it moves to the reader uncopied.
-    const message: FilesMessage = { meta: out, bytes: bytes.buffer, work: done }
+    const message: FilesMessage = { meta: out, bytes: bytes.buffer, keys, work: done }
     data.port.postMessage(message, [out.buffer, bytes.buffer])
     bytes = Buffer.allocUnsafeSlow(data.chunkBytes)
     used = 0
     meta = []
     done = []
+    keys = []
     lowest = highest = -1
     Atomics.add(state, POSTED, 1)
     Atomics.notify(state, POSTED)
@@ -96,6 +100,7 @@ export const readAheadLoop = (
     if (Atomics.compareExchange(claims, index, UNCLAIMED, CLAIMED_BY_WORKER) !== UNCLAIMED) continue
     let row = [index, 0, 0, 0, 0, 0, 0, 0, 0]
     let result: unknown
+    let key: string | undefined
     try {
       const fd = fs.openSync(data.paths[index]!, "r")
       try {
@@ -111,10 +116,12 @@ export const readAheadLoop = (
           length += n
         }
         const kind = data.kinds[index] as FileKind
+        const text = bytes.toString("utf8", used, used + length)
+        key = keyOf(text)
         let worked = 0
         if (worthIt(kind)) {
           try {
-            result = work(kind, bytes.toString("utf8", used, used + length))
+            result = work(kind, text)
             worked = cloneFaithful(result) ? 1 : 0
           } catch {
             // The reader does the work itself and meets the same failure where it is handled.
@@ -133,6 +140,7 @@ export const readAheadLoop = (
     highest = Math.max(highest, index)
     meta.push(...row)
     done.push(result)
+    keys.push(key)
     const wanted = Atomics.load(state, WANTED) - 1
     if (meta.length >= data.chunkFiles * META || (wanted >= lowest && wanted <= highest)) flush()
   }
