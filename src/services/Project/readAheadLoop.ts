@@ -72,7 +72,8 @@ export const readAheadLoop = (
 ): void => {
   const state = new Int32Array(data.state)
   const claims = new Uint8Array(data.claims)
-  let bytes = Buffer.allocUnsafeSlow(data.chunkBytes)
+  const chunk = Buffer.allocUnsafeSlow(data.chunkBytes)
+  let bytes = chunk
   let used = 0
   let meta: Array<number> = []
   let done: Array<unknown> = []
@@ -83,10 +84,11 @@ export const readAheadLoop = (
   const flush = () => {
     if (meta.length === 0) return
     const out = new Float64Array(meta)
-    // allocUnsafeSlow: the buffer owns its whole ArrayBuffer, so it moves to the reader uncopied.
-    const message: FilesMessage = { meta: out, bytes: bytes.buffer, keys, work: done }
-    data.port.postMessage(message, [out.buffer, bytes.buffer])
-    bytes = Buffer.allocUnsafeSlow(data.chunkBytes)
+    // The bytes used, copied out (the chunk buffer is reused), move to the reader uncopied.
+    const filled = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + used)
+    const message: FilesMessage = { meta: out, bytes: filled, keys, work: done }
+    data.port.postMessage(message, [out.buffer, filled])
+    bytes = chunk
     used = 0
     meta = []
     done = []
