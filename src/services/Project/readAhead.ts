@@ -1,7 +1,7 @@
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
-import { FileKind } from "./fileWork"
 import { MessageChannel, receiveMessageOnPort, Worker } from "node:worker_threads"
+import { FileKind } from "./fileWork"
 import {
   CLAIMED_BY_READER,
   CLAIMED_BY_WORKER,
