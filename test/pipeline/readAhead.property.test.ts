@@ -3,12 +3,13 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Option } from "effect"
 import fc from "fast-check"
 import * as NodeFs from "node:fs"
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { MessageChannel, receiveMessageOnPort } from "node:worker_threads"
 import { MAX_NESTING, nestedDeeperThan, tooDeep } from "../../src/platform/tomlNesting"
 import { loadWithCache } from "../../src/services/Project/cachedLoad"
+import { emptyBody, putStamp, rememberJson, storedBodyJson, storedBodyJsonPlain } from "../../src/services/Project/compileCache"
 import { contentHash } from "../../src/services/Project/contentKey"
 import { FileKind, fileWork } from "../../src/services/Project/fileWork"
 import { listModels } from "../../src/services/Project/models"
@@ -19,8 +20,11 @@ import {
   type FilesMessage,
   META,
   readAheadLoop,
+  jsonFaithful,
   STATE_SLOTS,
-  WANTED
+  WANTED,
+  WORK_AS_JSON,
+  WORK_CLONED
 } from "../../src/services/Project/readAheadLoop"
 
 /** The worker's bundle, built by `npm test`'s build. */
@@ -96,12 +100,13 @@ describe("TOML nesting check", () => {
   })
 })
 
-describe("cloneFaithful", () => {
+describe("cloneFaithful and jsonFaithful", () => {
   it("is true only for values structured cloning gives back equal", () => {
     const anything = fc.anything({ withDate: true, withMap: true, withSet: true, withNullPrototype: true, withSparseArray: true, withBigInt: true, withTypedArray: true, withBoxedValues: true })
     fc.assert(
       fc.property(anything, (value) => {
         if (cloneFaithful(value)) expect(structuredClone(value)).toStrictEqual(value)
+        if (jsonFaithful(value)) expect(JSON.parse(JSON.stringify(value))).toStrictEqual(value)
       }),
       { numRuns: 500 }
     )
@@ -109,6 +114,10 @@ describe("cloneFaithful", () => {
       expect(cloneFaithful(unfaithful)).toBe(false)
     }
     expect(cloneFaithful({ a: [1, "b", null, undefined, { c: true }], d: -0 })).toBe(true)
+    for (const notJson of [undefined, { a: undefined }, [undefined], -0, Number.NaN, Number.POSITIVE_INFINITY, 1n, { a: [new Date(0)] }]) {
+      expect(jsonFaithful(notJson)).toBe(false)
+    }
+    expect(jsonFaithful({ a: [1, "b", null, { c: true }], d: 0.5 })).toBe(true)
   })
 })
 
@@ -161,7 +170,7 @@ describe("the read-ahead loop", () => {
                         text: buffer.toString("utf8", meta[at + 2], meta[at + 2]! + meta[at + 3]!),
                         stat: { size: meta[at + 4], mtimeMs: meta[at + 5], ctimeMs: meta[at + 6], ino: meta[at + 7] },
                         key: keys[row],
-                        work: meta[at + 8] === 1 ? work[row] : "not done"
+                        work: meta[at + 8] === WORK_CLONED ? work[row] : meta[at + 8] === WORK_AS_JSON ? JSON.parse(work[row] as string) : "not done"
                       }
                     : undefined
                 )
@@ -278,12 +287,16 @@ describe("loadWithCache with a read-ahead worker", () => {
               writeFileSync(join(modelsDir, `${name}.contract.toml`), m.contract === "valid" ? '[[columns]]\nname = "id"\ntype = "INTEGER"\nnullable = false\n' : "[[columns]]\nname = 1\n")
             }
           })
-          // Every stat trusted at once (a margin in the future), so the stamps the load records are compared too.
-          const options = { modelsDir, env: { SCHEMA: "s" }, cache: false, racyMarginMs: -60_000 }
+          // Every stat trusted at once (a margin in the future), so the stamps the load records are compared too;
+          // no cache to start from, and the shards the load writes compared byte for byte.
+          const options = { modelsDir, env: { SCHEMA: "s" }, racyMarginMs: -60_000 }
+          const cacheDir = join(root, ".pcli", "compile-cache")
+          const shardFiles = () => (existsSync(cacheDir) ? readdirSync(cacheDir).sort().map((f) => [f, readFileSync(join(cacheDir, f), "latin1")]) : [])
           // "worker": every file through the worker; "shared": this thread reads what the worker has not reached.
           const load = (readAhead: "none" | "worker" | "shared") =>
             Effect.runPromise(
               Effect.gen(function* () {
+                rmSync(join(root, ".pcli"), { recursive: true, force: true })
                 const listing = yield* listModels(options)
                 const loaded = yield* loadWithCache(
                   readAhead === "none" ? { ...options, readAhead: { minFiles: Infinity } } : { ...options, readAhead: { minFiles: 0, workerFile: WORKER, readerClaims: readAhead === "shared" } },
@@ -293,7 +306,8 @@ describe("loadWithCache with a read-ahead worker", () => {
                   definitions: Either.mapLeft(loaded.definitions, (e) => JSON.stringify(e)),
                   parsed: Either.map(Either.mapLeft(loaded.parsed, (e) => JSON.stringify(e)), (m) => [...m]),
                   use: loaded.use,
-                  stamps: listing.names.flatMap((name) => [".sql", ".toml", ".contract.toml"].map((suffix) => loaded.stampOf(name, suffix)))
+                  stamps: listing.names.flatMap((name) => [".sql", ".toml", ".contract.toml"].map((suffix) => loaded.stampOf(name, suffix))),
+                  shards: Either.isRight(loaded.definitions) ? (yield* loaded.save, shardFiles()) : []
                 }
               }).pipe(Effect.provide(NodeContext.layer))
             )
@@ -309,4 +323,32 @@ describe("loadWithCache with a read-ahead worker", () => {
       )
     )
   )
+})
+
+describe("shard JSON with known texts spliced in", () => {
+  it("is the plain stored form's JSON, whichever values' texts are known", () => {
+    const value = fc.dictionary(fc.string({ unit: "binary", maxLength: 4 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 4 })
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.string({ maxLength: 6 }), value, fc.boolean()), { maxLength: 8 }),
+        fc.array(fc.tuple(fc.string({ maxLength: 6 }), value, fc.boolean()), { maxLength: 8 }),
+        fc.array(fc.tuple(fc.string({ maxLength: 6 }), fc.string({ unit: "binary", maxLength: 20 })), { maxLength: 4 }),
+        (sidecars, contracts, sqls) => {
+          const body = emptyBody()
+          for (const [key, text] of sqls) body.sql.set(key, { text, refs: [{ catalog: undefined, schema: "s", table: key }] })
+          for (const [key, v, known] of sidecars) {
+            body.sidecars.set(key, v as never)
+            if (known) rememberJson(v, JSON.stringify(v))
+          }
+          for (const [key, v, known] of contracts) {
+            body.contracts.set(key, v as never)
+            if (known) rememberJson(v, JSON.stringify(v))
+          }
+          putStamp(body.files, "a.sql", [1, 2.5, 3, 4, "k"])
+          expect(storedBodyJson(body)).toBe(storedBodyJsonPlain(body))
+        }
+      ),
+      { numRuns: 300 }
+    )
+  })
 })

@@ -17,6 +17,7 @@ import {
   putStamp,
   stampOf,
   readCache,
+  rememberJson,
   shardCount,
   shardOf,
   writeCache
@@ -167,7 +168,11 @@ export const loadWithCache = (
     const readNow = (path: string): Read | undefined => {
       counts.filesRead++
       const ahead = readAhead === undefined ? undefined : readAhead.take(aheadIndex.get(path) ?? -1)
-      if (ahead !== undefined) return ahead
+      if (ahead !== undefined) {
+        // A decoded sidecar that came as JSON is written into its shard as that JSON.
+        if (ahead.workJson !== undefined && typeof ahead.work === "object" && ahead.work !== null) rememberJson(ahead.work, ahead.workJson)
+        return ahead
+      }
       const stamped = readStamped(path)
       return stamped === undefined ? undefined : { text: stamped.text, stat: stamped.stat, key: undefined, worked: false, work: undefined }
     }

@@ -129,6 +129,25 @@ const toStored = (body: CacheBody): StoredBody => {
   }
 }
 
+/** The plain stored form's JSON: the reference for `storedBodyJson`. */
+export const storedBodyJsonPlain = (body: CacheBody): string => JSON.stringify(toStored(body))
+
+/** JSON texts already made for decoded sidecars and contracts (by the read-ahead worker). */
+const knownJson = new WeakMap<object, string>()
+
+/** Records that `JSON.stringify(value)` is `json`, so writing `value` into a shard reuses the text. */
+export const rememberJson = (value: object, json: string): void => {
+  knownJson.set(value, json)
+}
+
+/** `storedBodyJsonPlain(body)`, with the sidecars' and contracts' known JSON texts spliced in instead of made again. */
+export const storedBodyJson = (body: CacheBody): string => {
+  const stored = toStored(body)
+  const pairs = (entries: ReadonlyArray<readonly [string, object]>) =>
+    entries.map(([key, value]) => `[${JSON.stringify(key)},${knownJson.get(value) ?? JSON.stringify(value)}]`).join(",")
+  return `{"files":${JSON.stringify(stored.files)},"sql":${JSON.stringify(stored.sql)},"sidecars":[${pairs(stored.sidecars)}],"contracts":[${pairs(stored.contracts)}]}`
+}
+
 const isPairs = (value: unknown, width: number): value is Array<Array<unknown>> =>
   Array.isArray(value) && value.every((entry) => Array.isArray(entry) && entry.length === width && typeof entry[0] === "string")
 
@@ -298,9 +317,9 @@ export const emptyCache = (status: ShardStatus | "off"): { status: ShardStatus |
   shards: Array.from({ length: shardCount }, () => ({ status: "absent" as const, body: emptyBody() }))
 })
 
-/** JSON with every non-ASCII character escaped, so the file reads back byte for character. */
-const asciiJson = (value: unknown): string =>
-  JSON.stringify(value).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+/** JSON text with every non-ASCII character escaped, so the file reads back byte for character. */
+const asciiOnly = (json: string): string => json.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+const asciiJson = (value: unknown): string => asciiOnly(JSON.stringify(value))
 
 const isEmpty = (body: CacheBody) => body.files.rows.size + body.sql.size + body.sidecars.size + body.contracts.size === 0
 
@@ -321,7 +340,7 @@ export const writeCache = (modelsDir: string, shards: ReadonlyMap<number, CacheB
         }
         if (!dirMade) NodeFs.mkdirSync(NodePath.dirname(file), { recursive: true })
         dirMade = true
-        const bodyBytes = Buffer.from(asciiJson(toStored(body)), "latin1")
+        const bodyBytes = Buffer.from(asciiOnly(storedBodyJson(body)), "latin1")
         const header: Header = { format: FORMAT, build, modelsDir: NodePath.resolve(modelsDir), shard, digest: digestOf(bodyBytes) }
         writeStagedParts(file, [Buffer.from(`${asciiJson(header)}\n`, "latin1"), bodyBytes])
       } catch {

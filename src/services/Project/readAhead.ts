@@ -8,10 +8,12 @@ import {
   type FilesMessage,
   type LoopData,
   META,
+  NOT_WORKED,
   POSTED,
   STATE_SLOTS,
   UNCLAIMED,
-  WANTED
+  WANTED,
+  WORK_AS_JSON
 } from "./readAheadLoop"
 
 /** What a compile keeps of a file's stat: the stamp fields (`compileCache.ts`). */
@@ -63,15 +65,19 @@ interface Received {
   readonly length: number
   readonly stat: FileStat
   readonly key: string | undefined
-  readonly worked: boolean
+  readonly worked: number
   readonly work: unknown
 }
 
-/** A file as the worker read it, with its content key (`contentHash`) and its `fileWork` where the worker did it (`worked`). */
+/**
+ * A file as the worker read it, with its content key (`contentHash`) and its `fileWork` where the
+ * worker did it (`worked`), with the work's JSON text where it came as JSON.
+ */
 export interface ReadAheadFile extends Stamped {
   readonly key: string
   readonly worked: boolean
   readonly work: unknown
+  readonly workJson: string | undefined
 }
 
 export interface ReadAhead {
@@ -176,7 +182,7 @@ export const startReadAhead = (
           length: meta[at + 3]!,
           stat: { size: meta[at + 4]!, mtimeMs: meta[at + 5]!, ctimeMs: meta[at + 6]!, ino: meta[at + 7]! },
           key: keys[row],
-          worked: meta[at + 8] === 1,
+          worked: meta[at + 8]!,
           work: work[row]
         }
       }
@@ -219,7 +225,9 @@ export const startReadAhead = (
     Atomics.store(claims, index, CLAIMED_BY_READER)
     if (!got.ok || got.key === undefined) return undefined
     const text = got.bytes.toString("utf8", got.start, got.start + got.length)
-    return { text, stat: got.stat, key: got.key, worked: got.worked, work: got.work }
+    const workJson = got.worked === WORK_AS_JSON ? (got.work as string) : undefined
+    const work = workJson !== undefined ? JSON.parse(workJson) : got.work
+    return { text, stat: got.stat, key: got.key, worked: got.worked !== NOT_WORKED, work, workJson }
   }
   const close = () => {
     stalled = true

@@ -12,8 +12,12 @@ export const STATE_SLOTS = 2
 export const UNCLAIMED = 0
 export const CLAIMED_BY_WORKER = 1
 export const CLAIMED_BY_READER = 2
-/** Doubles per file in a chunk's meta: index, ok (1/0), byte offset, length, size, mtimeMs, ctimeMs, ino, worked (1/0). */
+/** Doubles per file in a chunk's meta: index, ok (1/0), byte offset, length, size, mtimeMs, ctimeMs, ino, how its work came. */
 export const META = 9
+/** How a file's work is in a message: not done, the value (structured clone), or its JSON text (parsed faster than a clone is read). */
+export const NOT_WORKED = 0
+export const WORK_CLONED = 1
+export const WORK_AS_JSON = 2
 
 export interface LoopData {
   readonly paths: ReadonlyArray<string>
@@ -36,12 +40,20 @@ export interface FilesMessage {
   readonly work: ReadonlyArray<unknown>
 }
 
-/** True when structured cloning gives back an equal value (plain objects and arrays of primitives: no dates, no classes). */
-export const cloneFaithful = (value: unknown): boolean => {
+/**
+ * True when structured cloning (or, with `json`, JSON.stringify then JSON.parse) gives back an equal
+ * value: plain objects and arrays of primitives, no dates or classes; for JSON also no undefined,
+ * bigint, -0 or non-finite number.
+ */
+const faithful = (value: unknown, json: boolean): boolean => {
   const stack: Array<unknown> = [value]
   while (stack.length > 0) {
     const item = stack.pop()
     if (typeof item === "function" || typeof item === "symbol") return false
+    if (json) {
+      if (item === undefined || typeof item === "bigint") return false
+      if (typeof item === "number" && (!Number.isFinite(item) || Object.is(item, -0))) return false
+    }
     if (typeof item !== "object" || item === null) continue
     if (Array.isArray(item)) {
       if (Object.getPrototypeOf(item) !== Array.prototype) return false
@@ -57,6 +69,9 @@ export const cloneFaithful = (value: unknown): boolean => {
   }
   return true
 }
+
+export const cloneFaithful = (value: unknown): boolean => faithful(value, false)
+export const jsonFaithful = (value: unknown): boolean => faithful(value, true)
 
 /**
  * Reads each path it can claim, in `order`, taking each text's content key and doing the `work` of
@@ -120,16 +135,19 @@ export const readAheadLoop = (
         const kind = data.kinds[index] as FileKind
         const text = bytes.toString("utf8", used, used + length)
         key = keyOf(text)
-        let worked = 0
+        let worked = NOT_WORKED
         if (worthIt(kind)) {
           try {
             result = work(kind, text)
-            worked = cloneFaithful(result) ? 1 : 0
+            if (jsonFaithful(result)) {
+              result = JSON.stringify(result)
+              worked = WORK_AS_JSON
+            } else if (cloneFaithful(result)) worked = WORK_CLONED
           } catch {
             // The reader does the work itself and meets the same failure where it is handled.
           }
         }
-        if (worked === 0) result = undefined
+        if (worked === NOT_WORKED) result = undefined
         row = [index, 1, used, length, stat.size, stat.mtimeMs, stat.ctimeMs, stat.ino, worked]
         used += length
       } finally {
