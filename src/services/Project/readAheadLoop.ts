@@ -46,28 +46,30 @@ export interface FilesMessage {
  * bigint, -0 or non-finite number.
  */
 const faithful = (value: unknown, json: boolean): boolean => {
-  const stack: Array<unknown> = [value]
-  while (stack.length > 0) {
-    const item = stack.pop()
-    if (typeof item === "function" || typeof item === "symbol") return false
-    if (json) {
-      if (item === undefined || typeof item === "bigint") return false
-      if (typeof item === "number" && (!Number.isFinite(item) || Object.is(item, -0))) return false
-    }
-    if (typeof item !== "object" || item === null) continue
-    if (Array.isArray(item)) {
-      if (Object.getPrototypeOf(item) !== Array.prototype) return false
-      for (let i = 0; i < item.length; i++) {
-        if (!(i in item)) return false // a hole comes back as undefined
-        stack.push(item[i])
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return true
+    case "number":
+      return !json || (Number.isFinite(value) && !Object.is(value, -0))
+    case "undefined":
+    case "bigint":
+      return !json
+    case "object": {
+      if (value === null) return true
+      if (Array.isArray(value)) {
+        if (Object.getPrototypeOf(value) !== Array.prototype) return false
+        // A hole comes back as undefined.
+        for (let i = 0; i < value.length; i++) if (!(i in value) || !faithful(value[i], json)) return false
+        return true
       }
-      continue
+      if (Object.getPrototypeOf(value) !== Object.prototype) return false
+      for (const key in value) if (!faithful((value as Record<string, unknown>)[key], json)) return false
+      return Object.getOwnPropertySymbols(value).length === 0
     }
-    if (Object.getPrototypeOf(item) !== Object.prototype) return false
-    for (const key of Object.keys(item)) stack.push((item as Record<string, unknown>)[key])
-    if (Object.getOwnPropertySymbols(item).length > 0) return false
+    default:
+      return false // functions and symbols
   }
-  return true
 }
 
 export const cloneFaithful = (value: unknown): boolean => faithful(value, false)
@@ -115,18 +117,22 @@ export const readAheadLoop = (
   for (let visit = 0; visit < data.order.length; visit++) {
     const index = data.order[visit]!
     if (Atomics.compareExchange(claims, index, UNCLAIMED, CLAIMED_BY_WORKER) !== UNCLAIMED) continue
-    let row = [index, 0, 0, 0, 0, 0, 0, 0, 0]
+    // This file's meta row (see META): stays "not read" unless the read succeeds.
+    let ok = 0
+    let start = 0
+    let length = 0
+    let stat: NodeFs.Stats | undefined
+    let worked = NOT_WORKED
     let result: unknown
     let key: string | undefined
     try {
       const fd = fs.openSync(data.paths[index]!, "r")
       try {
-        const stat = fs.fstatSync(fd)
+        stat = fs.fstatSync(fd)
         if (used + stat.size > bytes.length) {
           flush()
           if (stat.size > bytes.length) bytes = Buffer.allocUnsafeSlow(stat.size)
         }
-        let length = 0
         while (length < stat.size) {
           const n = fs.readSync(fd, bytes, used + length, stat.size - length, length)
           if (n === 0) break
@@ -135,7 +141,6 @@ export const readAheadLoop = (
         const kind = data.kinds[index] as FileKind
         const text = bytes.toString("utf8", used, used + length)
         key = keyOf(text)
-        let worked = NOT_WORKED
         if (worthIt(kind)) {
           try {
             result = work(kind, text)
@@ -148,7 +153,8 @@ export const readAheadLoop = (
           }
         }
         if (worked === NOT_WORKED) result = undefined
-        row = [index, 1, used, length, stat.size, stat.mtimeMs, stat.ctimeMs, stat.ino, worked]
+        ok = 1
+        start = used
         used += length
       } finally {
         fs.closeSync(fd)
@@ -158,7 +164,8 @@ export const readAheadLoop = (
     }
     lowest = lowest === -1 ? index : Math.min(lowest, index)
     highest = Math.max(highest, index)
-    meta.push(...row)
+    if (ok === 1 && stat !== undefined) meta.push(index, 1, start, length, stat.size, stat.mtimeMs, stat.ctimeMs, stat.ino, worked)
+    else meta.push(index, 0, 0, 0, 0, 0, 0, 0, NOT_WORKED)
     done.push(result)
     keys.push(key)
     const wanted = Atomics.load(state, WANTED) - 1
