@@ -236,10 +236,10 @@ describe("compile cache (binary)", () => {
     expect(r.stderr).toContain("cycle")
   })
 
-  it("a cold compile of a large project reads ahead on a worker thread and prints what a compile from the shards prints", async () => {
-    // 1,000 models, 2,200 files: past the read-ahead threshold. Chained reads, a layer tag, every fifth with a contract.
+  it("a cold compile of a large project reads ahead on a worker thread and prints what a compile from the shards prints; a smaller one does not", async () => {
+    // 2,800 models, 6,160 files: past the read-ahead threshold (6,000). Chained reads, a layer tag, every fifth with a contract.
     const files: Record<string, string> = { "pcli.toml": config, "worker-probe.cjs": workerProbe }
-    for (let i = 0; i < 1000; i++) {
+    for (let i = 0; i < 2800; i++) {
       const name = `m${String(i).padStart(4, "0")}`
       const upstream = i === 0 ? "" : ` FROM s.m${String(Math.floor(i / 2)).padStart(4, "0")}`
       Object.assign(files, model(name, `SELECT 1 AS id${upstream}`, `\n[tags]\nlayer = "l${i % 3}"\n`))
@@ -260,5 +260,11 @@ describe("compile cache (binary)", () => {
     expect(broken.code).toBe(1)
     expect(broken.stderr).toContain("worker-thread-started")
     expect(JSON.parse(broken.stdout).error.message).toContain("m0500.toml")
+    // A small project is read on this thread alone.
+    const small = project()
+    writeFileSync(join(small, "worker-probe.cjs"), workerProbe)
+    const few = await runCli(["compile", "--output", "json"], { cwd: small, env: { NODE_OPTIONS: `--require ${join(small, "worker-probe.cjs")}` } })
+    expect(few.code, few.stderr).toBe(0)
+    expect(few.stderr).not.toContain("worker-thread-started")
   })
 })
