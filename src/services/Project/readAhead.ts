@@ -1,6 +1,7 @@
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
-import { MessageChannel, receiveMessageOnPort, Worker } from "node:worker_threads"
+import type { Worker } from "node:worker_threads"
+import { lazy } from "../../platform/lazy"
 import { FileKind } from "./fileWork"
 import {
   CLAIMED_BY_READER,
@@ -117,6 +118,9 @@ export const visitOrder = (kinds: Uint8Array): Int32Array => {
   return order
 }
 
+/** node:worker_threads, loaded when a read-ahead starts: the light commands' start-up never needs it. */
+const workerThreads = lazy(() => require("node:worker_threads") as typeof import("node:worker_threads"))
+
 declare const __dirname: string | undefined
 const defaultWorkerFile = () => (typeof __dirname === "string" ? NodePath.join(__dirname, "pcli-read-ahead.cjs") : undefined)
 
@@ -138,6 +142,7 @@ export const startReadAhead = (
   const claimsBuffer = new SharedArrayBuffer(Math.max(1, paths.length))
   const state = new Int32Array(stateBuffer)
   const claims = new Uint8Array(claimsBuffer)
+  const { MessageChannel, receiveMessageOnPort, Worker } = workerThreads()
   const channel = new MessageChannel()
   const data: LoopData = {
     paths,
