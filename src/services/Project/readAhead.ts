@@ -11,6 +11,7 @@ import {
   META,
   NOT_WORKED,
   POSTED,
+  readWhole,
   STATE_SLOTS,
   UNCLAIMED,
   WANTED,
@@ -43,12 +44,7 @@ export const readStamped = (path: string): Stamped | undefined => {
     try {
       const stat = NodeFs.fstatSync(fd)
       const buffer = Buffer.allocUnsafe(stat.size)
-      let length = 0
-      while (length < stat.size) {
-        const n = NodeFs.readSync(fd, buffer, length, stat.size - length, length)
-        if (n === 0) break
-        length += n
-      }
+      const length = readWhole(fd, buffer, 0, stat.size)
       return { text: buffer.toString("utf8", 0, length), stat }
     } finally {
       NodeFs.closeSync(fd)

@@ -1,4 +1,4 @@
-import type * as NodeFs from "node:fs"
+import * as NodeFs from "node:fs"
 import type { MessagePort } from "node:worker_threads"
 import type { FileKind } from "./fileWork"
 
@@ -76,15 +76,27 @@ export const cloneFaithful = (value: unknown): boolean => faithful(value, false)
 export const jsonFaithful = (value: unknown): boolean => faithful(value, true)
 
 /**
- * Reads each path it can claim, in `order`, taking each text's content key and doing the `work` of
- * those whose kind is `worthIt`. Files go out in chunks of bytes, posted when full or when the
- * reader waits for a file in one. Reads as `readStamped` does, file for file.
+ * Reads up to `size` bytes of an open file into `buffer` at `at`, as `readFileSync` does (a file
+ * that shrank gives what it has); the number read. `readStamped` and the worker's loop both read so.
+ */
+export const readWhole = (fd: number, buffer: Buffer, at: number, size: number): number => {
+  let length = 0
+  while (length < size) {
+    const n = NodeFs.readSync(fd, buffer, at + length, size - length, length)
+    if (n === 0) break
+    length += n
+  }
+  return length
+}
+
+/**
+ * Reads each path it can claim, in `order`, taking each text's content key and doing its `work`.
+ * Files go out in chunks of bytes, posted when full or when the reader waits for a file in one.
+ * Reads as `readStamped` does, file for file.
  */
 export const readAheadLoop = (
-  fs: typeof NodeFs,
   data: LoopData,
   keyOf: (text: string) => string,
-  worthIt: (kind: FileKind) => boolean,
   work: (kind: FileKind, text: string) => unknown
 ): void => {
   const state = new Int32Array(data.state)
@@ -126,38 +138,32 @@ export const readAheadLoop = (
     let result: unknown
     let key: string | undefined
     try {
-      const fd = fs.openSync(data.paths[index]!, "r")
+      const fd = NodeFs.openSync(data.paths[index]!, "r")
       try {
-        stat = fs.fstatSync(fd)
+        stat = NodeFs.fstatSync(fd)
         if (used + stat.size > bytes.length) {
           flush()
           if (stat.size > bytes.length) bytes = Buffer.allocUnsafeSlow(stat.size)
         }
-        while (length < stat.size) {
-          const n = fs.readSync(fd, bytes, used + length, stat.size - length, length)
-          if (n === 0) break
-          length += n
-        }
+        length = readWhole(fd, bytes, used, stat.size)
         const kind = data.kinds[index] as FileKind
         const text = bytes.toString("utf8", used, used + length)
         key = keyOf(text)
-        if (worthIt(kind)) {
-          try {
-            result = work(kind, text)
-            if (jsonFaithful(result)) {
-              result = JSON.stringify(result)
-              worked = WORK_AS_JSON
-            } else if (cloneFaithful(result)) worked = WORK_CLONED
-          } catch {
-            // The reader does the work itself and meets the same failure where it is handled.
-          }
+        try {
+          result = work(kind, text)
+          if (jsonFaithful(result)) {
+            result = JSON.stringify(result)
+            worked = WORK_AS_JSON
+          } else if (cloneFaithful(result)) worked = WORK_CLONED
+        } catch {
+          // The reader does the work itself and meets the same failure where it is handled.
         }
         if (worked === NOT_WORKED) result = undefined
         ok = 1
         start = used
         used += length
       } finally {
-        fs.closeSync(fd)
+        NodeFs.closeSync(fd)
       }
     } catch {
       // Left to the reader's own read, which reports the failure as it always does.
