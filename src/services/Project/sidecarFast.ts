@@ -80,23 +80,32 @@ const columnTestKeys = new Set(["type", "column", "severity", "filter"])
 const acceptedValuesKeys = new Set(["type", "column", "values", "severity", "filter"])
 const expressionKeys = new Set(["type", "expression", "severity", "filter"])
 
-/** `severity` (default "error") and optional `filter`, appended in the Schema's order. */
-const withCommon = <T extends object>(head: T, value: Obj): (T & { severity: "error" | "warning"; filter?: string }) | undefined => {
+/** A test's `severity` (default "error"): undefined when not one of the two. */
+const severityOf = (value: Obj): "error" | "warning" | undefined => {
   const severity = "severity" in value ? value["severity"] : "error"
-  if (severity !== "error" && severity !== "warning") return undefined
-  if (!("filter" in value)) return { ...head, severity }
-  const filter = value["filter"]
-  return typeof filter === "string" ? { ...head, severity, filter } : undefined
+  return severity === "error" || severity === "warning" ? severity : undefined
 }
 
+/** A test's optional `filter`: absent (undefined), a string, or `false` when not a string. */
+const filterOf = (value: Obj): string | undefined | false => {
+  if (!("filter" in value)) return undefined
+  const filter = value["filter"]
+  return typeof filter === "string" ? filter : false
+}
+
+// Each test is built as one literal in the Schema's key order (type, its own keys, severity,
+// filter): a spread of a head object costs several times the whole decode.
 /** not_null, unique, accepted_values and expression tests; the others go through Schema. */
 const dataTest = (value: unknown): DataTest | undefined => {
   if (!isPlainObject(value)) return undefined
   const type = value["type"]
+  const severity = severityOf(value)
+  const filter = filterOf(value)
+  if (severity === undefined || filter === false) return undefined
   if (type === "not_null" || type === "unique") {
     const column = value["column"]
     if (!onlyKeys(value, columnTestKeys) || typeof column !== "string") return undefined
-    return withCommon({ type, column }, value)
+    return filter === undefined ? { type, column, severity } : { type, column, severity, filter }
   }
   if (type === "accepted_values") {
     const column = value["column"]
@@ -108,12 +117,12 @@ const dataTest = (value: unknown): DataTest | undefined => {
       if (typeof v !== "string" && typeof v !== "number" && typeof v !== "boolean") return undefined
     }
     const copy = [...(values as ReadonlyArray<string | number | boolean>)] as [string | number | boolean, ...Array<string | number | boolean>]
-    return withCommon({ type, column, values: copy }, value)
+    return filter === undefined ? { type, column, values: copy, severity } : { type, column, values: copy, severity, filter }
   }
   if (type === "expression") {
     const expression = value["expression"]
     if (!onlyKeys(value, expressionKeys) || typeof expression !== "string") return undefined
-    return withCommon({ type, expression }, value)
+    return filter === undefined ? { type, expression, severity } : { type, expression, severity, filter }
   }
   return undefined
 }
@@ -157,17 +166,9 @@ export const fastDecodeSidecar = (data: unknown): ModelSidecar | undefined => {
   ) {
     return undefined
   }
-  const head = typeof intent === "string" ? { name, intent } : { name }
-  return {
-    ...head,
-    depends_on: dependsOn,
-    target: decodedTarget,
-    strategy: decodedStrategy,
-    sources: decodedSources,
-    tests,
-    tags,
-    classification
-  }
+  return typeof intent === "string"
+    ? { name, intent, depends_on: dependsOn, target: decodedTarget, strategy: decodedStrategy, sources: decodedSources, tests, tags, classification }
+    : { name, depends_on: dependsOn, target: decodedTarget, strategy: decodedStrategy, sources: decodedSources, tests, tags, classification }
 }
 
 const contractKeys = new Set(["columns", "rules"])
