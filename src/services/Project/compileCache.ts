@@ -203,6 +203,7 @@ export const contentHashOfParts = (parts: ReadonlyArray<Uint8Array>): string => 
  */
 export const writeStagedParts = (file: string, parts: ReadonlyArray<Uint8Array>): void => {
   const staged = stagedSibling(file, NodePath)
+  let renamed = false
   try {
     const fd = NodeFs.openSync(staged, "w")
     try {
@@ -213,8 +214,10 @@ export const writeStagedParts = (file: string, parts: ReadonlyArray<Uint8Array>)
       NodeFs.closeSync(fd)
     }
     NodeFs.renameSync(staged, file)
+    renamed = true
   } finally {
-    NodeFs.rmSync(staged, { force: true })
+    // Only a write that failed leaves the staged file behind (a renamed one is gone already).
+    if (!renamed) NodeFs.rmSync(staged, { force: true })
   }
 }
 

@@ -10,18 +10,33 @@ export const compileOutput = (project: CompiledProject<unknown>, modelsDir: stri
   execution_layers: project.layers.map((l) => [...l]),
   models: project.order.map((name) => {
     const m = project.models.get(name)!
-    return {
-      name,
-      target: `${m.target.catalog}.${m.target.schema}.${m.target.table}`,
-      strategy: m.strategy.type,
-      depth: m.depth,
-      ...(m.layer === undefined ? {} : { layer: m.layer }),
-      contracted: m.contracted,
-      depends_on: [...m.upstream],
-      sources: [...m.sourceRefs],
-      downstreams: m.downstreams,
-      reachable_downstreams: m.reachableDownstreams
-    }
+    const target = `${m.target.catalog}.${m.target.schema}.${m.target.table}`
+    const strategy = m.strategy.type
+    // Two literals, not a spread of the optional key: 10,000 models at a time (the spread costs several times the rest).
+    return m.layer === undefined
+      ? {
+          name,
+          target,
+          strategy,
+          depth: m.depth,
+          contracted: m.contracted,
+          depends_on: [...m.upstream],
+          sources: [...m.sourceRefs],
+          downstreams: m.downstreams,
+          reachable_downstreams: m.reachableDownstreams
+        }
+      : {
+          name,
+          target,
+          strategy,
+          depth: m.depth,
+          layer: m.layer,
+          contracted: m.contracted,
+          depends_on: [...m.upstream],
+          sources: [...m.sourceRefs],
+          downstreams: m.downstreams,
+          reachable_downstreams: m.reachableDownstreams
+        }
   })
 })
 
