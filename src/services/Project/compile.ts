@@ -127,10 +127,11 @@ const validateStrategy = (model: ModelSummary): Effect.Effect<void, InvalidStrat
   return Effect.void
 }
 
-const sortedInsert = (map: Map<string, Array<string>>, key: string, value: string) => {
+/** Appends `value` to `key`'s list: called in ascending `value` order, once per pair, so each list stays sorted and unique. */
+const appendDownstream = (map: Map<string, Array<string>>, key: string, value: string) => {
   const list = map.get(key)
   if (list === undefined) map.set(key, [value])
-  else if (!list.includes(value)) list.push(value)
+  else list.push(value)
 }
 
 type ParsedReferences = Either.Either<ReadonlyMap<string, ReadonlyArray<TableRef>>, ModelSqlInvalid | StatementFailed>
@@ -224,10 +225,10 @@ export const compileSummaries = <D>(
       deps.delete(name)
       const list = [...deps].sort()
       upstream.set(name, list)
-      for (const dep of list) sortedInsert(downstream, dep, name)
+      // `names` is sorted and `list` unique: every downstream list is built sorted, without duplicates.
+      for (const dep of list) appendDownstream(downstream, dep, name)
       sourceRefs.set(name, sources)
     }
-    for (const list of downstream.values()) list.sort()
     const { order, blocked } = kahnOrder(names, upstream, downstream)
     if (blocked.length > 0) {
       const cycle = findCycle(blocked, upstream)

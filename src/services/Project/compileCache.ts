@@ -321,8 +321,10 @@ export const emptyCache = (status: ShardStatus | "off"): { status: ShardStatus |
 })
 
 /** JSON text with every non-ASCII character escaped, so the file reads back byte for character. */
-const asciiOnly = (json: string): string => json.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
-const asciiJson = (value: unknown): string => asciiOnly(JSON.stringify(value))
+export const asciiOnly = (json: string): string =>
+  // As many UTF-8 bytes as characters only when every character is ASCII: then there is nothing to escape.
+  Buffer.byteLength(json, "utf8") === json.length ? json : json.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+export const asciiJson = (value: unknown): string => asciiOnly(JSON.stringify(value))
 
 const isEmpty = (body: CacheBody) => body.files.rows.size + body.sql.size + body.sidecars.size + body.contracts.size === 0
 

@@ -2,7 +2,7 @@ import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import type { SourceRef, StrategyBlock } from "../../schemas/model"
 import type { ModelSummary } from "./compile"
-import { cacheBuild, cacheFileFor, contentHash, contentHashOfParts, writeStagedParts } from "./compileCache"
+import { asciiJson, cacheBuild, cacheFileFor, contentHash, contentHashOfParts, writeStagedParts } from "./compileCache"
 import type { TableRef } from "./sqlRefs"
 import { statsPerModel } from "./modelStats"
 
@@ -144,9 +144,6 @@ export const readIndex = (modelsDir: string): CompileIndex | undefined => {
   }
 }
 
-/** JSON with every non-ASCII character escaped, so it reads back byte for character. */
-const asciiJson = (value: unknown): string =>
-  JSON.stringify(value).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
 
 /** Writes the index (best effort, not fsynced, staged and renamed: a torn file fails its digest), section by section. */
 export const writeIndex = (

@@ -57,7 +57,9 @@ const isDigit = (c: number) => c >= 48 && c <= 57
 const isWordStart = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95
 const isWordPart = (c: number) => isWordStart(c) || isDigit(c)
 // PostgreSQL's operator characters: a run of them lexes as one operator.
-const isOperatorChar = (c: number) => "+-*/<>=~!@#%^&|`?".includes(String.fromCharCode(c))
+const operatorChars = new Uint8Array(128)
+for (const c of "+-*/<>=~!@#%^&|`?") operatorChars[c.charCodeAt(0)] = 1
+const isOperatorChar = (c: number) => c < 128 && operatorChars[c] === 1
 
 /** Tokens of `sql`, ending with an End token; undefined when any lexical form is not one it knows. */
 export const tokenize = (sql: string): Array<Token> | undefined => {
