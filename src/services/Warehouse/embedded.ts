@@ -1,4 +1,5 @@
 import type { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api"
+import * as NodeFs from "node:fs"
 import * as os from "node:os"
 import { FileSystem, Path } from "@effect/platform"
 import { Context, Data, Effect, Layer, Ref, Scope } from "effect"
@@ -244,10 +245,8 @@ export const layer = (
       const duck = lazyService(instance, path, fail)
       const walPath = `${path}.wal`
       const log = {
-        due: fs.stat(walPath).pipe(
-          Effect.map((info) => Number(info.size) > checkpointThresholdBytes),
-          Effect.orElseSucceed(() => false)
-        ),
+        // A synchronous stat: asked after every model, and an async one waits behind DuckDB's queries on libuv's threads.
+        due: Effect.sync(() => (NodeFs.statSync(walPath, { throwIfNoEntry: false })?.size ?? 0) > checkpointThresholdBytes),
         checkpoint: duck.withConnection((connection) => connection.run("CHECKPOINT")).pipe(Effect.asVoid)
       }
       return Context.make(DuckDb, duck).pipe(
