@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { compiledModelJson, encodeJsonWithArray } from "../render/json"
+import { compiledModelJson, encodeJsonWithArrayBytes } from "../render/json"
 import { CompileOutput } from "../schemas/pipeline"
 import { Environment } from "../services/Environment/Environment"
 import * as Compiler from "../services/Project/compile"
@@ -33,7 +33,7 @@ export const compileJson = Effect.gen(function* () {
   const env = yield* Environment
   return yield* compileRendered({ modelsDir, env }, modelsDir, (project) => {
     const out = compileOutput(project, modelsDir)
-    // `encodeJson(CompileOutput, out)` byte for byte, the models written by the field-by-field writer.
-    return encodeJsonWithArray(CompileOutput, { ...out, models: [] }, "models", compiledModelJson, out.models)
+    // `encodeJson(CompileOutput, out)`'s UTF-8 bytes, the models written by the field-by-field writer.
+    return encodeJsonWithArrayBytes(CompileOutput, { ...out, models: [] }, "models", compiledModelJson, out.models)
   })
 })

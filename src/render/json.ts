@@ -93,6 +93,36 @@ export const encodeJsonWithArray = <A, I, B>(
     return `${before}${body}\n  ]${after}`
   })
 
+/** Characters of item text gathered before they are encoded to bytes (`encodeJsonWithArrayBytes`). */
+const CHUNK_CHARS = 1 << 16
+
+/**
+ * `encodeJsonWithArray`'s text as UTF-8 bytes, encoded chunk by chunk as the items are written:
+ * no rope of 10,000 item strings is kept and flattened at the end (`pcli compile`'s output, about
+ * 3x faster). Chunks end between items, so no character is split.
+ */
+export const encodeJsonWithArrayBytes = <A, I, B>(
+  schema: Schema.Schema<A, I, never>,
+  head: A,
+  field: string,
+  itemJson: ItemJson<B>,
+  items: ReadonlyArray<B>
+): Effect.Effect<Uint8Array> =>
+  Effect.map(aroundArray(schema, head, field), ({ after, before }) => {
+    if (items.length === 0) return Buffer.from(`${before}]${after}`, "utf8")
+    const parts: Array<Buffer> = []
+    let chunk = before
+    for (let i = 0; i < items.length; i++) {
+      chunk += `${i === 0 ? ITEM_NEWLINE : `,${ITEM_NEWLINE}`}${itemJson(items[i]!, ITEM_NEWLINE)}`
+      if (chunk.length >= CHUNK_CHARS) {
+        parts.push(Buffer.from(chunk, "utf8"))
+        chunk = ""
+      }
+    }
+    parts.push(Buffer.from(`${chunk}\n  ]${after}`, "utf8"))
+    return Buffer.concat(parts)
+  })
+
 /**
  * `encodeJson(schema, { ...head, [field]: items })`, byte for byte, as a stream of text chunks: the
  * array's items are encoded as they arrive, so a million-row list never sits in memory. `head`

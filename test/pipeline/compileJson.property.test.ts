@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { compiledModelJson, encodeJson, encodeJsonWithArray, schemaItemJson } from "../../src/render/json"
+import { compiledModelJson, encodeJson, encodeJsonWithArray, encodeJsonWithArrayBytes, schemaItemJson } from "../../src/render/json"
 import { CompiledModelOutput, CompileOutput } from "../../src/schemas/pipeline"
 
 const text = fc.string({ unit: "binary", maxLength: 20 })
@@ -45,8 +45,23 @@ describe("pcli compile's JSON writer", () => {
         }
         const whole = Effect.runSync(encodeJson(CompileOutput, out))
         expect(Effect.runSync(encodeJsonWithArray(CompileOutput, { ...out, models: [] }, "models", compiledModelJson, models))).toBe(whole)
+        const bytes = Effect.runSync(encodeJsonWithArrayBytes(CompileOutput, { ...out, models: [] }, "models", compiledModelJson, models))
+        expect(Buffer.from(bytes).equals(Buffer.from(whole, "utf8"))).toBe(true)
       }),
       { numRuns: 300 }
+    )
+  })
+
+  it("the bytes written chunk by chunk are the text's UTF-8, across many chunks and astral characters", () => {
+    fc.assert(
+      fc.property(fc.array(model, { minLength: 1, maxLength: 3 }), fc.integer({ min: 500, max: 3000 }), (seeds, n) => {
+        // Long names with astral characters: chunks end between items, never inside a surrogate pair.
+        const models = Array.from({ length: n }, (_, i) => ({ ...seeds[i % seeds.length]!, name: `m${i}\u{1F600}é${"x".repeat(i % 97)}` }))
+        const out: CompileOutput = { command: "compile", models_dir: "models", model_count: n, execution_order: [], execution_layers: [], models }
+        const bytes = Effect.runSync(encodeJsonWithArrayBytes(CompileOutput, { ...out, models: [] }, "models", compiledModelJson, models))
+        expect(Buffer.from(bytes).equals(Buffer.from(Effect.runSync(encodeJson(CompileOutput, out)), "utf8"))).toBe(true)
+      }),
+      { numRuns: 8 }
     )
   })
 })

@@ -27,7 +27,9 @@ import { statModels } from "./modelStats"
 import type { TableRef } from "./sqlRefs"
 
 /** What a compile renders: the project (its models carry their summary or their full definition). */
-export type Render = (project: CompiledProject<unknown>) => Effect.Effect<string>
+export type Render = (project: CompiledProject<unknown>) => Effect.Effect<string | Uint8Array>
+
+const utf8 = (text: string | Uint8Array): Uint8Array => (typeof text === "string" ? Buffer.from(text, "utf8") : text)
 
 /** The models of a directory by name: a listing, or the index's own when the directory is unchanged. */
 interface Names {
@@ -132,7 +134,7 @@ const fromIndex = (
       }
       const project = yield* Effect.either(compileSummaries(items, Effect.succeed(refs)))
       if (Either.isLeft(project)) return undefined
-      text = Buffer.from(yield* render(project.right), "utf8")
+      text = utf8(yield* render(project.right))
     }
     if (writes) {
       yield* load.right.save
@@ -164,7 +166,7 @@ const whole = (
     let load: CachedLoad | undefined
     const project = yield* compileListing({ ...options, onLoaded: (_, loaded) => (load = loaded) }, listing)
     // Encoded once: the same bytes go to the index and to the output.
-    const text = Buffer.from(yield* render(project), "utf8")
+    const text = utf8(yield* render(project))
     if (writes && load !== undefined) {
       const stamps = new Float64Array(listing.names.length * stampWidth)
       const summaries: Array<StoredSummary> = new Array(listing.names.length)
