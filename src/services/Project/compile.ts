@@ -88,6 +88,13 @@ export type CompileError =
 
 const lower = (s: string | undefined) => s?.toLowerCase()
 
+/** A model's target lower-cased, for matching references (`refMatches` with the case folded once). */
+interface LoweredTarget {
+  readonly name: string
+  readonly schema: string
+  readonly catalog: string
+}
+
 /** True when the reference's parts equal the trailing parts of `catalog.schema.table`. */
 const refMatches = (ref: TableRef, target: { catalog?: string | undefined; schema: string; table: string }) =>
   lower(ref.table) === lower(target.table) &&
@@ -183,13 +190,15 @@ export const compileSummaries = <D>(
       if (strategy === "content_addressed" || strategy === "time_interval") yield* validateStrategy(def)
     }
     const names = [...byName.keys()].sort()
-    // Index targets by table name so resolution is O(candidates), not O(models).
-    const byTable = new Map<string, Array<ModelSummary>>()
+    // Index targets by table name so resolution is O(candidates), not O(models); each target lower-cased once.
+    const byTable = new Map<string, Array<LoweredTarget>>()
     for (const { summary } of items) {
-      const key = summary.target.table.toLowerCase()
+      const t = summary.target
+      const key = t.table.toLowerCase()
+      const entry: LoweredTarget = { name: summary.name, schema: t.schema.toLowerCase(), catalog: t.catalog.toLowerCase() }
       const list = byTable.get(key)
-      if (list === undefined) byTable.set(key, [summary])
-      else list.push(summary)
+      if (list === undefined) byTable.set(key, [entry])
+      else list.push(entry)
     }
     const refs = yield* references
     const upstream = new Map<string, Array<string>>()
@@ -204,20 +213,27 @@ export const compileSummaries = <D>(
       }
       const sources: Array<string> = []
       for (const ref of refs.get(name) ?? []) {
-        const candidates = (byTable.get(ref.table.toLowerCase()) ?? []).filter((m) => refMatches(ref, m.target))
-        const others = candidates.filter((m) => m.name !== name)
-        if (others.length > 1) {
-          return yield* new AmbiguousReference({
-            model: name,
-            reference: formatTableRef(ref),
-            candidates: others.map((m) => m.name).sort()
-          })
+        // The models whose target the reference names (`refMatches`), without building lists: itself, and the first other.
+        const schema = ref.schema?.toLowerCase()
+        const catalog = ref.catalog?.toLowerCase()
+        const candidates = byTable.get(ref.table.toLowerCase()) ?? []
+        let readsItself = false
+        let other: string | undefined
+        let others = 0
+        for (const m of candidates) {
+          if ((schema !== undefined && schema !== m.schema) || (catalog !== undefined && catalog !== m.catalog)) continue
+          if (m.name === name) readsItself = true
+          else if (others++ === 0) other = m.name
         }
-        if (others.length === 1) {
-          deps.add(others[0]!.name)
+        if (others > 1) {
+          const matching = candidates.filter((m) => m.name !== name && (schema === undefined || schema === m.schema) && (catalog === undefined || catalog === m.catalog))
+          return yield* new AmbiguousReference({ model: name, reference: formatTableRef(ref), candidates: matching.map((m) => m.name).sort() })
+        }
+        if (other !== undefined) {
+          deps.add(other)
           continue
         }
-        if (candidates.length === 1) continue // the model reading its own target (incremental self-reference)
+        if (readsItself) continue // the model reading its own target (incremental self-reference)
         const isSource = def.sources.some((s: SourceRef) => refMatches(ref, s))
         if (!isSource) return yield* new UnknownReference({ model: name, reference: formatTableRef(ref), via: "sql" })
         sources.push(formatTableRef(ref))
