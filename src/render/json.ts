@@ -75,6 +75,17 @@ const aroundArray = <A, I>(schema: Schema.Schema<A, I, never>, head: A, field: s
     return { before: `${text.slice(0, at)}\n  ${JSON.stringify(field)}: [`, after: text.slice(at + marker.length) }
   })
 
+/** An item's text with what separates it from the one before, at the top-level array's depth. */
+const itemPiece = <B>(itemJson: ItemJson<B>, item: B, first: boolean): string => `${first ? ITEM_NEWLINE : `,${ITEM_NEWLINE}`}${itemJson(item, ITEM_NEWLINE)}`
+
+/** The document around its array, piece by piece: `before` and the items, then the array's close and `after`. */
+const arrayPieces = <B>(around: { readonly before: string; readonly after: string }, itemJson: ItemJson<B>, items: ReadonlyArray<B>, emit: (piece: string) => void) => {
+  if (items.length === 0) return emit(`${around.before}]${around.after}`)
+  emit(around.before)
+  for (let i = 0; i < items.length; i++) emit(itemPiece(itemJson, items[i]!, i === 0))
+  emit(`\n  ]${around.after}`)
+}
+
 /**
  * `encodeJson(schema, { ...head, [field]: items })`, byte for byte, with each item written by
  * `itemJson` (a fast writer where the schema's own is the cost). `head` holds `field` empty.
@@ -86,11 +97,12 @@ export const encodeJsonWithArray = <A, I, B>(
   itemJson: ItemJson<B>,
   items: ReadonlyArray<B>
 ): Effect.Effect<string> =>
-  Effect.map(aroundArray(schema, head, field), ({ after, before }) => {
-    if (items.length === 0) return `${before}]${after}`
-    let body = ""
-    for (let i = 0; i < items.length; i++) body += `${i === 0 ? ITEM_NEWLINE : `,${ITEM_NEWLINE}`}${itemJson(items[i]!, ITEM_NEWLINE)}`
-    return `${before}${body}\n  ]${after}`
+  Effect.map(aroundArray(schema, head, field), (around) => {
+    let text = ""
+    arrayPieces(around, itemJson, items, (piece) => {
+      text += piece
+    })
+    return text
   })
 
 /** Characters of item text gathered before they are encoded to bytes (`encodeJsonWithArrayBytes`). */
@@ -99,7 +111,7 @@ const CHUNK_CHARS = 1 << 16
 /**
  * `encodeJsonWithArray`'s text as UTF-8 bytes, encoded chunk by chunk as the items are written:
  * no rope of 10,000 item strings is kept and flattened at the end (`pcli compile`'s output, about
- * 3x faster). Chunks end between items, so no character is split.
+ * 3x faster). Chunks end between pieces, so no character is split.
  */
 export const encodeJsonWithArrayBytes = <A, I, B>(
   schema: Schema.Schema<A, I, never>,
@@ -108,18 +120,17 @@ export const encodeJsonWithArrayBytes = <A, I, B>(
   itemJson: ItemJson<B>,
   items: ReadonlyArray<B>
 ): Effect.Effect<Uint8Array> =>
-  Effect.map(aroundArray(schema, head, field), ({ after, before }) => {
-    if (items.length === 0) return Buffer.from(`${before}]${after}`, "utf8")
+  Effect.map(aroundArray(schema, head, field), (around) => {
     const parts: Array<Buffer> = []
-    let chunk = before
-    for (let i = 0; i < items.length; i++) {
-      chunk += `${i === 0 ? ITEM_NEWLINE : `,${ITEM_NEWLINE}`}${itemJson(items[i]!, ITEM_NEWLINE)}`
+    let chunk = ""
+    arrayPieces(around, itemJson, items, (piece) => {
+      chunk += piece
       if (chunk.length >= CHUNK_CHARS) {
         parts.push(Buffer.from(chunk, "utf8"))
         chunk = ""
       }
-    }
-    parts.push(Buffer.from(`${chunk}\n  ]${after}`, "utf8"))
+    })
+    parts.push(Buffer.from(chunk, "utf8"))
     return Buffer.concat(parts)
   })
 
@@ -142,7 +153,7 @@ export const encodeJsonStreamingArray = <A, I, B, E, R>(
         Stream.map((item) => {
           const first = !emitted
           emitted = true
-          return `${first ? ITEM_NEWLINE : `,${ITEM_NEWLINE}`}${itemJson(item, ITEM_NEWLINE)}`
+          return itemPiece(itemJson, item, first)
         }),
         Stream.grouped(512),
         Stream.map((chunk) => Chunk.join(chunk, ""))

@@ -68,7 +68,7 @@ describe("reference resolution", () => {
           if ("error" in expected) {
             // A cycle can only come after resolution succeeded; the plain rule stops at the first failing model.
             expect(Either.isLeft(got)).toBe(true)
-            if (Either.isLeft(got)) expect(got.left).toMatchObject(expected.error)
+            if (Either.isLeft(got)) expect(got.left).toMatchObject(expected.error!)
             return
           }
           if (Either.isLeft(got)) {
