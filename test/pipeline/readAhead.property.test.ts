@@ -269,10 +269,8 @@ describe("loadWithCache with a read-ahead worker", () => {
             ? sidecar(name, 'depends_on = ["m0"]\n')
             : sidecar(name)
 
-  it.effect("loads exactly what the load without one loads", () =>
-    Effect.promise(() =>
-      fc.assert(
-        fc.asyncProperty(fc.array(model, { minLength: 1, maxLength: 40 }), async (models) => {
+  /** Loads the models with no worker, with every file through one, and shared with one: all three must agree, shards included. */
+  const loadsAgree = async (models: ReadonlyArray<{ sql: string; sidecar: string; contract: string }>) => {
           const root = mkdtempSync(join(tmpdir(), "pcli-read-ahead-load-"))
           const modelsDir = join(root, "models")
           mkdirSync(modelsDir)
@@ -312,14 +310,33 @@ describe("loadWithCache with a read-ahead worker", () => {
             const plain = await load("none")
             expect(await load("worker")).toStrictEqual(plain)
             expect(await load("shared")).toStrictEqual(plain)
+            return plain
           } finally {
             rmSync(root, { recursive: true, force: true })
           }
+  }
+
+  it.effect("loads exactly what the load without one loads", () =>
+    Effect.promise(() => fc.assert(fc.asyncProperty(fc.array(model, { minLength: 1, maxLength: 40 }), async (models) => void (await loadsAgree(models))), { numRuns: 20 }))
+  )
+
+  it.effect("writes the shards the load without one writes, from what the worker decoded", () => {
+    // Projects that load (so shards are written and compared every time), ${VAR} sidecars included.
+    const loading = fc.record({
+      sql: model.map((m) => m.sql),
+      sidecar: fc.constantFrom("plain", "env", "depends"),
+      contract: fc.constantFrom("none", "valid")
+    })
+    return Effect.promise(() =>
+      fc.assert(
+        fc.asyncProperty(fc.array(loading, { minLength: 1, maxLength: 40 }), async (models) => {
+          const plain = await loadsAgree(models)
+          expect(plain.shards.length).toBeGreaterThan(0)
         }),
-        { numRuns: 20 }
+        { numRuns: 15 }
       )
     )
-  )
+  })
 })
 
 describe("shard JSON with known texts spliced in", () => {
