@@ -17,7 +17,7 @@ import { statsPerModel } from "./modelStats"
  * ignored and rewritten, never trusted.
  */
 
-const FORMAT = "pcli-compile-index/1"
+const FORMAT = "pcli-compile-index/2"
 
 /** Numbers per model in the stamp column: four per file (.sql, .toml, .contract.toml), as `statModels` gives them. */
 export const stampWidth = statsPerModel
@@ -72,8 +72,36 @@ export interface CompileIndex {
   /** The models directory's [mtimeMs, ctimeMs, ino] when the index was written, if trusted: while it holds, no entry was added, removed or renamed. */
   readonly dirStamp: DirStamp | null
   readonly summaries: () => ReadonlyArray<StoredSummary> | undefined
+  /** Model `i`'s summary as its stored JSON text (what `asciiJson` of it writes), without parsing the others. */
+  readonly summaryText: (i: number) => string
+  /** The summaries as stored, to write again unchanged. */
+  readonly summaryTexts: SummaryTexts
   /** The rendered text's bytes. */
   readonly text: () => Uint8Array
+}
+
+/**
+ * The summaries section: `[s0,s1,…]` (each `asciiJson` of a `StoredSummary`), with where each
+ * summary starts (`offsets[i]`; summary i ends one byte before `offsets[i + 1]`, at its comma or
+ * the closing bracket).
+ */
+export interface SummaryTexts {
+  readonly bytes: Uint8Array
+  readonly offsets: Uint32Array
+}
+
+/** The summaries section of these summaries. */
+const summaryTextsOf = (summaries: ReadonlyArray<StoredSummary>): SummaryTexts => {
+  const offsets = new Uint32Array(summaries.length + 1)
+  let json = "["
+  for (let i = 0; i < summaries.length; i++) {
+    if (i > 0) json += ","
+    offsets[i] = json.length
+    json += asciiJson(summaries[i])
+  }
+  json += "]"
+  offsets[summaries.length] = json.length
+  return { bytes: Buffer.from(json, "latin1"), offsets }
 }
 
 export type DirStamp = readonly [number, number, number]
@@ -84,8 +112,8 @@ interface Header {
   readonly modelsDir: string
   readonly renderKey: string
   readonly dirStamp: DirStamp | null
-  /** Byte lengths of the names, stamps, summaries and text sections, in that order. */
-  readonly sections: readonly [number, number, number, number]
+  /** Byte lengths of the names, stamps, summaries, summary offsets and text sections, in that order. */
+  readonly sections: readonly [number, number, number, number, number]
   readonly digest: string
 }
 
@@ -113,30 +141,37 @@ export const readIndex = (modelsDir: string): CompileIndex | undefined => {
       return undefined
     }
     const sections = header["sections"]
-    if (!Array.isArray(sections) || sections.length !== 4 || !sections.every((n) => Number.isSafeInteger(n) && n >= 0)) return undefined
-    const [namesLength, stampsLength, summariesLength, textLength] = sections as [number, number, number, number]
+    if (!Array.isArray(sections) || sections.length !== 5 || !sections.every((n) => Number.isSafeInteger(n) && n >= 0)) return undefined
+    const [namesLength, stampsLength, summariesLength, offsetsLength, textLength] = sections as [number, number, number, number, number]
     const body = bytes.subarray(newline + 1)
-    if (body.length !== namesLength + stampsLength + summariesLength + textLength) return undefined
+    if (body.length !== namesLength + stampsLength + summariesLength + offsetsLength + textLength) return undefined
     if (header["digest"] !== contentHash(body)) return undefined
     const names = JSON.parse(body.toString("latin1", 0, namesLength)) as unknown
     if (!Array.isArray(names) || !names.every((n) => typeof n === "string")) return undefined
-    if (stampsLength !== names.length * stampWidth * 8) return undefined
-    // Copied out: a Float64Array needs an 8-byte aligned start.
+    if (stampsLength !== names.length * stampWidth * 8 || offsetsLength !== (names.length + 1) * 4) return undefined
     const stamps = new Float64Array(names.length * stampWidth)
     new Uint8Array(stamps.buffer).set(body.subarray(namesLength, namesLength + stampsLength))
     const summariesStart = namesLength + stampsLength
-    const textStart = summariesStart + summariesLength
+    const offsetsStart = summariesStart + summariesLength
+    const textStart = offsetsStart + offsetsLength
+    const offsets = new Uint32Array(names.length + 1)
+    new Uint8Array(offsets.buffer).set(body.subarray(offsetsStart, textStart))
+    if (offsets[names.length] !== summariesLength) return undefined
+    for (let i = 0; i < names.length; i++) if (!(offsets[i]! < offsets[i + 1]!)) return undefined
+    const summaryBytes = body.subarray(summariesStart, offsetsStart)
     return {
       names: names as Array<string>,
       stamps,
       renderKey: header["renderKey"],
       dirStamp: dirStamp as DirStamp | null,
       summaries: () => {
-        const parsed = JSON.parse(body.toString("latin1", summariesStart, textStart)) as unknown
+        const parsed = JSON.parse(summaryBytes.toString("latin1")) as unknown
         return Array.isArray(parsed) && parsed.length === names.length && parsed.every((s) => Array.isArray(s) && s.length === 9)
           ? (parsed as Array<StoredSummary>)
           : undefined
       },
+      summaryText: (i) => summaryBytes.toString("latin1", offsets[i], offsets[i + 1]! - 1),
+      summaryTexts: { bytes: summaryBytes, offsets },
       text: () => body.subarray(textStart, textStart + textLength)
     }
   } catch {
@@ -151,7 +186,7 @@ export const writeIndex = (
   index: {
     readonly names: ReadonlyArray<string>
     readonly stamps: Float64Array
-    readonly summaries: ReadonlyArray<StoredSummary>
+    readonly summaries: ReadonlyArray<StoredSummary> | SummaryTexts
     readonly renderKey: string
     readonly dirStamp: DirStamp | null
     readonly text: string | Uint8Array
@@ -161,7 +196,9 @@ export const writeIndex = (
   try {
     const names = Buffer.from(asciiJson(index.names), "latin1")
     const stamps = Buffer.from(index.stamps.buffer, index.stamps.byteOffset, index.stamps.byteLength)
-    const summaries = Buffer.from(asciiJson(index.summaries), "latin1")
+    const stored = Array.isArray(index.summaries) ? summaryTextsOf(index.summaries as ReadonlyArray<StoredSummary>) : (index.summaries as SummaryTexts)
+    const summaries = stored.bytes
+    const offsets = Buffer.from(stored.offsets.buffer, stored.offsets.byteOffset, stored.offsets.byteLength)
     const text = typeof index.text === "string" ? Buffer.from(index.text, "utf8") : index.text
     const header: Header = {
       format: FORMAT,
@@ -169,11 +206,11 @@ export const writeIndex = (
       modelsDir: NodePath.resolve(modelsDir),
       renderKey: index.renderKey,
       dirStamp: index.dirStamp,
-      sections: [names.length, stamps.length, summaries.length, text.length],
-      digest: contentHashOfParts([names, stamps, summaries, text])
+      sections: [names.length, stamps.length, summaries.length, offsets.length, text.length],
+      digest: contentHashOfParts([names, stamps, summaries, offsets, text])
     }
     NodeFs.mkdirSync(NodePath.dirname(file), { recursive: true })
-    writeStagedParts(file, [Buffer.from(`${asciiJson(header)}\n`, "latin1"), names, stamps, summaries, text])
+    writeStagedParts(file, [Buffer.from(`${asciiJson(header)}\n`, "latin1"), names, stamps, summaries, offsets, text])
   } catch {
     // Best effort: an index left unwritten means the next compile takes the whole path.
   }

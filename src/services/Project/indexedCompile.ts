@@ -10,7 +10,7 @@ import {
   type ModelSummary,
   summaryOf
 } from "./compile"
-import { CompileCacheWrites } from "./compileCache"
+import { asciiJson, CompileCacheWrites } from "./compileCache"
 import {
   type CompileIndex,
   type DirStamp,
@@ -19,6 +19,7 @@ import {
   readIndex,
   stampWidth,
   type StoredSummary,
+  type SummaryTexts,
   toStoredSummary,
   writeIndex
 } from "./compileIndex"
@@ -96,12 +97,10 @@ const fromIndex = (
     const changed = changedModels(models, index.stamps)
     if (changed.length === 0 && index.renderKey === renderKey) {
       if (writes && !sameDir(dirStamp, index.dirStamp) && dirStamp !== null) {
-        writeIndex(options.modelsDir, { ...index, summaries: index.summaries() ?? [], dirStamp, text: index.text() })
+        writeIndex(options.modelsDir, { ...index, summaries: index.summaryTexts, dirStamp, text: index.text() })
       }
       return index.text()
     }
-    const stored = index.summaries()
-    if (stored === undefined) return undefined
     const at = (i: number, suffix: string) => `${models.prefix}${models.names[i]!}${suffix}`
     const sub: ModelListing = {
       prefix: models.prefix,
@@ -114,21 +113,22 @@ const fromIndex = (
     if (Either.isLeft(load) || Either.isLeft(load.right.definitions) || Either.isLeft(load.right.parsed)) return undefined
     const definitions = load.right.definitions.right
     const parsed = load.right.parsed.right
-    const summaries: Array<StoredSummary> = stored.slice()
-    let same = index.renderKey === renderKey
-    for (let j = 0; j < changed.length; j++) {
-      const i = changed[j]!
-      const next = toStoredSummary(summaryOf(definitions[j]!), parsed.get(sub.names[j]!) ?? [])
-      if (same && JSON.stringify(next) !== JSON.stringify(stored[i])) same = false
-      summaries[i] = next
-    }
+    const nexts = changed.map((_, j) => toStoredSummary(summaryOf(definitions[j]!), parsed.get(sub.names[j]!) ?? []))
+    // Each changed model's summary against its stored text: the other 10,000 are parsed only when one differs.
+    const same = index.renderKey === renderKey && changed.every((i, j) => asciiJson(nexts[j]) === index.summaryText(i))
+    let summaries: ReadonlyArray<StoredSummary> | SummaryTexts = index.summaryTexts
     let text: string | Uint8Array
     if (same) text = index.text()
     else {
+      const stored = index.summaries()
+      if (stored === undefined) return undefined
+      const changedSummaries = stored.slice()
+      for (let j = 0; j < changed.length; j++) changedSummaries[changed[j]!] = nexts[j]!
+      summaries = changedSummaries
       const items: Array<{ summary: ModelSummary; definition: ModelSummary }> = new Array(models.names.length)
       const refs = new Map<string, ReadonlyArray<TableRef>>()
       for (let i = 0; i < models.names.length; i++) {
-        const { refs: modelRefs, summary } = fromStoredSummary(models.names[i]!, summaries[i]!)
+        const { refs: modelRefs, summary } = fromStoredSummary(models.names[i]!, changedSummaries[i]!)
         items[i] = { summary, definition: summary }
         refs.set(summary.name, modelRefs)
       }
