@@ -217,17 +217,18 @@ export const compileSummaries = <D>(
         const schema = ref.schema?.toLowerCase()
         const catalog = ref.catalog?.toLowerCase()
         const candidates = byTable.get(ref.table.toLowerCase()) ?? []
+        const named = (m: LoweredTarget) => (schema === undefined || schema === m.schema) && (catalog === undefined || catalog === m.catalog)
         let readsItself = false
         let other: string | undefined
         let others = 0
         for (const m of candidates) {
-          if ((schema !== undefined && schema !== m.schema) || (catalog !== undefined && catalog !== m.catalog)) continue
+          if (!named(m)) continue
           if (m.name === name) readsItself = true
           else if (others++ === 0) other = m.name
         }
         if (others > 1) {
-          const matching = candidates.filter((m) => m.name !== name && (schema === undefined || schema === m.schema) && (catalog === undefined || catalog === m.catalog))
-          return yield* new AmbiguousReference({ model: name, reference: formatTableRef(ref), candidates: matching.map((m) => m.name).sort() })
+          const matching = candidates.filter((m) => m.name !== name && named(m)).map((m) => m.name)
+          return yield* new AmbiguousReference({ model: name, reference: formatTableRef(ref), candidates: matching.sort() })
         }
         if (other !== undefined) {
           deps.add(other)

@@ -149,6 +149,7 @@ export const readIndex = (modelsDir: string): CompileIndex | undefined => {
     const names = JSON.parse(body.toString("latin1", 0, namesLength)) as unknown
     if (!Array.isArray(names) || !names.every((n) => typeof n === "string")) return undefined
     if (stampsLength !== names.length * stampWidth * 8 || offsetsLength !== (names.length + 1) * 4) return undefined
+    // Copied out: typed arrays need an aligned start (8 bytes for the stamps, 4 for the offsets).
     const stamps = new Float64Array(names.length * stampWidth)
     new Uint8Array(stamps.buffer).set(body.subarray(namesLength, namesLength + stampsLength))
     const summariesStart = namesLength + stampsLength
@@ -179,7 +180,6 @@ export const readIndex = (modelsDir: string): CompileIndex | undefined => {
   }
 }
 
-
 /** Writes the index (best effort, not fsynced, staged and renamed: a torn file fails its digest), section by section. */
 export const writeIndex = (
   modelsDir: string,
@@ -196,7 +196,7 @@ export const writeIndex = (
   try {
     const names = Buffer.from(asciiJson(index.names), "latin1")
     const stamps = Buffer.from(index.stamps.buffer, index.stamps.byteOffset, index.stamps.byteLength)
-    const stored = Array.isArray(index.summaries) ? summaryTextsOf(index.summaries as ReadonlyArray<StoredSummary>) : (index.summaries as SummaryTexts)
+    const stored = "offsets" in index.summaries ? index.summaries : summaryTextsOf(index.summaries)
     const summaries = stored.bytes
     const offsets = Buffer.from(stored.offsets.buffer, stored.offsets.byteOffset, stored.offsets.byteLength)
     const text = typeof index.text === "string" ? Buffer.from(index.text, "utf8") : index.text

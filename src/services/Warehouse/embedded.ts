@@ -246,7 +246,9 @@ export const layer = (
       const walPath = `${path}.wal`
       const log = {
         // A synchronous stat: asked after every model, and an async one waits behind DuckDB's queries on libuv's threads.
-        due: Effect.sync(() => (NodeFs.statSync(walPath, { throwIfNoEntry: false })?.size ?? 0) > checkpointThresholdBytes),
+        due: Effect.try(() => (NodeFs.statSync(walPath, { throwIfNoEntry: false })?.size ?? 0) > checkpointThresholdBytes).pipe(
+          Effect.orElseSucceed(() => false)
+        ),
         checkpoint: duck.withConnection((connection) => connection.run("CHECKPOINT")).pipe(Effect.asVoid)
       }
       return Context.make(DuckDb, duck).pipe(
