@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import fc from "fast-check"
 import { compileSummaries, type ModelSummary } from "../../src/services/Project/compile"
+import { depths, findCycle, kahnOrder, reachableCountsPlain } from "../../src/services/Project/graph"
 import { formatTableRef, type TableRef } from "../../src/services/Project/sqlRefs"
 
 // Reference resolution against compileSummaries: a reference names a model when its parts equal the
@@ -82,6 +83,67 @@ describe("reference resolution", () => {
         }
       ),
       { numRuns: 1500 }
+    )
+  })
+})
+
+/** The plain graph of resolved upstreams: Kahn order, layers, downstream lists (in first-met order), depths and closure sizes, or the cycle. */
+const plainGraph = (names: ReadonlyArray<string>, upstream: ReadonlyMap<string, ReadonlyArray<string>>) => {
+  const downstream = new Map<string, Array<string>>()
+  for (const name of names) for (const dep of upstream.get(name)!) downstream.set(dep, [...(downstream.get(dep) ?? []), name])
+  const { order, blocked } = kahnOrder(names, upstream, downstream)
+  if (blocked.length > 0) return { cycle: findCycle(blocked, upstream) } as const
+  const depth = depths(order, upstream)
+  const layers: Array<Array<string>> = []
+  for (const name of names) (layers[depth.get(name)!] ??= []).push(name)
+  return { cycle: undefined, order, layers, downstream, depth, reachable: reachableCountsPlain(order, downstream) }
+}
+
+describe("ordering", () => {
+  it("orders, layers and counts downstreams as the plain graph functions do, and reports their cycle", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 14 }).chain((n) =>
+          fc.tuple(fc.shuffledSubarray(Array.from({ length: n }, (_, i) => `m${String.fromCharCode(97 + ((i * 7) % 26))}${i}`), { minLength: n, maxLength: n }), fc.array(fc.array(fc.nat({ max: n - 1 }), { maxLength: 4 }), { minLength: n, maxLength: n }))
+        ),
+        fc.boolean(),
+        ([listed, deps], acyclic) => {
+          const summaries: Array<ModelSummary> = listed.map((name, i) => ({
+            name,
+            target: { catalog: "warehouse", schema: "main", table: name },
+            strategy: { type: "full_refresh" },
+            // Acyclic: a model depends only on models listed before it (and itself, which resolution drops).
+            dependsOn: deps[i]!.filter((d) => !acyclic || d <= i).map((d) => listed[d]!),
+            sources: [],
+            layer: undefined,
+            contracted: false
+          }))
+          const names = [...listed].sort()
+          const upstream = new Map(summaries.map((s) => [s.name, [...new Set(s.dependsOn)].filter((d) => d !== s.name).sort()]))
+          const expected = plainGraph(names, upstream)
+          const got = Effect.runSync(Effect.either(compileSummaries(summaries.map((summary) => ({ summary, definition: summary })), Effect.succeed(new Map()))))
+          if (expected.cycle !== undefined) {
+            expect(Either.isLeft(got)).toBe(true)
+            if (Either.isLeft(got)) expect(got.left).toMatchObject({ _tag: "DependencyCycle", model: expected.cycle[0], cycle: expected.cycle })
+            return
+          }
+          if (acyclic) expect(Either.isRight(got)).toBe(true)
+          if (Either.isLeft(got)) throw got.left
+          const project = got.right
+          expect(project.order).toEqual(expected.order)
+          expect(project.layers).toEqual(expected.layers)
+          expect([...project.downstream]).toEqual([...expected.downstream])
+          for (const name of names) {
+            const m = project.models.get(name)!
+            expect(m.upstream).toEqual(upstream.get(name))
+            expect(m.depth).toBe(expected.depth.get(name))
+            expect(m.downstreams).toBe(expected.downstream.get(name)?.length ?? 0)
+            expect(m.reachableDownstreams).toBe(expected.reachable.get(name))
+          }
+          expect([...project.models.keys()]).toEqual(expected.order)
+        }
+      ),
+      { numRuns: 1000 }
     )
   })
 })

@@ -10,7 +10,8 @@ import {
   type ModelSqlInvalid,
   UnknownReference
 } from "./errors"
-import { closureOf, depths, findCycle, kahnOrder, reachableCounts } from "./graph"
+import { closureOf, findCycle } from "./graph"
+import { depthsIndexed, kahnOrderIndexed, reachableCountsIndexed } from "./graphIndexed"
 import { type CachedLoad, type CacheUse, loadWithCache } from "./cachedLoad"
 import { CompileCacheWrites } from "./compileCache"
 import {
@@ -90,7 +91,8 @@ const lower = (s: string | undefined) => s?.toLowerCase()
 
 /** A model's target lower-cased, for matching references (`refMatches` with the case folded once). */
 interface LoweredTarget {
-  readonly name: string
+  /** The model's number (its place among the sorted names). */
+  readonly model: number
   readonly schema: string
   readonly catalog: string
 }
@@ -132,13 +134,6 @@ const validateStrategy = (model: ModelSummary): Effect.Effect<void, InvalidStrat
     }
   }
   return Effect.void
-}
-
-/** Appends `value` to `key`'s list: called in ascending `value` order, once per pair, so each list stays sorted and unique. */
-const appendDownstream = (map: Map<string, Array<string>>, key: string, value: string) => {
-  const list = map.get(key)
-  if (list === undefined) map.set(key, [value])
-  else list.push(value)
 }
 
 type ParsedReferences = Either.Either<ReadonlyMap<string, ReadonlyArray<TableRef>>, ModelSqlInvalid | StatementFailed>
@@ -190,26 +185,39 @@ export const compileSummaries = <D>(
       if (strategy === "content_addressed" || strategy === "time_interval") yield* validateStrategy(def)
     }
     const names = [...byName.keys()].sort()
+    // Models by number (their place in `names`): the graph below works on numbers, not names.
+    const numberOf = new Map<string, number>()
+    for (let i = 0; i < names.length; i++) numberOf.set(names[i]!, i)
     // Index targets by table name so resolution is O(candidates), not O(models); each target lower-cased once.
     const byTable = new Map<string, Array<LoweredTarget>>()
     for (const { summary } of items) {
       const t = summary.target
       const key = t.table.toLowerCase()
-      const entry: LoweredTarget = { name: summary.name, schema: t.schema.toLowerCase(), catalog: t.catalog.toLowerCase() }
+      const entry: LoweredTarget = { model: numberOf.get(summary.name)!, schema: t.schema.toLowerCase(), catalog: t.catalog.toLowerCase() }
       const list = byTable.get(key)
       if (list === undefined) byTable.set(key, [entry])
       else list.push(entry)
     }
     const refs = yield* references
-    const upstream = new Map<string, Array<string>>()
-    const downstream = new Map<string, Array<string>>()
-    const sourceRefs = new Map<string, Array<string>>()
-    for (const name of names) {
+    const upstream: Array<Array<number>> = new Array(names.length)
+    const downstream: Array<Array<number>> = Array.from({ length: names.length }, () => [])
+    const sourceRefs: Array<Array<string>> = new Array(names.length)
+    // `added[m] === i + 1`: model m is already among model i's upstreams.
+    const added = new Int32Array(names.length)
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i]!
       const def = byName.get(name)!.summary
-      const deps = new Set<string>()
+      const deps: Array<number> = []
+      const addDep = (m: number) => {
+        if (m !== i && added[m] !== i + 1) {
+          added[m] = i + 1
+          deps.push(m)
+        }
+      }
       for (const dep of def.dependsOn) {
-        if (!byName.has(dep)) return yield* new UnknownReference({ model: name, reference: dep, via: "depends_on" })
-        deps.add(dep)
+        const m = numberOf.get(dep)
+        if (m === undefined) return yield* new UnknownReference({ model: name, reference: dep, via: "depends_on" })
+        addDep(m)
       }
       const sources: Array<string> = []
       for (const ref of refs.get(name) ?? []) {
@@ -219,19 +227,19 @@ export const compileSummaries = <D>(
         const candidates = byTable.get(ref.table.toLowerCase()) ?? []
         const named = (m: LoweredTarget) => (schema === undefined || schema === m.schema) && (catalog === undefined || catalog === m.catalog)
         let readsItself = false
-        let other: string | undefined
+        let other = -1
         let others = 0
         for (const m of candidates) {
           if (!named(m)) continue
-          if (m.name === name) readsItself = true
-          else if (others++ === 0) other = m.name
+          if (m.model === i) readsItself = true
+          else if (others++ === 0) other = m.model
         }
         if (others > 1) {
-          const matching = candidates.filter((m) => m.name !== name && named(m)).map((m) => m.name)
+          const matching = candidates.filter((m) => m.model !== i && named(m)).map((m) => names[m.model]!)
           return yield* new AmbiguousReference({ model: name, reference: formatTableRef(ref), candidates: matching.sort() })
         }
-        if (other !== undefined) {
-          deps.add(other)
+        if (other !== -1) {
+          addDep(other)
           continue
         }
         if (readsItself) continue // the model reading its own target (incremental self-reference)
@@ -239,44 +247,50 @@ export const compileSummaries = <D>(
         if (!isSource) return yield* new UnknownReference({ model: name, reference: formatTableRef(ref), via: "sql" })
         sources.push(formatTableRef(ref))
       }
-      deps.delete(name)
-      const list = [...deps].sort()
-      upstream.set(name, list)
-      // `names` is sorted and `list` unique: every downstream list is built sorted, without duplicates.
-      for (const dep of list) appendDownstream(downstream, dep, name)
-      sourceRefs.set(name, sources)
+      // Numbers sort as the names do; `i` ascends, so every downstream list is built sorted.
+      deps.sort((a, b) => a - b)
+      upstream[i] = deps
+      for (const dep of deps) downstream[dep]!.push(i)
+      sourceRefs[i] = sources
     }
-    const { order, blocked } = kahnOrder(names, upstream, downstream)
+    const namesOf = (list: ReadonlyArray<number>): Array<string> => list.map((m) => names[m]!)
+    const { order, blocked } = kahnOrderIndexed(upstream, downstream)
     if (blocked.length > 0) {
-      const cycle = findCycle(blocked, upstream)
-      return yield* new DependencyCycle({ model: cycle[0] ?? blocked[0]!, cycle })
+      const cycle = findCycle(namesOf(blocked), new Map(names.map((name, i) => [name, namesOf(upstream[i]!)])))
+      return yield* new DependencyCycle({ model: cycle[0] ?? names[blocked[0]!]!, cycle })
     }
-    const depth = depths(order, upstream)
-    const reachable = reachableCounts(order, downstream)
+    const depth = depthsIndexed(order, upstream)
+    const reachable = reachableCountsIndexed(order, downstream)
     const layers: Array<Array<string>> = []
-    for (const name of names) {
-      const d = depth.get(name) ?? 0
-      ;(layers[d] ??= []).push(name)
+    for (let i = 0; i < names.length; i++) (layers[depth[i]!] ??= []).push(names[i]!)
+    // Direct downstreams by name, keyed in the order the plain resolution first met each upstream.
+    const downstreamByName = new Map<string, Array<string>>()
+    for (let i = 0; i < names.length; i++) {
+      for (const dep of upstream[i]!) if (!downstreamByName.has(names[dep]!)) downstreamByName.set(names[dep]!, namesOf(downstream[dep]!))
     }
     const models = new Map<string, CompiledModel<D>>()
-    for (const name of order) {
+    const orderNames: Array<string> = new Array(order.length)
+    for (let k = 0; k < order.length; k++) {
+      const i = order[k]!
+      const name = names[i]!
+      orderNames[k] = name
       const { summary, definition } = byName.get(name)!
       models.set(name, {
         name,
         definition,
         target: summary.target,
         strategy: summary.strategy,
-        upstream: upstream.get(name) ?? [],
+        upstream: namesOf(upstream[i]!),
         sqlRefs: refs.get(name) ?? [],
-        sourceRefs: sourceRefs.get(name) ?? [],
-        depth: depth.get(name) ?? 0,
+        sourceRefs: sourceRefs[i]!,
+        depth: depth[i]!,
         layer: summary.layer,
         contracted: summary.contracted,
-        downstreams: downstream.get(name)?.length ?? 0,
-        reachableDownstreams: reachable.get(name) ?? 0
+        downstreams: downstream[i]!.length,
+        reachableDownstreams: reachable[i]!
       })
     }
-    return { models, order, layers, downstream }
+    return { models, order: orderNames, layers, downstream: downstreamByName }
   })
 
 /**

@@ -1,4 +1,7 @@
-/** Graph algorithms over model names: deterministic Kahn order, depth layers, cycle extraction. */
+/**
+ * Graph algorithms over model names: deterministic Kahn order, depth layers, cycle extraction.
+ * The compile runs their numbered versions (graphIndexed.ts); these are the references.
+ */
 
 /** Binary min-heap of strings (alphabetical ready set for Kahn). */
 class MinHeap {
@@ -118,54 +121,7 @@ export const depths = (
   return depth
 }
 
-const popcount32 = (x: number) => {
-  x = x - ((x >>> 1) & 0x55555555)
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333)
-  return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24
-}
-
-/**
- * Size of each node's transitive downstream closure (excluding itself), by OR-ing bitsets
- * in reverse topological order: O(edges × nodes / 32) words, no per-node traversal. A node's
- * downstreams all come later in `order`, so its bitset starts at its own word (half the words).
- * `reachableCountsPlain` is the reference.
- */
-export const reachableCounts = (
-  order: ReadonlyArray<string>,
-  downstream: ReadonlyMap<string, ReadonlyArray<string>>
-): ReadonlyMap<string, number> => {
-  const index = new Map<string, number>()
-  for (let i = 0; i < order.length; i++) index.set(order[i]!, i)
-  const words = Math.ceil(order.length / 32)
-  const sets: Array<Uint32Array | undefined> = new Array(order.length)
-  const counts = new Map<string, number>()
-  for (let i = order.length - 1; i >= 0; i--) {
-    const node = order[i]!
-    const children = downstream.get(node)
-    if (children === undefined || children.length === 0) {
-      counts.set(node, 0)
-      continue
-    }
-    // Bits from word `first` on: word w of the set is `bits[w - first]`.
-    const first = i >>> 5
-    const bits = new Uint32Array(words - first)
-    for (const child of children) {
-      const ci = index.get(child)!
-      bits[(ci >>> 5) - first]! |= 1 << (ci & 31)
-      const childBits = sets[ci]
-      if (childBits === undefined) continue
-      const offset = words - childBits.length - first
-      for (let w = 0; w < childBits.length; w++) bits[w + offset]! |= childBits[w]!
-    }
-    sets[i] = bits
-    let count = 0
-    for (let w = 0; w < bits.length; w++) if (bits[w] !== 0) count += popcount32(bits[w]!)
-    counts.set(node, count)
-  }
-  return counts
-}
-
-/** The plain definition of `reachableCounts`: each node's closure walked on its own. */
+/** Each node's downstream closure size, each closure walked on its own: the reference for `reachableCountsIndexed` (graphIndexed.ts). */
 export const reachableCountsPlain = (
   order: ReadonlyArray<string>,
   downstream: ReadonlyMap<string, ReadonlyArray<string>>
