@@ -250,6 +250,18 @@ describe("compile cache (binary)", () => {
     const cold = await runCli(["compile", "--output", "json"], { cwd, env })
     expect(cold.code, cold.stderr).toBe(0)
     expect(cold.stderr).toContain("worker-thread-started")
+    // The shards (written by the worker while the compile rendered): every one there, intact and of this build.
+    const shards = cacheFiles(cwd)
+    expect(shards).toHaveLength(64)
+    const builds = new Set<string>()
+    for (const file of shards) {
+      const bytes = readFileSync(file)
+      const newline = bytes.indexOf(10)
+      const header = JSON.parse(bytes.subarray(0, newline).toString("latin1")) as { digest: string; build: string }
+      expect(header.digest).toBe(createHash("sha1").update(bytes.subarray(newline + 1)).digest("base64url"))
+      builds.add(header.build)
+    }
+    expect(builds.size).toBe(1)
     const fromShards = await compileFromShards(cwd)
     expect(JSON.parse(cold.stdout)).toEqual(fromShards.out)
     expect(cold.stdout).toBe((await runCli(["compile", "--output", "json"], { cwd })).stdout)

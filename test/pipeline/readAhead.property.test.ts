@@ -302,7 +302,7 @@ describe("loadWithCache with a read-ahead worker", () => {
                   parsed: Either.map(Either.mapLeft(loaded.parsed, (e) => JSON.stringify(e)), (m) => [...m]),
                   use: loaded.use,
                   stamps: listing.names.flatMap((name) => [".sql", ".toml", ".contract.toml"].map((suffix) => loaded.stampOf(name, suffix))),
-                  shards: Either.isRight(loaded.definitions) ? (yield* loaded.save, shardFiles()) : []
+                  shards: Either.isRight(loaded.definitions) ? (yield* yield* loaded.save, shardFiles()) : []
                 }
               }).pipe(Effect.provide(NodeContext.layer))
             )

@@ -20,8 +20,12 @@ import {
   rememberJson,
   shardCount,
   shardOf,
-  writeCache
+  shardsToWrite,
+  storedPartsOrNone,
+  CompileCacheWrites,
+  cacheBuild
 } from "./compileCache"
+import { writeShardFiles } from "./shardFile"
 import type { ModelSqlInvalid } from "./errors"
 import { decodeModel, type LoadModelsOptions, type ModelDefinition, type ModelListing, type ModelLoadError, readText } from "./models"
 import { FileKind, quickDecode, quickReferences } from "./fileWork"
@@ -104,8 +108,12 @@ export interface CachedLoad {
   readonly definitions: Either.Either<ReadonlyArray<ModelDefinition>, ModelLoadError>
   readonly parsed: Either.Either<ReadonlyMap<string, ReadonlyArray<TableRef>>, ModelSqlInvalid | StatementFailed>
   readonly use: CacheUse
-  /** Persists what this load learned (call once the project compiled). */
-  readonly save: Effect.Effect<void, never, FileSystem.FileSystem | Path.Path>
+  /**
+   * Persists what this load learned (call once the project compiled): on the read-ahead worker
+   * where one ran, while this thread goes on, else here. The effect it gives waits until it is
+   * written (and writes here what the worker could not).
+   */
+  readonly save: Effect.Effect<Effect.Effect<void>, never, FileSystem.FileSystem | Path.Path>
   /** The stamp this load recorded for a model's file (`.sql`, `.toml`, `.contract.toml`): only files safely older than the load, without `${VAR}`. */
   readonly stampOf: (model: string, suffix: string) => FileStamp | undefined
 }
@@ -140,6 +148,7 @@ export const loadWithCache = (
     for (let shard = 0; shard < shardCount; shard++) {
       if (loaded.shards[shard]!.status !== "hit" && (only === undefined || only.has(shard))) dirty.add(shard)
     }
+    const writes = options.cache !== false && (yield* CompileCacheWrites)
     const trustBefore = Date.now() - (options.racyMarginMs ?? racyMarginMs)
     const counts = { filesRead: 0, sqlParsed: 0, decoded: 0 }
     const shards = listing.names.map(shardOf)
@@ -210,6 +219,8 @@ export const loadWithCache = (
       return { value, key, text, decoded: value !== undefined }
     }
 
+    /** Whether the worker stays for the save once the files are read (else it stops with the load). */
+    let workerSaves = false
     return yield* Effect.ensuring(
       Effect.gen(function* () {
         // Pass 1: every model's SQL text and references (from the cache or the fast reader).
@@ -327,6 +338,7 @@ export const loadWithCache = (
         for (let shard = 0; shard < shardCount; shard++) if (size(olds[shard]!) !== size(nexts[shard]!)) dirty.add(shard)
         // An absent shard that stays empty needs no file.
         for (const shard of dirty) if (loaded.shards[shard]!.status === "absent" && size(nexts[shard]!) === 0) dirty.delete(shard)
+        workerSaves = readAhead !== undefined && writes && dirty.size > 0 && Either.isRight(definitions) && Either.isRight(parsed)
         const result: CachedLoad = {
           definitions,
           parsed,
@@ -338,13 +350,34 @@ export const loadWithCache = (
             filesRead: counts.filesRead
           },
           stampOf: (model, suffix) => stampOf(nexts[shardOf(model)]!.files, `${model}${suffix}`),
-          save:
-            options.cache === false || dirty.size === 0
-              ? Effect.void
-              : writeCache(options.modelsDir, new Map([...dirty].sort((a, b) => a - b).map((shard) => [shard, nexts[shard]!])))
+          save: Effect.sync(() => {
+            if (options.cache === false || dirty.size === 0) {
+              readAhead?.close()
+              return Effect.void
+            }
+            const shards = [...dirty].sort((a, b) => a - b)
+            const write = () => writeShardFiles(options.modelsDir, shardsToWrite(new Map(shards.map((shard) => [shard, nexts[shard]!]))))
+            // Shard by shard: each stored form is made just before it is posted, and written by the worker meanwhile.
+            const messages = function* () {
+              for (let k = 0; k < shards.length; k++) {
+                const shard = shards[k]!
+                yield { modelsDir: options.modelsDir, build: cacheBuild, shards: [[shard, storedPartsOrNone(nexts[shard]!)] as const], last: k === shards.length - 1 }
+              }
+            }
+            if (readAhead !== undefined && readAhead.saveShards(messages())) {
+              return Effect.sync(() => {
+                if (!readAhead.awaitSaved()) write()
+                readAhead.close()
+              })
+            }
+            readAhead?.close()
+            write()
+            return Effect.void
+          })
         }
         return result
       }),
-      Effect.sync(() => readAhead?.close())
+      // A worker that will write the shards stays; any other stops here.
+      Effect.sync(() => (workerSaves ? readAhead?.stopReading() : readAhead?.close()))
     )
   })

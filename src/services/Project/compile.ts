@@ -305,6 +305,8 @@ export const loadAndCompile = (
     readonly onCacheUse?: (use: CacheUse) => void
     /** Sees the listing and the load (its file stamps feed the compile index). */
     readonly onLoaded?: (listing: ModelListing, load: CachedLoad) => void
+    /** Takes the wait for the cache's save, which then goes on while the caller does (else the compile waits for it). */
+    readonly onSaving?: (saved: Effect.Effect<void>) => void
   }
 ): Effect.Effect<CompiledProject, CompileError, FileSystem.FileSystem | Path.Path> =>
   Effect.flatMap(listModels(options), (listing) => compileListing(options, listing))
@@ -319,7 +321,11 @@ export const compileListing = (
     options.onCacheUse?.(loaded.use)
     options.onLoaded?.(listing, loaded)
     const project = yield* compileModels(yield* loaded.definitions, loaded.parsed)
-    if (yield* CompileCacheWrites) yield* loaded.save
+    if (yield* CompileCacheWrites) {
+      const saved = yield* loaded.save
+      if (options.onSaving !== undefined) options.onSaving(saved)
+      else yield* saved
+    }
     return project
   })
 

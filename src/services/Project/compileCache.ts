@@ -1,11 +1,24 @@
-import * as NodeCrypto from "node:crypto"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { Context, Effect } from "effect"
 import type { ModelContract, ModelSidecar } from "../../schemas/model"
-import { stagedSibling } from "../../platform/atomicWrite"
-import { contentHash, sha1 } from "./contentKey"
+import { contentHash } from "./contentKey"
+import {
+  asciiJson,
+  asciiOnly,
+  cacheBuild,
+  cacheFileFor,
+  contentHashOfParts,
+  digestOf,
+  partsJson,
+  SHARD_FORMAT,
+  type StoredParts,
+  writeShardFiles,
+  writeStagedParts
+} from "./shardFile"
 import type { TableRef } from "./sqlRefs"
+
+export { asciiJson, asciiOnly, cacheBuild, cacheFileFor, contentHashOfParts, writeStagedParts }
 
 /**
  * The compile cache: what is expensive to recompute per file (the tables a model's SQL reads,
@@ -18,11 +31,8 @@ import type { TableRef } from "./sqlRefs"
  * another directory is ignored and rewritten.
  */
 
-declare const PCLI_BUILD: string
-/** The build id (version + source hash, set by the bundler); "dev" when running from source. */
-export const cacheBuild = typeof PCLI_BUILD === "string" ? PCLI_BUILD : "dev"
 const build = cacheBuild
-const FORMAT = "pcli-compile-cache/4"
+const FORMAT = SHARD_FORMAT
 /** Number of shard files (a model's shard: FNV-1a of its name). */
 export const shardCount = 64
 
@@ -140,13 +150,16 @@ export const rememberJson = (value: object, json: string): void => {
   knownJson.set(value, json)
 }
 
-/** `storedBodyJsonPlain(body)`, with the sidecars' and contracts' known JSON texts spliced in instead of made again. */
-export const storedBodyJson = (body: CacheBody): string => {
+/** A body in its stored form, with the sidecars' and contracts' known JSON texts spliced in instead of made again. */
+export const storedParts = (body: CacheBody): StoredParts => {
   const stored = toStored(body)
   const pairs = (entries: ReadonlyArray<readonly [string, object]>) =>
     entries.map(([key, value]) => `[${JSON.stringify(key)},${knownJson.get(value) ?? JSON.stringify(value)}]`).join(",")
-  return `{"files":${JSON.stringify(stored.files)},"sql":${JSON.stringify(stored.sql)},"sidecars":[${pairs(stored.sidecars)}],"contracts":[${pairs(stored.contracts)}]}`
+  return { files: stored.files, sql: stored.sql as StoredParts["sql"], sidecars: pairs(stored.sidecars), contracts: pairs(stored.contracts) }
 }
+
+/** `storedBodyJsonPlain(body)`, made from `storedParts`. */
+export const storedBodyJson = (body: CacheBody): string => partsJson(storedParts(body))
 
 const isPairs = (value: unknown, width: number): value is Array<Array<unknown>> =>
   Array.isArray(value) && value.every((entry) => Array.isArray(entry) && entry.length === width && typeof entry[0] === "string")
@@ -176,50 +189,11 @@ const fromStored = (stored: unknown): CacheBody | undefined => {
   return body
 }
 
-interface Header {
-  readonly format: string
-  readonly build: string
-  readonly modelsDir: string
-  readonly shard: number
-  readonly digest: string
-}
 
 export { contentHash }
 
-/** Detects a torn or edited body (not an adversary: the cache lives inside the project); hashed as bytes. */
-const digestOf = (body: Uint8Array) => sha1(body)
 
-/** `contentHash` of the parts' concatenation, without making it (fresh megabytes are slow to touch). */
-export const contentHashOfParts = (parts: ReadonlyArray<Uint8Array>): string => {
-  const hash = NodeCrypto.createHash("sha1")
-  for (const part of parts) hash.update(part)
-  return hash.digest("base64url")
-}
 
-/**
- * Writes the parts one after another to a staged sibling of `file`, then renames it over `file` (a
- * reader sees the old file or the new one). Not fsynced: the cache's files are derived data whose
- * digest catches a torn write.
- */
-export const writeStagedParts = (file: string, parts: ReadonlyArray<Uint8Array>): void => {
-  const staged = stagedSibling(file, NodePath)
-  let renamed = false
-  try {
-    const fd = NodeFs.openSync(staged, "w")
-    try {
-      for (const part of parts) {
-        for (let done = 0; done < part.length; ) done += NodeFs.writeSync(fd, part, done, part.length - done)
-      }
-    } finally {
-      NodeFs.closeSync(fd)
-    }
-    NodeFs.renameSync(staged, file)
-    renamed = true
-  } finally {
-    // Only a write that failed leaves the staged file behind (a renamed one is gone already).
-    if (!renamed) NodeFs.rmSync(staged, { force: true })
-  }
-}
 
 /** FNV-1a of a model name, modulo `shardCount`: which shard holds the model's entries. */
 export const shardOf = (model: string): number => {
@@ -228,16 +202,6 @@ export const shardOf = (model: string): number => {
   return (h >>> 0) % shardCount
 }
 
-/** `<models dir's parent>/.pcli/compile-cache/<hash of the models dir>.<shard>.json`. */
-export const cacheFileFor = (modelsDir: string, shard: number): string => {
-  const absolute = NodePath.resolve(modelsDir)
-  return NodePath.join(
-    NodePath.dirname(absolute),
-    ".pcli",
-    "compile-cache",
-    `${contentHash(absolute).slice(0, 16)}.${String(shard).padStart(2, "0")}.json`
-  )
-}
 
 export const emptyBody = (): CacheBody => ({ files: emptyStamps(), sql: new Map(), sidecars: new Map(), contracts: new Map() })
 
@@ -320,39 +284,19 @@ export const emptyCache = (status: ShardStatus | "off"): { status: ShardStatus |
   shards: Array.from({ length: shardCount }, () => ({ status: "absent" as const, body: emptyBody() }))
 })
 
-/** JSON text with every non-ASCII character escaped, so the file reads back byte for character. */
-export const asciiOnly = (json: string): string =>
-  // As many UTF-8 bytes as characters only when every character is ASCII: then there is nothing to escape.
-  Buffer.byteLength(json, "utf8") === json.length ? json : json.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
-export const asciiJson = (value: unknown): string => asciiOnly(JSON.stringify(value))
 
 const isEmpty = (body: CacheBody) => body.files.rows.size + body.sql.size + body.sidecars.size + body.contracts.size === 0
 
-/**
- * Writes the given shards (best effort: a read-only project still compiles, just without a cache).
- * Not fsynced: a shard torn by a crash fails its digest and is rebuilt, so durability buys nothing
- * here; written to a staged sibling and renamed, so a reader sees the old file or the new one.
- */
+/** A shard's stored form, or undefined for an empty one (its file is removed). */
+export const storedPartsOrNone = (body: CacheBody): StoredParts | undefined => (isEmpty(body) ? undefined : storedParts(body))
+
+/** The given shards in their stored form, as `writeShardFiles` takes them. */
+export const shardsToWrite = (shards: ReadonlyMap<number, CacheBody>): Array<readonly [number, StoredParts | undefined]> =>
+  [...shards].map(([shard, body]) => [shard, storedPartsOrNone(body)] as const)
+
+/** Writes the given shards here (best effort: a read-only project still compiles, just without a cache). */
 export const writeCache = (modelsDir: string, shards: ReadonlyMap<number, CacheBody>): Effect.Effect<void> =>
-  Effect.sync(() => {
-    let dirMade = false
-    for (const [shard, body] of shards) {
-      const file = cacheFileFor(modelsDir, shard)
-      try {
-        if (isEmpty(body)) {
-          NodeFs.rmSync(file, { force: true })
-          continue
-        }
-        if (!dirMade) NodeFs.mkdirSync(NodePath.dirname(file), { recursive: true })
-        dirMade = true
-        const bodyBytes = Buffer.from(asciiOnly(storedBodyJson(body)), "latin1")
-        const header: Header = { format: FORMAT, build, modelsDir: NodePath.resolve(modelsDir), shard, digest: digestOf(bodyBytes) }
-        writeStagedParts(file, [Buffer.from(`${asciiJson(header)}\n`, "latin1"), bodyBytes])
-      } catch {
-        // Best effort, shard by shard: a shard left unwritten is rebuilt by the next compile.
-      }
-    }
-  })
+  Effect.sync(() => writeShardFiles(modelsDir, shardsToWrite(shards)))
 
 /** Whether a compile may write the cache back; read-only surfaces (`pcli serve`) set it false. */
 export class CompileCacheWrites extends Context.Reference<CompileCacheWrites>()("pcli/CompileCacheWrites", {

@@ -137,7 +137,7 @@ const fromIndex = (
       text = utf8(yield* render(project.right))
     }
     if (writes) {
-      yield* load.right.save
+      yield* yield* load.right.save
       const stamps = index.stamps.slice()
       let trusted = false
       for (let j = 0; j < changed.length; j++) {
@@ -164,7 +164,9 @@ const whole = (
 ): Effect.Effect<Uint8Array, CompileError, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function* () {
     let load: CachedLoad | undefined
-    const project = yield* compileListing({ ...options, onLoaded: (_, loaded) => (load = loaded) }, listing)
+    let saved: Effect.Effect<void> = Effect.void
+    // The shards are written (by the read-ahead worker, where one ran) while this renders and writes the index.
+    const project = yield* compileListing({ ...options, onLoaded: (_, loaded) => (load = loaded), onSaving: (wait) => (saved = wait) }, listing)
     // Encoded once: the same bytes go to the index and to the output.
     const text = utf8(yield* render(project))
     if (writes && load !== undefined) {
@@ -178,6 +180,7 @@ const whole = (
       }
       writeIndex(options.modelsDir, { names: listing.names, stamps, summaries, renderKey, dirStamp, text })
     }
+    yield* saved
     return text
   })
 

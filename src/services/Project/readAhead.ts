@@ -3,6 +3,7 @@ import * as NodePath from "node:path"
 import type { Worker } from "node:worker_threads"
 import { lazy } from "../../platform/lazy"
 import { FileKind } from "./fileWork"
+import type { SaveMessage } from "./readAheadSave"
 import {
   CLAIMED_BY_READER,
   CLAIMED_BY_WORKER,
@@ -12,6 +13,11 @@ import {
   NOT_WORKED,
   POSTED,
   readWhole,
+  SAVE,
+  SAVE_ASKED,
+  SAVE_DONE,
+  SAVE_IDLE,
+  SAVE_POSTED,
   STATE_SLOTS,
   UNCLAIMED,
   WANTED,
@@ -84,7 +90,17 @@ export interface ReadAhead {
    * stopped answering.
    */
   readonly take: (index: number) => ReadAheadFile | undefined
-  /** Stops the worker (files it has not read are no longer needed). */
+  /** Files the worker has not claimed are no longer needed: it finishes those it has and waits for a save. */
+  readonly stopReading: () => void
+  /**
+   * Hands the worker the messages of a save, posted as they are made (the worker writes each as it
+   * comes, while this thread makes the next and then goes on); false when it cannot take them (it
+   * stopped waiting, or stopped answering): then the caller writes them.
+   */
+  readonly saveShards: (messages: Iterable<SaveMessage>) => boolean
+  /** Waits for the handed shards to be written; false when they were not (the caller writes them then). */
+  readonly awaitSaved: () => boolean
+  /** Stops the worker. */
   readonly close: () => void
 }
 
@@ -99,6 +115,8 @@ export interface ReadAheadOptions {
   readonly claimRun?: number
   /** False: this thread never reads a file itself, it waits for the worker (tests see every file go through it). */
   readonly readerClaims?: boolean
+  /** How long to wait for the worker to write the shards handed to it before writing them here. */
+  readonly savePatienceMs?: number
 }
 
 /**
@@ -230,12 +248,39 @@ export const startReadAhead = (
     const work = workJson !== undefined ? JSON.parse(workJson) : got.work
     return { text, stat: got.stat, key: got.key, worked: got.worked !== NOT_WORKED, work, workJson }
   }
-  const close = () => {
-    stalled = true
+  let stopped = false
+  const stopReading = () => {
+    if (stopped) return
+    stopped = true
     // Every file still unclaimed is claimed here, so a worker still reading stops at its next file.
     for (let index = 0; index < paths.length; index++) Atomics.compareExchange(claims, index, UNCLAIMED, CLAIMED_BY_READER)
+  }
+  const saveShards = (messages: Iterable<SaveMessage>): boolean => {
+    stopReading()
+    if (stalled || Atomics.compareExchange(state, SAVE, SAVE_IDLE, SAVE_ASKED) !== SAVE_IDLE) return false
+    Atomics.notify(state, SAVE)
+    for (const message of messages) {
+      port.postMessage(message)
+      Atomics.add(state, SAVE_POSTED, 1)
+      Atomics.notify(state, SAVE_POSTED)
+    }
+    return true
+  }
+  const awaitSaved = (): boolean => {
+    const deadline = Date.now() + (options.savePatienceMs ?? 30_000)
+    for (;;) {
+      const now = Atomics.load(state, SAVE)
+      if (now !== SAVE_ASKED) return now === SAVE_DONE
+      const left = deadline - Date.now()
+      if (left <= 0) return false
+      Atomics.wait(state, SAVE, SAVE_ASKED, left)
+    }
+  }
+  const close = () => {
+    stalled = true
+    stopReading()
     port.close()
     void worker.terminate()
   }
-  return { take, close }
+  return { take, stopReading, saveShards, awaitSaved, close }
 }

@@ -4,10 +4,22 @@ import type { FileKind } from "./fileWork"
 
 // The protocol between the read-ahead worker (this loop) and the thread that compiles (readAhead.ts).
 
-/** Slots of the shared Int32Array: messages posted, and 1 + the index of a file the reader waits for. */
+/** Slots of the shared Int32Array: messages posted, 1 + the index of a file the reader waits for, the save's state and messages. */
 export const POSTED = 0
 export const WANTED = 1
-export const STATE_SLOTS = 2
+export const SAVE = 2
+/** Messages the reader has posted for the save so far (the worker takes them as they come). */
+export const SAVE_POSTED = 3
+export const STATE_SLOTS = 4
+/**
+ * The save's states: none asked yet; asked (its message posted to the worker first); the worker
+ * stopped waiting for one (it asks nothing more then); written; not written (the reader writes).
+ */
+export const SAVE_IDLE = 0
+export const SAVE_ASKED = 1
+export const SAVE_GAVE_UP = 2
+export const SAVE_DONE = 3
+export const SAVE_FAILED = 4
 /** A file's claim: nobody's yet, the worker's (it reads the file), or the reader's (it reads the file itself). */
 export const UNCLAIMED = 0
 export const CLAIMED_BY_WORKER = 1
@@ -178,4 +190,43 @@ export const readAheadLoop = (
     if (meta.length >= data.chunkFiles * META || (wanted >= lowest && wanted <= highest)) flush()
   }
   flush()
+}
+
+/**
+ * After the loop: waits up to `patienceMs` for the reader to ask for a save (the compile cache's
+ * shards, written here while the reader goes on), then writes each message as it comes, up to
+ * the last. Gives up, so a compile that saves nothing leaves no thread behind.
+ */
+export const serveSave = <M>(
+  data: LoopData,
+  patienceMs: number,
+  receive: () => M | undefined,
+  write: (message: M) => void,
+  isLast: (message: M) => boolean
+): void => {
+  const state = new Int32Array(data.state)
+  Atomics.wait(state, SAVE, SAVE_IDLE, patienceMs)
+  if (Atomics.compareExchange(state, SAVE, SAVE_IDLE, SAVE_GAVE_UP) === SAVE_IDLE) return
+  let outcome = SAVE_FAILED
+  let taken = 0
+  try {
+    for (;;) {
+      const message = receive()
+      if (message === undefined) {
+        // Not posted yet: wait for the next one (a reader that stopped posting leaves the rest to itself).
+        if (Atomics.wait(state, SAVE_POSTED, taken, patienceMs) === "timed-out") break
+        continue
+      }
+      taken++
+      write(message)
+      if (isLast(message)) {
+        outcome = SAVE_DONE
+        break
+      }
+    }
+  } catch {
+    // The reader writes what was asked, as it would without a worker.
+  }
+  Atomics.store(state, SAVE, outcome)
+  Atomics.notify(state, SAVE)
 }

@@ -1,7 +1,18 @@
-// The read-ahead worker's entry (dist/pcli-read-ahead.cjs): reads a compile's files and does their fast-path work (readAhead.ts).
-import { workerData } from "node:worker_threads"
+// The read-ahead worker's entry (dist/pcli-read-ahead.cjs): reads a compile's files and does their fast-path work, then writes the cache shards it is handed (readAhead.ts).
+import { receiveMessageOnPort, workerData } from "node:worker_threads"
 import { contentHash } from "./contentKey"
 import { fileWork } from "./fileWork"
-import { type LoopData, readAheadLoop } from "./readAheadLoop"
+import { type LoopData, readAheadLoop, serveSave } from "./readAheadLoop"
+import { type SaveMessage, savePatienceMs } from "./readAheadSave"
+import { writeShardFiles } from "./shardFile"
 
-readAheadLoop(workerData as LoopData, contentHash, fileWork)
+const data = workerData as LoopData
+readAheadLoop(data, contentHash, fileWork)
+serveSave(
+  data,
+  savePatienceMs,
+  () => receiveMessageOnPort(data.port)?.message as SaveMessage | undefined,
+  (message) => writeShardFiles(message.modelsDir, message.shards, message.build),
+  (message) => message.last
+)
+data.port.close()
