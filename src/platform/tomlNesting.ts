@@ -32,40 +32,6 @@ export const tooDeep = (data: unknown, max: number = MAX_NESTING): Option.Option
   return Option.none()
 }
 
-/**
- * Whether `tooDeep` finds a path (some table or array nested deeper than `max`), without building
- * paths: the check every decoded sidecar passes on a compile's fast path.
- */
-export const nestedDeeperThan = (data: unknown, max: number = MAX_NESTING): boolean => {
-  const values: Array<object> = []
-  const depths: Array<number> = []
-  if (typeof data === "object" && data !== null && !(data instanceof Date)) {
-    values.push(data)
-    depths.push(0)
-  }
-  for (let value = values.pop(); value !== undefined; value = values.pop()) {
-    const depth = depths.pop()!
-    if (depth > max) return true
-    const children: ArrayLike<unknown> | Record<string, unknown> = value as Record<string, unknown>
-    if (Array.isArray(children)) {
-      for (const child of children) {
-        if (typeof child === "object" && child !== null && !(child instanceof Date)) {
-          values.push(child)
-          depths.push(depth + 1)
-        }
-      }
-    } else {
-      for (const key in children) {
-        const child = children[key]
-        if (typeof child === "object" && child !== null && !(child instanceof Date)) {
-          values.push(child)
-          depths.push(depth + 1)
-        }
-      }
-    }
-  }
-  return false
-}
 
 /**
  * Refuses parsed TOML nested deeper than MAX_NESTING before anything recurses over it

@@ -1,12 +1,11 @@
 import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, Option } from "effect"
+import { Effect, Either } from "effect"
 import fc from "fast-check"
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { MessageChannel, receiveMessageOnPort } from "node:worker_threads"
-import { MAX_NESTING, nestedDeeperThan, tooDeep } from "../../src/platform/tomlNesting"
 import { loadWithCache } from "../../src/services/Project/cachedLoad"
 import { emptyBody, putStamp, rememberJson, storedBodyJson, storedBodyJsonPlain } from "../../src/services/Project/compileCache"
 import { contentHash } from "../../src/services/Project/contentKey"
@@ -76,28 +75,6 @@ const expected = (path: string, kind: FileKind) => {
         work: fileWork(kind, stamped.text)
       }
 }
-
-describe("TOML nesting check", () => {
-  it("nestedDeeperThan agrees with tooDeep", () => {
-    const value = fc.letrec((tie) => ({
-      node: fc.oneof(
-        { depthSize: "small", withCrossShrink: true },
-        fc.oneof(fc.integer(), fc.string({ maxLength: 3 }), fc.constant(null), fc.date({ noInvalidDate: true })),
-        fc.array(tie("node"), { maxLength: 3 }),
-        fc.dictionary(fc.string({ maxLength: 2 }), tie("node"), { maxKeys: 3 })
-      )
-    })).node
-    fc.assert(
-      fc.property(value, fc.integer({ min: 0, max: 5 }), (data, max) => {
-        expect(nestedDeeperThan(data, max)).toBe(Option.isSome(tooDeep(data, max)))
-      }),
-      { numRuns: 500 }
-    )
-    const deep = Array.from({ length: MAX_NESTING + 2 }).reduce<unknown>((inner) => ({ k: inner }), 1)
-    expect(nestedDeeperThan(deep)).toBe(true)
-    expect(Option.isSome(tooDeep(deep))).toBe(true)
-  })
-})
 
 describe("cloneFaithful and jsonFaithful", () => {
   it("is true only for values structured cloning gives back equal", () => {

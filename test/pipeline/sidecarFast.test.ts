@@ -1,7 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Either, Schema } from "effect"
+import { Either, Option, Schema } from "effect"
 import * as fc from "fast-check"
 import * as Toml from "smol-toml"
+import { MAX_NESTING, tooDeep } from "../../src/platform/tomlNesting"
 import { ModelContract, ModelSidecar } from "../../src/schemas/model"
 import { fastDecodeContract, fastDecodeSidecar } from "../../src/services/Project/sidecarFast"
 
@@ -129,5 +130,40 @@ describe("sidecar fast path", () => {
     expect(fastDecodeSidecar({ ...base, freshness: { max_lag_seconds: 5 } })).toBeUndefined()
     expect(fastDecodeSidecar({ ...base, strategy: { type: "time_interval", time_column: "ts", granularity: "day" } })).toBeUndefined()
     expect(fastDecodeSidecar({ ...base, tests: [{ type: "row_count_range", min: 1 }] })).toBeUndefined()
+  })
+
+  // The plain decoder rejects a file nested deeper than MAX_NESTING; the fast path needs no check of
+  // its own because it accepts only shapes a few levels deep: any deeper value is declined.
+  const everyPlace = (data: unknown): Array<readonly [Record<string, unknown> | Array<unknown>, string | number]> => {
+    const places: Array<readonly [Record<string, unknown> | Array<unknown>, string | number]> = []
+    const walk = (value: unknown) => {
+      if (Array.isArray(value)) value.forEach((child, i) => (places.push([value, i]), walk(child)))
+      else if (typeof value === "object" && value !== null) for (const key in value) places.push([value as Record<string, unknown>, key]), walk((value as Record<string, unknown>)[key])
+    }
+    walk(data)
+    return places
+  }
+  const deepValue = (depth: number, leaf: unknown) =>
+    Array.from({ length: depth }).reduce<unknown>((inner, _, i) => (i % 2 === 0 ? [inner] : { k: inner }), leaf)
+
+  it("declines any sidecar or contract nested deeper than a few levels, wherever the depth is", () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(sidecar.map((d) => ["sidecar", d] as const), contract.map((d) => ["contract", d] as const)),
+        fc.nat(),
+        fc.integer({ min: 5, max: MAX_NESTING + 4 }),
+        fc.constantFrom<unknown>("a", 1, true),
+        ([kind, data], at, depth, leaf) => {
+          const copy = structuredClone(data) as Record<string, unknown>
+          const places = everyPlace(copy)
+          if (places.length === 0) return
+          const [container, key] = places[at % places.length]!
+          ;(container as Record<string | number, unknown>)[key] = deepValue(depth, leaf)
+          const decoded = kind === "sidecar" ? fastDecodeSidecar(copy) : fastDecodeContract(copy)
+          expect(Option.isSome(tooDeep(copy, 4)) ? decoded : undefined).toBeUndefined()
+        }
+      ),
+      { numRuns: 2000 }
+    )
   })
 })

@@ -1,5 +1,4 @@
 import * as Toml from "smol-toml"
-import { nestedDeeperThan } from "../../platform/tomlNesting"
 import { parseableSql } from "../Runner/partitions"
 import { fastDecodeContract, fastDecodeSidecar } from "./sidecarFast"
 import { fastTableReferences } from "./sqlFast"
@@ -12,7 +11,11 @@ import type { TableRef } from "./sqlRefs"
 export const FileKind = { sql: 0, sidecar: 1, contract: 2 } as const
 export type FileKind = (typeof FileKind)[keyof typeof FileKind]
 
-/** Decodes a sidecar/contract text on the fast path only; undefined sends it through `decodeModel`. */
+/**
+ * Decodes a sidecar/contract text on the fast path only; undefined sends it through `decodeModel`.
+ * No nesting check (the plain decoder's `tooDeep`): the fast decoders accept only shapes a few
+ * levels deep and decline anything deeper (a property test holds them to it).
+ */
 export const quickDecode = <A>(fast: (data: unknown) => A | undefined, text: string): A | undefined => {
   let data: unknown
   try {
@@ -20,7 +23,7 @@ export const quickDecode = <A>(fast: (data: unknown) => A | undefined, text: str
   } catch {
     return undefined
   }
-  return nestedDeeperThan(data) ? undefined : fast(data)
+  return fast(data)
 }
 
 /** The tables a model's SQL reads, by the fast reader (undefined: only DuckDB's parser can tell). */
