@@ -229,6 +229,32 @@ describe("startReadAhead", () => {
   })
 })
 
+describe("the worker's save", () => {
+  it("is left to this thread, without waiting out its patience, when the worker fails", () => {
+    const dir = mkdtempSync(join(tmpdir(), "pcli-read-ahead-fail-"))
+    try {
+      const paths = [0, 1, 2].map((i) => join(dir, `m${i}.toml`))
+      for (const path of paths) writeFileSync(path, 'name = "m"\n')
+      // A chunk of -1 bytes makes the worker's loop throw at its first file.
+      const ahead = startReadAhead(paths, Uint8Array.from([FileKind.sidecar, FileKind.sidecar, FileKind.sidecar]), {
+        workerFile: WORKER,
+        chunkBytes: -1,
+        readerClaims: false,
+        patienceMs: 50,
+        savePatienceMs: 30_000
+      })
+      expect(ahead).toBeDefined()
+      const asked = ahead!.saveShards([{ modelsDir: dir, build: "test", shards: [], last: true }])
+      // Asked before the worker failed: the worker says so ("timedOut": nobody did); asked after: it is not taken at all.
+      expect(asked ? ahead!.awaitSaved() : "failed").toBe("failed")
+      expect(ahead!.take(0)).toBeUndefined()
+      ahead!.close()
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
+
 describe("loadWithCache with a read-ahead worker", () => {
   const model = fc.record({
     sql: fc.constantFrom("SELECT 1 AS id", "SELECT id FROM s.m0", "SELECT * FROM s.m1 JOIN s.m2 USING (id)"),

@@ -366,7 +366,7 @@ export const loadWithCache = (
             }
             if (readAhead !== undefined && readAhead.saveShards(messages())) {
               return Effect.sync(() => {
-                if (!readAhead.awaitSaved()) write()
+                if (readAhead.awaitSaved() !== "written") write()
                 readAhead.close()
               })
             }

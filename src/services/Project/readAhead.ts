@@ -98,8 +98,11 @@ export interface ReadAhead {
    * stopped waiting, or stopped answering): then the caller writes them.
    */
   readonly saveShards: (messages: Iterable<SaveMessage>) => boolean
-  /** Waits for the handed shards to be written; false when they were not (the caller writes them then). */
-  readonly awaitSaved: () => boolean
+  /**
+   * Waits for the handed shards: "written", or "failed" (the worker could not, or ended first) or
+   * "timedOut" (it did not say within `savePatienceMs`), where the caller writes them itself.
+   */
+  readonly awaitSaved: () => "written" | "failed" | "timedOut"
   /** Stops the worker. */
   readonly close: () => void
 }
@@ -266,13 +269,13 @@ export const startReadAhead = (
     }
     return true
   }
-  const awaitSaved = (): boolean => {
+  const awaitSaved = (): "written" | "failed" | "timedOut" => {
     const deadline = Date.now() + (options.savePatienceMs ?? 30_000)
     for (;;) {
       const now = Atomics.load(state, SAVE)
-      if (now !== SAVE_ASKED) return now === SAVE_DONE
+      if (now !== SAVE_ASKED) return now === SAVE_DONE ? "written" : "failed"
       const left = deadline - Date.now()
-      if (left <= 0) return false
+      if (left <= 0) return "timedOut"
       Atomics.wait(state, SAVE, SAVE_ASKED, left)
     }
   }

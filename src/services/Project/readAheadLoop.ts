@@ -230,3 +230,13 @@ export const serveSave = <M>(
   Atomics.store(state, SAVE, outcome)
   Atomics.notify(state, SAVE)
 }
+
+/**
+ * The worker is ending (its work done, or a failure): a save not asked for yet never will be, and
+ * one asked for and not written is left to the reader, which would otherwise wait out its patience.
+ */
+export const abandonSave = (data: LoopData): void => {
+  const state = new Int32Array(data.state)
+  if (Atomics.compareExchange(state, SAVE, SAVE_IDLE, SAVE_GAVE_UP) === SAVE_ASKED) Atomics.store(state, SAVE, SAVE_FAILED)
+  Atomics.notify(state, SAVE)
+}

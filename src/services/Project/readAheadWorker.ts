@@ -2,17 +2,22 @@
 import { receiveMessageOnPort, workerData } from "node:worker_threads"
 import { contentHash } from "./contentKey"
 import { fileWork } from "./fileWork"
-import { type LoopData, readAheadLoop, serveSave } from "./readAheadLoop"
+import { abandonSave, type LoopData, readAheadLoop, serveSave } from "./readAheadLoop"
 import { type SaveMessage, savePatienceMs } from "./readAheadSave"
 import { writeShardFiles } from "./shardFile"
 
 const data = workerData as LoopData
-readAheadLoop(data, contentHash, fileWork)
-serveSave(
-  data,
-  savePatienceMs,
-  () => receiveMessageOnPort(data.port)?.message as SaveMessage | undefined,
-  (message) => writeShardFiles(message.modelsDir, message.shards, message.build),
-  (message) => message.last
-)
-data.port.close()
+try {
+  readAheadLoop(data, contentHash, fileWork)
+  serveSave(
+    data,
+    savePatienceMs,
+    () => receiveMessageOnPort(data.port)?.message as SaveMessage | undefined,
+    (message) => writeShardFiles(message.modelsDir, message.shards, message.build),
+    (message) => message.last
+  )
+} finally {
+  // Whatever ended this thread, the reader is not left waiting for a save it would not do.
+  abandonSave(data)
+  data.port.close()
+}
