@@ -366,8 +366,10 @@ export const loadWithCache = (
             }
             if (readAhead !== undefined && readAhead.saveShards(messages())) {
               return Effect.sync(() => {
-                if (readAhead.awaitSaved() !== "written") write()
+                // A worker that wrote them ends on its own (stopping it would hold this process's exit until it is down).
+                if (readAhead.awaitSaved() === "written") return
                 readAhead.close()
+                write()
               })
             }
             readAhead?.close()
