@@ -1,6 +1,6 @@
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
-import { Context, Effect } from "effect"
+import { Context } from "effect"
 import type { ModelContract, ModelSidecar } from "../../schemas/model"
 import { contentHash } from "./contentKey"
 import {
@@ -13,7 +13,6 @@ import {
   partsJson,
   SHARD_FORMAT,
   type StoredParts,
-  writeShardFiles,
   writeStagedParts
 } from "./shardFile"
 import type { TableRef } from "./sqlRefs"
@@ -293,10 +292,6 @@ export const storedPartsOrNone = (body: CacheBody): StoredParts | undefined => (
 /** The given shards in their stored form, as `writeShardFiles` takes them. */
 export const shardsToWrite = (shards: ReadonlyMap<number, CacheBody>): Array<readonly [number, StoredParts | undefined]> =>
   [...shards].map(([shard, body]) => [shard, storedPartsOrNone(body)] as const)
-
-/** Writes the given shards here (best effort: a read-only project still compiles, just without a cache). */
-export const writeCache = (modelsDir: string, shards: ReadonlyMap<number, CacheBody>): Effect.Effect<void> =>
-  Effect.sync(() => writeShardFiles(modelsDir, shardsToWrite(shards)))
 
 /** Whether a compile may write the cache back; read-only surfaces (`pcli serve`) set it false. */
 export class CompileCacheWrites extends Context.Reference<CompileCacheWrites>()("pcli/CompileCacheWrites", {
