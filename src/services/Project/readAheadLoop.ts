@@ -12,8 +12,8 @@ export const SAVE = 2
 export const SAVE_POSTED = 3
 export const STATE_SLOTS = 4
 /**
- * The save's states: none asked yet; asked (its message posted to the worker first); the worker
- * stopped waiting for one (it asks nothing more then); written; not written (the reader writes).
+ * The save's states: none asked yet; asked (its messages follow, counted in `SAVE_POSTED`); the
+ * worker stopped waiting for one (it takes none then); written; not written (the reader writes).
  */
 export const SAVE_IDLE = 0
 export const SAVE_ASKED = 1
