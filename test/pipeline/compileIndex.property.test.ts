@@ -3,7 +3,7 @@ import fc from "fast-check"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { asciiJson } from "../../src/services/Project/compileCache"
+import { asciiJson } from "../../src/services/Project/shardFile"
 import { indexFileFor, readIndex, stampWidth, type StoredSummary, writeIndex } from "../../src/services/Project/compileIndex"
 
 // The index's summaries section, read one summary at a time (a warm compile compares only the

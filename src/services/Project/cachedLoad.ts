@@ -22,10 +22,9 @@ import {
   shardOf,
   shardsToWrite,
   storedPartsOrNone,
-  CompileCacheWrites,
-  cacheBuild
+  CompileCacheWrites
 } from "./compileCache"
-import { writeShardFiles } from "./shardFile"
+import { cacheBuild, writeShardFiles } from "./shardFile"
 import type { ModelSqlInvalid } from "./errors"
 import { decodeModel, type LoadModelsOptions, type ModelDefinition, type ModelListing, type ModelLoadError, readText } from "./models"
 import { FileKind, quickDecode, quickReferences } from "./fileWork"

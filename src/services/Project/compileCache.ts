@@ -4,20 +4,14 @@ import { Context } from "effect"
 import type { ModelContract, ModelSidecar } from "../../schemas/model"
 import { contentHash } from "./contentKey"
 import {
-  asciiJson,
-  asciiOnly,
   cacheBuild,
   cacheFileFor,
-  contentHashOfParts,
   digestOf,
   partsJson,
   SHARD_FORMAT,
-  type StoredParts,
-  writeStagedParts
+  type StoredParts
 } from "./shardFile"
 import type { TableRef } from "./sqlRefs"
-
-export { asciiJson, asciiOnly, cacheBuild, cacheFileFor, contentHashOfParts, writeStagedParts }
 
 /**
  * The compile cache: what is expensive to recompute per file (the tables a model's SQL reads,
@@ -30,8 +24,6 @@ export { asciiJson, asciiOnly, cacheBuild, cacheFileFor, contentHashOfParts, wri
  * another directory is ignored and rewritten.
  */
 
-const build = cacheBuild
-const FORMAT = SHARD_FORMAT
 /** Number of shard files (a model's shard: FNV-1a of its name). */
 export const shardCount = 64
 
@@ -248,8 +240,8 @@ const readShard = (modelsDir: string, shard: number): ShardLoad => {
   } catch {
     return { status: "corrupt", body: emptyBody() }
   }
-  if (!isRecord(header) || header["format"] !== FORMAT) return { status: "foreign", body: emptyBody() }
-  if (header["build"] !== build || header["modelsDir"] !== NodePath.resolve(modelsDir) || header["shard"] !== shard) {
+  if (!isRecord(header) || header["format"] !== SHARD_FORMAT) return { status: "foreign", body: emptyBody() }
+  if (header["build"] !== cacheBuild || header["modelsDir"] !== NodePath.resolve(modelsDir) || header["shard"] !== shard) {
     return { status: "foreign", body: emptyBody() }
   }
   const bodyBytes = bytes.subarray(newline + 1)

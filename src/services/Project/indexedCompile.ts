@@ -10,7 +10,8 @@ import {
   type ModelSummary,
   summaryOf
 } from "./compile"
-import { asciiJson, CompileCacheWrites } from "./compileCache"
+import { CompileCacheWrites } from "./compileCache"
+import { asciiJson } from "./shardFile"
 import {
   type CompileIndex,
   type DirStamp,
