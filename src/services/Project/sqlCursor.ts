@@ -3,31 +3,30 @@ import { Kind, keywordCategory, type Token } from "./sqlTokens"
 
 /** A position in the tokens of one statement, with the small reads every grammar rule shares. */
 export const makeCursor = (tokens: ReadonlyArray<Token>) => {
-  const c = { tokens, at: 0, depth: 0 }
-  const peek = (offset = 0) => c.tokens[c.at + offset]!
-  const next = () => c.tokens[c.at++]!
-  const isWord = (word: string, offset = 0) => {
+  const peek = (offset = 0): Token => c.tokens[c.at + offset]!
+  const next = (): Token => c.tokens[c.at++]!
+  const isWord = (word: string, offset = 0): boolean => {
     const t = c.tokens[c.at + offset]!
     return t.kind === Kind.Word && t.lower === word
   }
-  const isSymbol = (symbol: string, offset = 0) => {
+  const isSymbol = (symbol: string, offset = 0): boolean => {
     const t = c.tokens[c.at + offset]!
     return t.kind === Kind.Symbol && t.text === symbol
   }
-  const acceptWord = (word: string) => (isWord(word) ? (c.at++, true) : false)
-  const acceptSymbol = (symbol: string) => (isSymbol(symbol) ? (c.at++, true) : false)
-  const expectWord = (word: string) => {
+  const acceptWord = (word: string): boolean => (isWord(word) ? (c.at++, true) : false)
+  const acceptSymbol = (symbol: string): boolean => (isSymbol(symbol) ? (c.at++, true) : false)
+  const expectWord = (word: string): void => {
     if (!acceptWord(word)) fail()
   }
-  const expectSymbol = (symbol: string) => {
+  const expectSymbol = (symbol: string): void => {
     if (!acceptSymbol(symbol)) fail()
   }
-  const enter = () => {
+  const enter = (): void => {
     if (++c.depth > 64) fail() // deep nesting: DuckDB decides (it has its own depth limits)
   }
 
   /** A column id: a plain or quoted identifier, an unreserved or column-name keyword. */
-  const isColId = (t: Token) => {
+  const isColId = (t: Token): boolean => {
     if (t.kind === Kind.Quoted) return true
     if (t.kind !== Kind.Word) return false
     const category = keywordCategory(t.lower)
@@ -45,22 +44,24 @@ export const makeCursor = (tokens: ReadonlyArray<Token>) => {
     return t.text
   }
   /** A bare column alias: DuckDB takes only a plain identifier there. */
-  const isBareAlias = (t: Token) =>
+  const isBareAlias = (t: Token): boolean =>
     t.kind === Kind.Quoted || (t.kind === Kind.Word && keywordCategory(t.lower) === undefined)
 
-  const commaList = (item: () => void) => {
+  const commaList = (item: () => void): void => {
     do item()
     while (acceptSymbol(","))
   }
-  const nameList = () => {
+  const nameList = (): void => {
     expectSymbol("(")
     commaList(colId)
     expectSymbol(")")
   }
-  const leave = () => {
+  const leave = (): void => {
     c.depth--
   }
-  return Object.assign(c, { peek, next, isWord, isSymbol, acceptWord, acceptSymbol, expectWord, expectSymbol, enter, isColId, colId, label, isBareAlias, commaList, nameList, leave })
+  // One literal, not state plus Object.assign: that left the cursor in dictionary mode, and every `c.at` a hash lookup.
+  const c = { tokens, at: 0, depth: 0, peek, next, isWord, isSymbol, acceptWord, acceptSymbol, expectWord, expectSymbol, enter, isColId, colId, label, isBareAlias, commaList, nameList, leave }
+  return c
 }
 
 export type Cursor = ReturnType<typeof makeCursor>
