@@ -9,7 +9,7 @@ import { MessageChannel, receiveMessageOnPort } from "node:worker_threads"
 import { loadWithCache } from "../../src/services/Project/cachedLoad"
 import { emptyBody, putStamp, rememberJson, storedBodyJson, storedBodyJsonPlain } from "../../src/services/Project/compileCache"
 import { contentHash } from "../../src/services/Project/contentKey"
-import { FileKind, fileWork } from "../../src/services/Project/fileWork"
+import { FileKind, fileWork, workIsJson } from "../../src/services/Project/fileWork"
 import { listModels } from "../../src/services/Project/models"
 import { readStamped, startReadAhead, visitOrder } from "../../src/services/Project/readAhead"
 import {
@@ -123,7 +123,8 @@ describe("the read-ahead loop", () => {
               // Any order of visits: the compile's (visitOrder) or a shuffle.
               { paths, kinds, order, state, claims, port: channel.port2, chunkFiles, chunkBytes },
               contentHash,
-              fileWork
+              fileWork,
+              workIsJson
             )
             const seen = new Map<number, unknown>()
             let messages = 0

@@ -4,6 +4,7 @@ import * as fc from "fast-check"
 import * as Toml from "smol-toml"
 import { MAX_NESTING, tooDeep } from "../../src/platform/tomlNesting"
 import { ModelContract, ModelSidecar } from "../../src/schemas/model"
+import { jsonFaithful } from "../../src/services/Project/readAheadLoop"
 import { fastDecodeContract, fastDecodeSidecar } from "../../src/services/Project/sidecarFast"
 
 const options = { onExcessProperty: "error", errors: "all" } as const
@@ -145,6 +146,81 @@ describe("sidecar fast path", () => {
   }
   const deepValue = (depth: number, leaf: unknown) =>
     Array.from({ length: depth }).reduce<unknown>((inner, _, i) => (i % 2 === 0 ? [inner] : { k: inner }), leaf)
+
+  /** Shapes the fast path takes, with any double (nan, inf, -0 included) among accepted values. */
+  const name = fc.constantFrom("a", "main", "id", "é")
+  const validSidecar = fc
+    .tuple(
+      name,
+      fc.record({ catalog: name, schema: name, table: name }),
+      fc.array(
+        fc.oneof(
+          fc.record({ type: fc.constantFrom("not_null", "unique"), column: name }),
+          fc.record({ type: fc.constant("accepted_values"), column: name, values: fc.array(fc.oneof(fc.double(), fc.integer(), name, fc.boolean()), { minLength: 1, maxLength: 4 }) })
+        ),
+        { maxLength: 3 }
+      ),
+      fc.dictionary(fc.constantFrom("layer", "owner"), name)
+    )
+    .map(([n, target, tests, tags]) => ({ name: n, target, tests, tags, sources: [{ schema: "ext", table: "events" }] }))
+  const validContract = fc
+    .array(fc.record({ name, type: fc.constantFrom("INTEGER", "VARCHAR"), nullable: fc.boolean() }), { maxLength: 3 })
+    .map((columns) => ({ columns, rules: { required: columns.map((c) => c.name) } }))
+
+  // The read-ahead worker sends what they build as JSON without checking it (readAheadLoop's workIsJson).
+  it("builds only JSON values: whatever odd value or key is put anywhere, what it decodes comes back from JSON the same", () => {
+    let taken = 0
+    fc.assert(
+      fc.property(
+        fc.oneof(validSidecar.map((d) => ["sidecar", d] as const), validContract.map((d) => ["contract", d] as const)),
+        fc.nat(),
+        fc.constantFrom<() => unknown>(
+          () => Number.NaN,
+          () => Number.POSITIVE_INFINITY,
+          () => Number.NEGATIVE_INFINITY,
+          () => -0,
+          () => undefined,
+          () => 10n,
+          () => new Date(0),
+          () => Toml.parse("d = 1979-05-27")["d"],
+          () => Object.assign(Object.create(null) as object, { a: "b" }),
+          () => [Number.NaN, -0, "a"],
+          () => "__proto__",
+          // And plain ones, so that many cases still decode.
+          () => 1.5,
+          () => "a",
+          () => true
+        ),
+        fc.boolean(),
+        ([kind, data], at, odd, asKey) => {
+          const copy = structuredClone(data) as Record<string, unknown>
+          const places = everyPlace(copy)
+          if (places.length === 0) return
+          const [container, key] = places[at % places.length]!
+          const value = odd()
+          // Either an own `__proto__` key beside the others (as smol-toml makes one), or the odd value in place.
+          if (asKey && !Array.isArray(container)) Object.defineProperty(container, "__proto__", { value: "x", enumerable: true, writable: true, configurable: true })
+          else (container as Record<string | number, unknown>)[key] = value
+          const decoded = kind === "sidecar" ? fastDecodeSidecar(copy) : fastDecodeContract(copy)
+          if (decoded === undefined) return
+          taken++
+          expect(jsonFaithful(decoded)).toBe(true)
+          expect(JSON.parse(JSON.stringify(decoded))).toStrictEqual(decoded)
+        }
+      ),
+      { numRuns: 3000 }
+    )
+    expect(taken).toBeGreaterThan(20)
+  })
+
+  it("leaves nan, inf, -0.0 and a `__proto__` key in TOML to the Schema decoder", () => {
+    const base = 'name = "m"\n[target]\ncatalog = "w"\nschema = "s"\ntable = "m"\n'
+    for (const values of ["[nan]", "[inf]", "[-inf]", "[-0.0]", "[1, -0.0]"]) {
+      expect(fastDecodeSidecar(Toml.parse(`${base}[[tests]]\ntype = "accepted_values"\ncolumn = "k"\nvalues = ${values}\n`))).toBeUndefined()
+    }
+    expect(fastDecodeSidecar(Toml.parse(`${base}[[tests]]\ntype = "accepted_values"\ncolumn = "k"\nvalues = [0.0, 1.5]\n`))).toBeDefined()
+    expect(fastDecodeSidecar(Toml.parse(`${base}[tags]\n"__proto__" = "x"\n`))).toBeUndefined()
+  })
 
   it("declines any sidecar or contract nested deeper than a few levels, wherever the depth is", () => {
     fc.assert(

@@ -38,3 +38,6 @@ export const fileWork = (kind: FileKind, text: string): unknown =>
       : kind === FileKind.sidecar
         ? quickDecode(fastDecodeSidecar, text)
         : quickDecode(fastDecodeContract, text)
+
+/** Whether a kind's `fileWork`, when it decodes, gives a JSON value: the fast decoders build only those (sidecarFast.ts). */
+export const workIsJson = (kind: FileKind): boolean => kind !== FileKind.sql

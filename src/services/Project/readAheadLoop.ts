@@ -109,7 +109,9 @@ export const readWhole = (fd: number, buffer: Buffer, at: number, size: number):
 export const readAheadLoop = (
   data: LoopData,
   keyOf: (text: string) => string,
-  work: (kind: FileKind, text: string) => unknown
+  work: (kind: FileKind, text: string) => unknown,
+  /** Kinds whose work, when done, is a JSON value by construction: sent as JSON without the walk that checks it. */
+  workIsJson: (kind: FileKind) => boolean = () => false
 ): void => {
   const state = new Int32Array(data.state)
   const claims = new Uint8Array(data.claims)
@@ -163,7 +165,7 @@ export const readAheadLoop = (
         key = keyOf(text)
         try {
           result = work(kind, text)
-          if (jsonFaithful(result)) {
+          if ((result !== undefined && workIsJson(kind)) || jsonFaithful(result)) {
             result = JSON.stringify(result)
             worked = WORK_AS_JSON
           } else if (cloneFaithful(result)) worked = WORK_CLONED

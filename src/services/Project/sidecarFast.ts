@@ -4,7 +4,9 @@
  * shapes they check completely and build exactly what the Schema decoder would (same keys,
  * same order, same defaults); anything else returns undefined and the caller runs the Schema
  * decoder, which stays the single authority for errors and for the rarer shapes.
- * A property test checks agreement with the Schema decoders.
+ * What they build is always a JSON value (no undefined, non-finite number, -0 or class instance),
+ * so the read-ahead worker sends it as JSON without checking it again.
+ * Property tests check agreement with the Schema decoders, and that JSON gives back what they build.
  */
 import type { ContractColumn, DataTest, ModelContract, ModelSidecar, SourceRef, StrategyBlock } from "../../schemas/model"
 
@@ -33,7 +35,8 @@ const stringRecord = (value: unknown): Readonly<Record<string, string>> | undefi
   const out: Record<string, string> = {}
   for (const key in value) {
     const v = value[key]
-    if (typeof v !== "string") return undefined
+    // `out.__proto__ = v` would not make a key: that record is the Schema decoder's to read.
+    if (typeof v !== "string" || key === "__proto__") return undefined
     out[key] = v
   }
   return out
@@ -114,7 +117,8 @@ const dataTest = (value: unknown): DataTest | undefined => {
       return undefined
     }
     for (const v of values as ReadonlyArray<unknown>) {
-      if (typeof v !== "string" && typeof v !== "number" && typeof v !== "boolean") return undefined
+      // A number JSON would not give back (nan, inf, -0.0) is the Schema decoder's: this path builds only JSON values.
+      if (typeof v === "number" ? !Number.isFinite(v) || Object.is(v, -0) : typeof v !== "string" && typeof v !== "boolean") return undefined
     }
     const copy = [...(values as ReadonlyArray<string | number | boolean>)] as [string | number | boolean, ...Array<string | number | boolean>]
     return filter === undefined ? { type, column, values: copy, severity } : { type, column, values: copy, severity, filter }
