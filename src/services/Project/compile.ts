@@ -12,7 +12,8 @@ import {
 } from "./errors"
 import { closureOf, findCycle } from "./graph"
 import { depthsIndexed, kahnOrderIndexed, reachableCountsIndexed } from "./graphIndexed"
-import { type CachedLoad, type CacheUse, loadWithCache } from "./cachedLoad"
+import { type CachedLoad, loadWithCache } from "./cachedLoad"
+import type { CacheUse } from "./loadFiles"
 import { CompileCacheWrites } from "./compileCache"
 import {
   listModels,

@@ -1,7 +1,8 @@
 import { type FileSystem, Path } from "@effect/platform"
 import * as NodeFs from "node:fs"
 import { Effect, Either } from "effect"
-import { type CachedLoad, loadWithCache, racyMarginMs } from "./cachedLoad"
+import { type CachedLoad, loadWithCache } from "./cachedLoad"
+import { racyMarginMs } from "./loadFiles"
 import {
   type CompiledProject,
   type CompileError,
