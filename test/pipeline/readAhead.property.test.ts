@@ -6,7 +6,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { MessageChannel, receiveMessageOnPort } from "node:worker_threads"
-import { loadWithCache } from "../../src/services/Project/cachedLoad"
+import { definitionsShape, type LoadShape, loadShaped } from "../../src/services/Project/cachedLoad"
+import { summariesShape, summaryOf } from "../../src/services/Project/compile"
 import { emptyBody, putStamp, rememberJson, storedBodyJson, storedBodyJsonPlain } from "../../src/services/Project/compileCache"
 import { contentHash } from "../../src/services/Project/contentKey"
 import { FileKind, fileWork, workIsJson } from "../../src/services/Project/fileWork"
@@ -256,6 +257,16 @@ describe("the worker's save", () => {
   })
 })
 
+/** A shard's header but its digest, and its entries in key order (a load of summaries lists the sidecars it kept as JSON last). */
+const shardContents = (files: ReadonlyArray<ReadonlyArray<string>>) =>
+  files.map(([file, text]) => {
+    const newline = text!.indexOf("\n")
+    const { digest: _, ...header } = JSON.parse(text!.slice(0, newline)) as Record<string, unknown>
+    const body = JSON.parse(text!.slice(newline + 1)) as Record<string, unknown>
+    const byKey = (entries: unknown) => [...(entries as Array<[string, unknown]>)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    return [file, header, body["files"], byKey(body["sql"]), byKey(body["sidecars"]), byKey(body["contracts"])]
+  })
+
 describe("loadWithCache with a read-ahead worker", () => {
   const model = fc.record({
     sql: fc.constantFrom("SELECT 1 AS id", "SELECT id FROM s.m0", "SELECT * FROM s.m1 JOIN s.m2 USING (id)"),
@@ -292,14 +303,16 @@ describe("loadWithCache with a read-ahead worker", () => {
           const cacheDir = join(root, ".pcli", "compile-cache")
           const shardFiles = () => (existsSync(cacheDir) ? readdirSync(cacheDir).sort().map((f) => [f, readFileSync(join(cacheDir, f), "latin1")]) : [])
           // "worker": every file through the worker; "shared": this thread reads what the worker has not reached.
-          const load = (readAhead: "none" | "worker" | "shared") =>
+          const load = <M>(readAhead: "none" | "worker" | "shared", shape: LoadShape<M>) =>
             Effect.runPromise(
               Effect.gen(function* () {
                 rmSync(join(root, ".pcli"), { recursive: true, force: true })
                 const listing = yield* listModels(options)
-                const loaded = yield* loadWithCache(
+                const loaded = yield* loadShaped(
                   readAhead === "none" ? { ...options, readAhead: { minFiles: Infinity } } : { ...options, readAhead: { minFiles: 0, workerFile: WORKER, readerClaims: readAhead === "shared" } },
-                  listing
+                  listing,
+                  "all",
+                  shape
                 )
                 return {
                   definitions: Either.mapLeft(loaded.definitions, (e) => JSON.stringify(e)),
@@ -311,9 +324,15 @@ describe("loadWithCache with a read-ahead worker", () => {
               }).pipe(Effect.provide(NodeContext.layer))
             )
           try {
-            const plain = await load("none")
-            expect(await load("worker")).toStrictEqual(plain)
-            expect(await load("shared")).toStrictEqual(plain)
+            const plain = await load("none", definitionsShape)
+            expect(await load("worker", definitionsShape)).toStrictEqual(plain)
+            expect(await load("shared", definitionsShape)).toStrictEqual(plain)
+            // Loaded as summaries (`pcli compile`'s), the worker's sidecars unparsed: each model's summary, and the same shards' content.
+            const summaries = { ...plain, definitions: Either.map(plain.definitions, (ds) => ds.map(summaryOf)), shards: shardContents(plain.shards) }
+            for (const readAhead of ["none", "worker", "shared"] as const) {
+              const loaded = await load(readAhead, summariesShape)
+              expect({ ...loaded, shards: shardContents(loaded.shards) }).toStrictEqual(summaries)
+            }
             return plain
           } finally {
             rmSync(root, { recursive: true, force: true })
@@ -344,14 +363,15 @@ describe("loadWithCache with a read-ahead worker", () => {
 })
 
 describe("shard JSON with known texts spliced in", () => {
-  it("is the plain stored form's JSON, whichever values' texts are known", () => {
+  it("is the plain stored form's JSON, whichever values' texts are known or kept alone", () => {
     const value = fc.dictionary(fc.string({ unit: "binary", maxLength: 4 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 4 })
     fc.assert(
       fc.property(
         fc.array(fc.tuple(fc.string({ maxLength: 6 }), value, fc.boolean()), { maxLength: 8 }),
         fc.array(fc.tuple(fc.string({ maxLength: 6 }), value, fc.boolean()), { maxLength: 8 }),
         fc.array(fc.tuple(fc.string({ maxLength: 6 }), fc.string({ unit: "binary", maxLength: 20 })), { maxLength: 4 }),
-        (sidecars, contracts, sqls) => {
+        fc.array(fc.tuple(fc.string({ maxLength: 6 }), value), { maxLength: 4 }),
+        (sidecars, contracts, sqls, asJson) => {
           const body = emptyBody()
           for (const [key, text] of sqls) body.sql.set(key, { text, refs: [{ catalog: undefined, schema: "s", table: key }] })
           for (const [key, v, known] of sidecars) {
@@ -362,6 +382,8 @@ describe("shard JSON with known texts spliced in", () => {
             body.contracts.set(key, v as never)
             if (known) rememberJson(v, JSON.stringify(v))
           }
+          // Sidecars kept as their JSON alone (a load of summaries), under keys no other sidecar has.
+          for (const [key, v] of asJson) if (!body.sidecars.has(key)) body.sidecarJson.set(key, JSON.stringify(v))
           putStamp(body.files, "a.sql", [1, 2.5, 3, 4, "k"])
           expect(storedBodyJson(body)).toBe(storedBodyJsonPlain(body))
         }

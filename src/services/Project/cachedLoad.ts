@@ -12,6 +12,7 @@ import {
   emptyCache,
   copyBody,
   copyStamp,
+  entryCount,
   type FileStamp,
   keyIfStamped,
   putStamp,
@@ -27,14 +28,23 @@ import {
 import { cacheBuild, writeShardFiles } from "./shardFile"
 import type { ModelSqlInvalid } from "./errors"
 import { decodeModel, type LoadModelsOptions, type ModelDefinition, type ModelListing, type ModelLoadError, readText } from "./models"
-import { quickDecode, quickReferences } from "./fileWork"
+import { quickDecode, quickReferences, type SidecarSummary } from "./fileWork"
 import { type CacheUse, type Decoded, filesToRead, racyMarginMs, type Read, readAheadMinFiles } from "./loadFiles"
 import { fastDecodeContract, fastDecodeSidecar } from "./sidecarFast"
 import { type FileStat, type ReadAheadOptions, readStamped, startReadAhead } from "./readAhead"
 import { parseReferencesWithDuckDb, type TableRef } from "./sqlRefs"
 
-export interface CachedLoad {
-  readonly definitions: Either.Either<ReadonlyArray<ModelDefinition>, ModelLoadError>
+/** What a load gives per model: its whole definition, or (`pcli compile`) only what that needs of it. */
+export interface LoadShape<M> {
+  readonly ofDefinition: (definition: ModelDefinition) => M
+  /** From a sidecar the worker decoded, by its summary alone (its JSON goes to the cache unparsed); absent: the sidecar is parsed. */
+  readonly ofSummary?: (summary: SidecarSummary, contracted: boolean) => M
+}
+
+export const definitionsShape: LoadShape<ModelDefinition> = { ofDefinition: (definition) => definition }
+
+export interface CachedLoad<M = ModelDefinition> {
+  readonly definitions: Either.Either<ReadonlyArray<M>, ModelLoadError>
   readonly parsed: Either.Either<ReadonlyMap<string, ReadonlyArray<TableRef>>, ModelSqlInvalid | StatementFailed>
   readonly use: CacheUse
   /**
@@ -54,15 +64,17 @@ export interface CachedLoad {
  * threads while this one decodes sidecars (so DuckDB loads only for such SQL). Failures keep the
  * order of the plain loader: SQL files read, then sidecars and contracts in name order.
  */
-export const loadWithCache = (
-  options: LoadModelsOptions & {
-    readonly cache?: boolean
-    /** From how many files to read with a worker (default `readAheadMinFiles`), and how (tests name the worker's bundle). */
-    readonly readAhead?: ReadAheadOptions & { readonly minFiles?: number }
-  },
-  listing: ModelListing,
-  scope: "all" | "listed" = "all"
-): Effect.Effect<CachedLoad, ModelLoadError> =>
+export const loadWithCache = (options: LoadOptions, listing: ModelListing, scope: "all" | "listed" = "all"): Effect.Effect<CachedLoad, ModelLoadError> =>
+  loadShaped(options, listing, scope, definitionsShape)
+
+export type LoadOptions = LoadModelsOptions & {
+  readonly cache?: boolean
+  /** From how many files to read with a worker (default `readAheadMinFiles`), and how (tests name the worker's bundle). */
+  readonly readAhead?: ReadAheadOptions & { readonly minFiles?: number }
+}
+
+/** `loadWithCache`, giving each model in `shape`. */
+export const loadShaped = <M>(options: LoadOptions, listing: ModelListing, scope: "all" | "listed", shape: LoadShape<M>): Effect.Effect<CachedLoad<M>, ModelLoadError> =>
   Effect.gen(function* () {
     // "listed": some models of the project (the compile index's changed ones): only their shards are
     // read and rewritten, keeping every entry already there (pruning is left to a whole load).
@@ -106,7 +118,7 @@ export const loadWithCache = (
     /** A file's text and stat, read here or by the worker; undefined where only the plain reader can say why not. */
     const readNow = (path: string): Read | undefined => {
       counts.filesRead++
-      const ahead = readAhead === undefined ? undefined : readAhead.take(aheadIndex.get(path) ?? -1)
+      const ahead = readAhead === undefined ? undefined : readAhead.take(aheadIndex.get(path) ?? -1, shape.ofSummary !== undefined)
       if (ahead !== undefined) {
         // A decoded sidecar that came as JSON is written into its shard as that JSON.
         if (ahead.workJson !== undefined && typeof ahead.work === "object" && ahead.work !== null) rememberJson(ahead.work, ahead.workJson)
@@ -144,6 +156,10 @@ export const loadWithCache = (
       const byContent = kept.get(key)
       if (byContent !== undefined) return { value: byContent, key, text, decoded: false }
       dirty.add(shard)
+      // Left as JSON by `take` (the shape needs the summary alone): decoded, but not parsed here.
+      if (worked && work === undefined && read.summaryJson !== undefined && read.workJson !== undefined) {
+        return { value: undefined, key, text, decoded: true, summary: JSON.parse(read.summaryJson) as SidecarSummary, json: read.workJson }
+      }
       const value = worked ? (work as T | undefined) : quickDecode(decode, text)
       return { value, key, text, decoded: value !== undefined }
     }
@@ -198,7 +214,7 @@ export const loadWithCache = (
         // Pass 2: sidecars and contracts, in name order (the first failure is the first model's).
         const definitions = yield* Effect.either(
           Effect.gen(function* () {
-            const out: Array<ModelDefinition> = new Array(listing.names.length)
+            const out: Array<M> = new Array(listing.names.length)
             for (let i = 0; i < listing.names.length; i++) {
               const name = listing.names[i]!
               const shard = shards[i]!
@@ -221,10 +237,18 @@ export const loadWithCache = (
               const contract = cont?.value
               const contractKey = cont?.key
               const contractText = cont?.text
+              const summary = side.summary
+              if (summary !== undefined && shape.ofSummary !== undefined && summary[0] === name && (contractPath === undefined || contract !== undefined)) {
+                // Its JSON, as the worker made it, is what the shard keeps.
+                if (!next.sidecars.has(sidecarKey!)) next.sidecarJson.set(sidecarKey!, side.json!)
+                if (contract !== undefined) next.contracts.set(contractKey!, contract)
+                out[i] = shape.ofSummary(summary, contract !== undefined)
+                continue
+              }
               if (sidecar !== undefined && sidecar.name === name && (contractPath === undefined || contract !== undefined)) {
                 next.sidecars.set(sidecarKey!, sidecar)
                 if (contract !== undefined) next.contracts.set(contractKey!, contract)
-                out[i] = { name, sql: sqls[i]!, sqlPath: listing.sqlPaths[i]!, sidecarPath, sidecar, contract, contractPath }
+                out[i] = shape.ofDefinition({ name, sql: sqls[i]!, sqlPath: listing.sqlPaths[i]!, sidecarPath, sidecar, contract, contractPath })
                 continue
               }
               // Anything else (`${VAR}`, shapes only the Schema decoder reads, every error): the plain decoder.
@@ -246,9 +270,9 @@ export const loadWithCache = (
               if (fullContractText !== undefined && contractPath !== undefined && def.contract !== undefined) {
                 next.contracts.set(yield* substitutedKey(fullContractText, contractPath), def.contract)
               }
-              out[i] = def
+              out[i] = shape.ofDefinition(def)
             }
-            return out as ReadonlyArray<ModelDefinition>
+            return out as ReadonlyArray<M>
           })
         )
         const fresh = parsing === undefined ? Either.right(new Map<string, ReadonlyArray<TableRef>>()) : yield* Fiber.join(parsing)
@@ -262,13 +286,13 @@ export const loadWithCache = (
           }
           return refs as ReadonlyMap<string, ReadonlyArray<TableRef>>
         })
-        const size = (body: CacheBody) => body.files.rows.size + body.sql.size + body.sidecars.size + body.contracts.size
+        const size = entryCount
         // A shard that lost entries (a model removed or edited) is rewritten too, so it is pruned.
         for (let shard = 0; shard < shardCount; shard++) if (size(olds[shard]!) !== size(nexts[shard]!)) dirty.add(shard)
         // An absent shard that stays empty needs no file.
         for (const shard of dirty) if (loaded.shards[shard]!.status === "absent" && size(nexts[shard]!) === 0) dirty.delete(shard)
         workerSaves = readAhead !== undefined && writes && dirty.size > 0 && Either.isRight(definitions) && Either.isRight(parsed)
-        const result: CachedLoad = {
+        const result: CachedLoad<M> = {
           definitions,
           parsed,
           use: {

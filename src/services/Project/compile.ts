@@ -12,7 +12,8 @@ import {
 } from "./errors"
 import { closureOf, findCycle } from "./graph"
 import { depthsIndexed, kahnOrderIndexed, reachableCountsIndexed } from "./graphIndexed"
-import { type CachedLoad, loadWithCache } from "./cachedLoad"
+import { type CachedLoad, definitionsShape, type LoadShape, loadShaped } from "./cachedLoad"
+import type { SidecarSummary } from "./fileWork"
 import type { CacheUse } from "./loadFiles"
 import { CompileCacheWrites } from "./compileCache"
 import {
@@ -305,7 +306,7 @@ export const loadAndCompile = (
     readonly cache?: boolean
     readonly onCacheUse?: (use: CacheUse) => void
     /** Sees the listing and the load (its file stamps feed the compile index). */
-    readonly onLoaded?: (listing: ModelListing, load: CachedLoad) => void
+    readonly onLoaded?: (listing: ModelListing, load: CachedLoad<unknown>) => void
     /** Takes the wait for the cache's save, which then goes on while the caller does (else the compile waits for it). */
     readonly onSaving?: (saved: Effect.Effect<void>) => void
   }
@@ -316,12 +317,43 @@ export const loadAndCompile = (
 export const compileListing = (
   options: Parameters<typeof loadAndCompile>[0],
   listing: ModelListing
-): Effect.Effect<CompiledProject, CompileError, FileSystem.FileSystem | Path.Path> =>
+): Effect.Effect<CompiledProject, CompileError, FileSystem.FileSystem | Path.Path> => compileShaped(options, listing, definitionsShape, summaryOf)
+
+/** A model's summary from the worker's summary of its sidecar (what `summaryOf` gives of the decoded definition). */
+const ofSidecarSummary = ([name, target, strategy, dependsOn, sources, layer]: SidecarSummary, contracted: boolean): ModelSummary => ({
+  name,
+  target,
+  strategy,
+  dependsOn,
+  sources,
+  layer: layer ?? undefined,
+  contracted
+})
+
+/** Models loaded as their summaries alone: what `pcli compile` renders. */
+export const summariesShape: LoadShape<ModelSummary> = { ofDefinition: summaryOf, ofSummary: ofSidecarSummary }
+
+/** `compileListing` compiling each model's summary alone (each compiled model's `definition` is its summary): `pcli compile`'s. */
+export const compileListingSummaries = (
+  options: Parameters<typeof loadAndCompile>[0],
+  listing: ModelListing
+): Effect.Effect<CompiledProject<ModelSummary>, CompileError, FileSystem.FileSystem | Path.Path> => compileShaped(options, listing, summariesShape, (summary) => summary)
+
+const compileShaped = <M>(
+  options: Parameters<typeof loadAndCompile>[0],
+  listing: ModelListing,
+  shape: LoadShape<M>,
+  summarize: (model: M) => ModelSummary
+): Effect.Effect<CompiledProject<M>, CompileError, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function* () {
-    const loaded = yield* loadWithCache(options, listing)
+    const loaded = yield* loadShaped(options, listing, "all", shape)
     options.onCacheUse?.(loaded.use)
     options.onLoaded?.(listing, loaded)
-    const project = yield* compileModels(yield* loaded.definitions, loaded.parsed)
+    const models = yield* loaded.definitions
+    const project = yield* compileSummaries(
+      models.map((definition) => ({ summary: summarize(definition), definition })),
+      loaded.parsed
+    )
     if (yield* CompileCacheWrites) {
       const saved = yield* loaded.save
       if (options.onSaving !== undefined) options.onSaving(saved)

@@ -97,6 +97,8 @@ export interface CacheBody {
   readonly sql: Map<string, CachedSql>
   /** Sidecar-text hash (after `${VAR}` substitution) → the decoded sidecar. */
   readonly sidecars: Map<string, ModelSidecar>
+  /** Sidecar-text hash → the decoded sidecar as its JSON only (a compile that needed its summary alone, `pcli compile`'s): written as the others. */
+  readonly sidecarJson: Map<string, string>
   /** Contract-text hash → the decoded contract. */
   readonly contracts: Map<string, ModelContract>
 }
@@ -125,7 +127,7 @@ const toStored = (body: CacheBody): StoredBody => {
   return {
     files: { names, stamps, keys },
     sql: [...body.sql].map(([key, entry]) => [key, entry.text, entry.refs] as const),
-    sidecars: [...body.sidecars],
+    sidecars: [...body.sidecars, ...[...body.sidecarJson].map(([key, json]) => [key, JSON.parse(json) as ModelSidecar] as const)],
     contracts: [...body.contracts]
   }
 }
@@ -143,10 +145,12 @@ export const rememberJson = (value: object, json: string): void => {
 
 /** A body in its stored form, with the sidecars' and contracts' known JSON texts spliced in instead of made again. */
 export const storedParts = (body: CacheBody): StoredParts => {
-  const stored = toStored(body)
+  const stored = toStored({ ...body, sidecarJson: new Map() })
   const pairs = (entries: ReadonlyArray<readonly [string, object]>) =>
-    entries.map(([key, value]) => `[${JSON.stringify(key)},${knownJson.get(value) ?? JSON.stringify(value)}]`).join(",")
-  return { files: stored.files, sql: stored.sql as StoredParts["sql"], sidecars: pairs(stored.sidecars), contracts: pairs(stored.contracts) }
+    entries.map(([key, value]) => `[${JSON.stringify(key)},${knownJson.get(value) ?? JSON.stringify(value)}]`)
+  // The JSON-only sidecars after the others, as `toStored` lists them.
+  const sidecars = [...pairs(stored.sidecars), ...[...body.sidecarJson].map(([key, json]) => `[${JSON.stringify(key)},${json}]`)].join(",")
+  return { files: stored.files, sql: stored.sql as StoredParts["sql"], sidecars, contracts: pairs(stored.contracts).join(",") }
 }
 
 /** `storedBodyJsonPlain(body)`, made from `storedParts`. */
@@ -194,13 +198,14 @@ export const shardOf = (model: string): number => {
 }
 
 
-export const emptyBody = (): CacheBody => ({ files: emptyStamps(), sql: new Map(), sidecars: new Map(), contracts: new Map() })
+export const emptyBody = (): CacheBody => ({ files: emptyStamps(), sql: new Map(), sidecars: new Map(), sidecarJson: new Map(), contracts: new Map() })
 
 /** A copy of a body that can be added to without changing the original. */
 export const copyBody = (body: CacheBody): CacheBody => ({
   files: { rows: new Map(body.files.rows), numbers: body.files.numbers.slice(), keys: body.files.keys.slice() },
   sql: new Map(body.sql),
   sidecars: new Map(body.sidecars),
+  sidecarJson: new Map(body.sidecarJson),
   contracts: new Map(body.contracts)
 })
 
@@ -276,7 +281,10 @@ export const emptyCache = (status: ShardStatus | "off"): { status: ShardStatus |
 })
 
 
-const isEmpty = (body: CacheBody) => body.files.rows.size + body.sql.size + body.sidecars.size + body.contracts.size === 0
+/** Entries of a body, of every kind. */
+export const entryCount = (body: CacheBody) => body.files.rows.size + body.sql.size + body.sidecars.size + body.sidecarJson.size + body.contracts.size
+
+const isEmpty = (body: CacheBody) => entryCount(body) === 0
 
 /** A shard's stored form, or undefined for an empty one (its file is removed). */
 export const storedPartsOrNone = (body: CacheBody): StoredParts | undefined => (isEmpty(body) ? undefined : storedParts(body))

@@ -1,4 +1,5 @@
 import * as Toml from "smol-toml"
+import type { ModelSidecar, SourceRef, StrategyBlock, TargetBlock } from "../../schemas/model"
 import { parseableSql } from "../Runner/partitions"
 import { fastDecodeContract, fastDecodeSidecar } from "./sidecarFast"
 import { fastTableReferences } from "./sqlFast"
@@ -41,3 +42,22 @@ export const fileWork = (kind: FileKind, text: string): unknown =>
 
 /** Whether a kind's `fileWork`, when it decodes, gives a JSON value: the fast decoders build only those (sidecarFast.ts). */
 export const workIsJson = (kind: FileKind): boolean => kind !== FileKind.sql
+
+/**
+ * What `pcli compile` needs of a sidecar (its `ModelSummary` but `contracted`):
+ * `[name, target, strategy, depends_on, sources, layer tag or null]`.
+ */
+export type SidecarSummary = readonly [string, TargetBlock, StrategyBlock, ReadonlyArray<string>, ReadonlyArray<SourceRef>, string | null]
+
+export const sidecarSummaryOf = (sidecar: ModelSidecar): SidecarSummary => [
+  sidecar.name,
+  sidecar.target,
+  sidecar.strategy,
+  sidecar.depends_on,
+  sidecar.sources,
+  sidecar.tags["layer"] ?? null
+]
+
+/** A decoded sidecar's summary as JSON, sent beside its JSON so a compile that needs only that parses a fifth as much; none for other kinds. */
+export const workSummary = (kind: FileKind, work: unknown): string | undefined =>
+  kind === FileKind.sidecar && work !== undefined ? JSON.stringify(sidecarSummaryOf(work as ModelSidecar)) : undefined

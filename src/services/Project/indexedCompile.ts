@@ -6,7 +6,7 @@ import { racyMarginMs } from "./loadFiles"
 import {
   type CompiledProject,
   type CompileError,
-  compileListing,
+  compileListingSummaries,
   compileSummaries,
   type ModelSummary,
   summaryOf
@@ -59,7 +59,7 @@ export const changedModels = (models: Names, stamps: Float64Array): Array<number
 }
 
 /** Model `i`'s row of stamps as `load` recorded them (NaN where it recorded none: read again next time). */
-const putRow = (stamps: Float64Array, i: number, name: string, hasContract: boolean, load: CachedLoad) => {
+const putRow = (stamps: Float64Array, i: number, name: string, hasContract: boolean, load: CachedLoad<unknown>) => {
   for (let f = 0; f < suffixes.length; f++) {
     const at = i * stampWidth + 4 * f
     const stamp = f === 2 && !hasContract ? undefined : load.stampOf(name, suffixes[f]!)
@@ -165,10 +165,11 @@ const whole = (
   writes: boolean
 ): Effect.Effect<Uint8Array, CompileError, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function* () {
-    let load: CachedLoad | undefined
+    let load: CachedLoad<unknown> | undefined
     let saved: Effect.Effect<void> = Effect.void
     // The shards are written (by the read-ahead worker, where one ran) while this renders and writes the index.
-    const project = yield* compileListing({ ...options, onLoaded: (_, loaded) => (load = loaded), onSaving: (wait) => (saved = wait) }, listing)
+    // Summaries alone: what the rendering and the index need (a sidecar the worker decoded is not parsed here).
+    const project = yield* compileListingSummaries({ ...options, onLoaded: (_, loaded) => (load = loaded), onSaving: (wait) => (saved = wait) }, listing)
     // Encoded once: the same bytes go to the index and to the output.
     const text = utf8(yield* render(project))
     if (writes && load !== undefined) {
@@ -178,7 +179,7 @@ const whole = (
         const name = listing.names[i]!
         const model = project.models.get(name)!
         putRow(stamps, i, name, listing.contractPaths[i] !== undefined, load)
-        summaries[i] = toStoredSummary(summaryOf(model.definition), model.sqlRefs)
+        summaries[i] = toStoredSummary(model.definition, model.sqlRefs)
       }
       writeIndex(options.modelsDir, { names: listing.names, stamps, summaries, renderKey, dirStamp, text })
     }

@@ -1,5 +1,5 @@
 import type { CacheBody } from "./compileCache"
-import { FileKind } from "./fileWork"
+import { FileKind, type SidecarSummary } from "./fileWork"
 import type { ModelListing } from "./models"
 import type { FileStat } from "./readAhead"
 
@@ -67,6 +67,9 @@ export interface Read {
   readonly key: string | undefined
   readonly worked: boolean
   readonly work: unknown
+  /** Where the worker sent the work as JSON: that JSON, and its summary's (`workSummary`) if it made one. */
+  readonly workJson?: string | undefined
+  readonly summaryJson?: string | undefined
 }
 
 /** A sidecar or contract: its value (undefined: only the plain decoder reads it), content key, text where read, and whether decoded now. */
@@ -75,4 +78,7 @@ export interface Decoded<T> {
   readonly key: string | undefined
   readonly text: string | undefined
   readonly decoded: boolean
+  /** A sidecar the worker decoded, left unparsed: its summary and its JSON (then `value` is undefined). */
+  readonly summary?: SidecarSummary
+  readonly json?: string
 }

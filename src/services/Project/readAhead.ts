@@ -70,6 +70,7 @@ interface Received {
   readonly key: string | undefined
   readonly worked: number
   readonly work: unknown
+  readonly summary: string | undefined
 }
 
 /**
@@ -79,17 +80,20 @@ interface Received {
 export interface ReadAheadFile extends Stamped {
   readonly key: string
   readonly worked: boolean
+  /** The work (undefined when it was not done, or came as JSON with a summary the caller takes instead). */
   readonly work: unknown
   readonly workJson: string | undefined
+  /** The work's summary as JSON (`workSummary`: a sidecar's), where the worker made one. */
+  readonly summaryJson: string | undefined
 }
 
 export interface ReadAhead {
   /**
    * The file at `index` of the list as the worker read it, or undefined when this thread should read
    * it itself: the worker had not claimed it yet (it now never will), its read failed, or the worker
-   * stopped answering.
+   * stopped answering. With `summaryDoes`, work that came with a summary is left as JSON (not parsed).
    */
-  readonly take: (index: number) => ReadAheadFile | undefined
+  readonly take: (index: number, summaryDoes?: boolean) => ReadAheadFile | undefined
   /** Files the worker has not claimed are no longer needed: it finishes those it has and waits for a save. */
   readonly stopReading: () => void
   /**
@@ -205,7 +209,8 @@ export const startReadAhead = (
           stat: { size: meta[at + 4]!, mtimeMs: meta[at + 5]!, ctimeMs: meta[at + 6]!, ino: meta[at + 7]! },
           key: keys[row],
           worked: meta[at + 8]!,
-          work: work[row]
+          work: work[row],
+          summary: message.summaries[row]
         }
       }
     }
@@ -226,7 +231,7 @@ export const startReadAhead = (
       if (posted === messagesSeen) Atomics.wait(state, POSTED, posted, left)
     }
   }
-  const take = (index: number): ReadAheadFile | undefined => {
+  const take = (index: number, summaryDoes = false): ReadAheadFile | undefined => {
     if (stalled || index < 0 || index >= paths.length) return undefined
     const claim = readerClaims
       ? Atomics.compareExchange(claims, index, UNCLAIMED, CLAIMED_BY_READER)
@@ -248,8 +253,9 @@ export const startReadAhead = (
     if (!got.ok || got.key === undefined) return undefined
     const text = got.bytes.toString("utf8", got.start, got.start + got.length)
     const workJson = got.worked === WORK_AS_JSON ? (got.work as string) : undefined
-    const work = workJson !== undefined ? JSON.parse(workJson) : got.work
-    return { text, stat: got.stat, key: got.key, worked: got.worked !== NOT_WORKED, work, workJson }
+    const summaryJson = workJson !== undefined ? got.summary : undefined
+    const work = workJson === undefined ? got.work : summaryDoes && summaryJson !== undefined ? undefined : JSON.parse(workJson)
+    return { text, stat: got.stat, key: got.key, worked: got.worked !== NOT_WORKED, work, workJson, summaryJson }
   }
   let stopped = false
   const stopReading = () => {

@@ -50,6 +50,8 @@ export interface FilesMessage {
   readonly bytes: ArrayBuffer
   readonly keys: ReadonlyArray<string | undefined>
   readonly work: ReadonlyArray<unknown>
+  /** Where the work went as JSON: its summary's JSON, if `summarize` made one. */
+  readonly summaries: ReadonlyArray<string | undefined>
 }
 
 /**
@@ -111,7 +113,9 @@ export const readAheadLoop = (
   keyOf: (text: string) => string,
   work: (kind: FileKind, text: string) => unknown,
   /** Kinds whose work, when done, is a JSON value by construction: sent as JSON without the walk that checks it. */
-  workIsJson: (kind: FileKind) => boolean = () => false
+  workIsJson: (kind: FileKind) => boolean = () => false,
+  /** A summary of work sent as JSON, sent beside it (a reader that needs only that parses less). */
+  summarize: (kind: FileKind, work: unknown) => string | undefined = () => undefined
 ): void => {
   const state = new Int32Array(data.state)
   const claims = new Uint8Array(data.claims)
@@ -121,6 +125,7 @@ export const readAheadLoop = (
   let meta: Array<number> = []
   let done: Array<unknown> = []
   let keys: Array<string | undefined> = []
+  let summaries: Array<string | undefined> = []
   // The lowest and highest index in the chunk being filled (the order need not be ascending).
   let lowest = -1
   let highest = -1
@@ -129,13 +134,14 @@ export const readAheadLoop = (
     const out = new Float64Array(meta)
     // The bytes used, copied out (the chunk buffer is reused), move to the reader uncopied.
     const filled = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + used)
-    const message: FilesMessage = { meta: out, bytes: filled, keys, work: done }
+    const message: FilesMessage = { meta: out, bytes: filled, keys, work: done, summaries }
     data.port.postMessage(message, [out.buffer, filled])
     bytes = chunk
     used = 0
     meta = []
     done = []
     keys = []
+    summaries = []
     lowest = highest = -1
     Atomics.add(state, POSTED, 1)
     Atomics.notify(state, POSTED)
@@ -150,6 +156,7 @@ export const readAheadLoop = (
     let stat: NodeFs.Stats | undefined
     let worked = NOT_WORKED
     let result: unknown
+    let summary: string | undefined
     let key: string | undefined
     try {
       const fd = NodeFs.openSync(data.paths[index]!, "r")
@@ -166,6 +173,7 @@ export const readAheadLoop = (
         try {
           result = work(kind, text)
           if ((result !== undefined && workIsJson(kind)) || jsonFaithful(result)) {
+            summary = summarize(kind, result)
             result = JSON.stringify(result)
             worked = WORK_AS_JSON
           } else if (cloneFaithful(result)) worked = WORK_CLONED
@@ -188,6 +196,7 @@ export const readAheadLoop = (
     else meta.push(index, 0, 0, 0, 0, 0, 0, 0, NOT_WORKED)
     done.push(result)
     keys.push(key)
+    summaries.push(worked === WORK_AS_JSON ? summary : undefined)
     const wanted = Atomics.load(state, WANTED) - 1
     if (meta.length >= data.chunkFiles * META || (wanted >= lowest && wanted <= highest)) flush()
   }

@@ -1,14 +1,14 @@
 // The read-ahead worker's entry (dist/pcli-read-ahead.cjs): reads a compile's files and does their fast-path work, then writes the cache shards it is handed (readAhead.ts).
 import { receiveMessageOnPort, workerData } from "node:worker_threads"
 import { contentHash } from "./contentKey"
-import { fileWork, workIsJson } from "./fileWork"
+import { fileWork, workIsJson, workSummary } from "./fileWork"
 import { abandonSave, type LoopData, readAheadLoop, serveSave } from "./readAheadLoop"
 import { type SaveMessage, savePatienceMs } from "./readAheadSave"
 import { writeShardFiles } from "./shardFile"
 
 const data = workerData as LoopData
 try {
-  readAheadLoop(data, contentHash, fileWork, workIsJson)
+  readAheadLoop(data, contentHash, fileWork, workIsJson, workSummary)
   serveSave(
     data,
     savePatienceMs,
