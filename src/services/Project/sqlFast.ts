@@ -17,9 +17,14 @@ interface Found {
   readonly ctes: Set<string>
 }
 
-/** One statement: WITH, SELECT cores joined by set operations, ORDER BY / LIMIT; tables read go to `found`. */
-const parseStatement = (tokens: ReadonlyArray<Token>, found: Found): void => {
-  const c = makeCursor(tokens)
+/**
+ * The statement grammar over one cursor: WITH, SELECT cores joined by set operations, ORDER BY /
+ * LIMIT; tables read go to `found`. Made once and reset for each statement (`read`): making its
+ * ~50 closures per statement cost more than reading a short statement.
+ */
+const makeStatementReader = () => {
+  const c = makeCursor([])
+  let found: Found = { tables: [], ctes: new Set() }
   const { peek, next, isWord, isSymbol, acceptWord, acceptSymbol, expectWord, expectSymbol, enter, isColId, colId, label, isBareAlias, commaList, nameList, leave } = c
   const { sortList, expression } = makeExpressions(c, () => selectStatement())
   const tableAlias = () => {
@@ -187,10 +192,22 @@ const parseStatement = (tokens: ReadonlyArray<Token>, found: Found): void => {
     }
   }
 
-  selectStatement()
-  while (acceptSymbol(";")) {}
-  if (peek().kind !== Kind.End) fail()
+  const read = (tokens: ReadonlyArray<Token>, into: Found): void => {
+    c.tokens = tokens
+    c.at = 0
+    c.depth = 0
+    found = into
+    selectStatement()
+    while (acceptSymbol(";")) {}
+    if (peek().kind !== Kind.End) fail()
+  }
+  return read
 }
+
+let statementReader: ReturnType<typeof makeStatementReader> | undefined
+
+/** One statement read by the (one) statement reader; tables read go to `found`. */
+const parseStatement = (tokens: ReadonlyArray<Token>, found: Found): void => (statementReader ??= makeStatementReader())(tokens, found)
 
 const formatRef = (ref: TableRef) => [ref.catalog, ref.schema, ref.table].filter((p) => p !== undefined).join(".")
 
