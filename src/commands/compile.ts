@@ -33,7 +33,14 @@ export const compileJson = Effect.gen(function* () {
   const env = yield* Environment
   return yield* compileRendered({ modelsDir, env }, modelsDir, (project) => {
     const out = compileOutput(project, modelsDir)
-    // `encodeJson(CompileOutput, out)`'s UTF-8 bytes, the models written by the field-by-field writer.
-    return encodeJsonWithArrayBytes(CompileOutput, { ...out, models: [] }, "models", compiledModelJson, out.models)
+    // `encodeJson(CompileOutput, out)`'s UTF-8 bytes, the models written by the field-by-field writer and the name lists as JSON.stringify writes them.
+    return encodeJsonWithArrayBytes(
+      CompileOutput,
+      { ...out, execution_order: [], execution_layers: [], models: [] },
+      "models",
+      compiledModelJson,
+      out.models,
+      { execution_order: out.execution_order, execution_layers: out.execution_layers }
+    )
   })
 })

@@ -66,13 +66,30 @@ export const compiledModelJson: ItemJson<CompileOutput["models"][number]> = (m, 
 /** Items of a top-level array sit at depth 2. */
 const ITEM_NEWLINE = "\n    "
 
-/** `encodeJson(schema, head)` split around its single top-level `field: []`, to splice the items in. */
-const aroundArray = <A, I>(schema: Schema.Schema<A, I, never>, head: A, field: string) =>
-  Effect.map(encodeJson(schema, head), (text) => {
-    const marker = `\n  ${JSON.stringify(field)}: []`
-    const at = text.indexOf(marker)
-    if (at < 0 || text.indexOf(marker, at + 1) >= 0) throw new Error(`encodeJson: no single top-level ${field} array`)
-    return { before: `${text.slice(0, at)}\n  ${JSON.stringify(field)}: [`, after: text.slice(at + marker.length) }
+/**
+ * Top-level arrays of strings (or of string arrays) to write as `JSON.stringify` writes them: a
+ * Schema of such arrays encodes them to themselves, but item by item (20,000 names in `pcli compile`'s head).
+ */
+export type PlainArrays = Readonly<Record<string, ReadonlyArray<string> | ReadonlyArray<ReadonlyArray<string>>>>
+
+/** Where `text` (an `encodeJson` document) has its single top-level `field: []`. */
+const emptyFieldAt = (text: string, field: string): { readonly at: number; readonly end: number } => {
+  const marker = `\n  ${JSON.stringify(field)}: []`
+  const at = text.indexOf(marker)
+  if (at < 0 || text.indexOf(marker, at + 1) >= 0) throw new Error(`encodeJson: no single top-level ${field} array`)
+  return { at, end: at + marker.length }
+}
+
+/** `encodeJson(schema, head)` split around its single top-level `field: []`, to splice the items in; `plain` arrays (empty in `head`) written in. */
+const aroundArray = <A, I>(schema: Schema.Schema<A, I, never>, head: A, field: string, plain: PlainArrays = {}) =>
+  Effect.map(encodeJson(schema, head), (encoded) => {
+    let text = encoded
+    for (const [name, value] of Object.entries(plain)) {
+      const { at, end } = emptyFieldAt(text, name)
+      text = `${text.slice(0, at)}\n  ${JSON.stringify(name)}: ${JSON.stringify(value, null, 2).replace(/\n/g, "\n  ")}${text.slice(end)}`
+    }
+    const { at, end } = emptyFieldAt(text, field)
+    return { before: `${text.slice(0, at)}\n  ${JSON.stringify(field)}: [`, after: text.slice(end) }
   })
 
 /** An item's text with what separates it from the one before, at the top-level array's depth. */
@@ -118,9 +135,10 @@ export const encodeJsonWithArrayBytes = <A, I, B>(
   head: A,
   field: string,
   itemJson: ItemJson<B>,
-  items: ReadonlyArray<B>
+  items: ReadonlyArray<B>,
+  plain?: PlainArrays
 ): Effect.Effect<Uint8Array> =>
-  Effect.map(aroundArray(schema, head, field), (around) => {
+  Effect.map(aroundArray(schema, head, field, plain), (around) => {
     const parts: Array<Buffer> = []
     let chunk = ""
     arrayPieces(around, itemJson, items, (piece) => {

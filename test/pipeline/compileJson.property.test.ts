@@ -47,6 +47,12 @@ describe("pcli compile's JSON writer", () => {
         expect(Effect.runSync(encodeJsonWithArray(CompileOutput, { ...out, models: [] }, "models", compiledModelJson, models))).toBe(whole)
         const bytes = Effect.runSync(encodeJsonWithArrayBytes(CompileOutput, { ...out, models: [] }, "models", compiledModelJson, models))
         expect(Buffer.from(bytes).equals(Buffer.from(whole, "utf8"))).toBe(true)
+        // The name lists written in as plain arrays (`pcli compile`'s way).
+        const plain = { execution_order: out.execution_order, execution_layers: out.execution_layers }
+        const spliced = Effect.runSync(
+          encodeJsonWithArrayBytes(CompileOutput, { ...out, execution_order: [], execution_layers: [], models: [] }, "models", compiledModelJson, models, plain)
+        )
+        expect(Buffer.from(spliced).toString("utf8")).toBe(whole)
       }),
       { numRuns: 300 }
     )
