@@ -236,5 +236,7 @@ export const fastTableReferences = (sql: string): ReadonlyArray<TableRef> | unde
     if (before !== undefined && before.text !== text) return undefined
     seen.set(key, { ref, text })
   }
+  // Most models read one table: no entries copied and sorted for it.
+  if (seen.size === 1) for (const { ref } of seen.values()) return [ref]
   return [...seen.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v.ref)
 }
