@@ -142,7 +142,8 @@ type ParsedReferences = Either.Either<ReadonlyMap<string, ReadonlyArray<TableRef
 
 /**
  * Resolves dependencies (depends_on and SQL references), orders and layers the models.
- * `parsed` is the result of `parseReferences` when the caller already ran it (see `loadAndCompile`).
+ * `parsed` is the result of `parseReferences` when the caller already ran it (`loadAndCompile`
+ * itself compiles through `compileSummaries` with the references its load read).
  */
 export const compileModels = (
   definitions: ReadonlyArray<ModelDefinition>,
