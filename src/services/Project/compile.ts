@@ -1,5 +1,5 @@
 import type { FileSystem, Path } from "@effect/platform"
-import { Context, Effect, type Either, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import type { SourceRef, StrategyBlock, TargetBlock } from "../../schemas/model"
 import type { StatementFailed } from "../Warehouse/Warehouse"
 import {
@@ -138,28 +138,18 @@ const validateStrategy = (model: ModelSummary): Effect.Effect<void, InvalidStrat
   return Effect.void
 }
 
-type ParsedReferences = Either.Either<ReadonlyMap<string, ReadonlyArray<TableRef>>, ModelSqlInvalid | StatementFailed>
-
-/**
- * Resolves dependencies (depends_on and SQL references), orders and layers the models.
- * `parsed` is the result of `parseReferences` when the caller already ran it (`loadAndCompile`
- * itself compiles through `compileSummaries` with the references its load read).
- */
-export const compileModels = (
-  definitions: ReadonlyArray<ModelDefinition>,
-  parsed?: ParsedReferences
-): Effect.Effect<CompiledProject, Exclude<CompileError, ModelLoadError>> =>
+/** Resolves dependencies (depends_on and SQL references), orders and layers the models: the plain path, DuckDB parsing the SQL. */
+export const compileModels = (definitions: ReadonlyArray<ModelDefinition>): Effect.Effect<CompiledProject, Exclude<CompileError, ModelLoadError>> =>
   compileSummaries(
     definitions.map((definition) => ({ summary: summaryOf(definition), definition })),
     // Evaluated only once names are known unique (compileSummaries checks them first).
-    parsed ??
-      Effect.suspend(() =>
-        parseReferences(
-          [...definitions]
-            .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-            .map((d) => ({ model: d.name, sql: parseableSql(d.sql), file: d.sqlPath }))
-        )
+    Effect.suspend(() =>
+      parseReferences(
+        [...definitions]
+          .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+          .map((d) => ({ model: d.name, sql: parseableSql(d.sql), file: d.sqlPath }))
       )
+    )
   )
 
 /**

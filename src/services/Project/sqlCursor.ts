@@ -60,6 +60,7 @@ export const makeCursor = (tokens: ReadonlyArray<Token>) => {
     c.depth--
   }
   // One literal, not state plus Object.assign: that left the cursor in dictionary mode, and every `c.at` a hash lookup.
+  // (The rules above spell out their return types: they read `c`, which is declared after them.)
   const c = { tokens, at: 0, depth: 0, peek, next, isWord, isSymbol, acceptWord, acceptSymbol, expectWord, expectSymbol, enter, isColId, colId, label, isBareAlias, commaList, nameList, leave }
   return c
 }
