@@ -93,6 +93,42 @@ const child = async (modelsDir: string, warmDir: string) => {
   process.stdout.write(JSON.stringify({ ms, rss: process.resourceUsage().maxRSS / 1024, models: project.models.size }))
 }
 
+/**
+ * The read floor: what any cold compile of a directory pays before it parses a byte, split as
+ * `pcli compile` splits it: list the directory, start a worker, read the SQL here and the TOML
+ * files on the worker, each as pcli reads it (open, fstat, read, close, UTF-8 text), and nothing
+ * else. A script of its own (written beside the projects), so it loads nothing but node:fs.
+ */
+const readFloorScript = `const fs = require("node:fs"), path = require("node:path"), threads = require("node:worker_threads")
+const readOnly = (paths) => {
+  const buffer = Buffer.allocUnsafe(1 << 20)
+  for (const file of paths) {
+    const fd = fs.openSync(file, "r")
+    const size = fs.fstatSync(fd).size
+    buffer.toString("utf8", 0, fs.readSync(fd, buffer, 0, size, 0))
+    fs.closeSync(fd)
+  }
+}
+if (!threads.isMainThread) {
+  readOnly(threads.workerData)
+  threads.parentPort.postMessage("done")
+} else {
+  const dir = process.argv[2]
+  const files = fs.readdirSync(dir).map((f) => path.join(dir, f))
+  const worker = new threads.Worker(__filename, { workerData: files.filter((f) => f.endsWith(".toml")) })
+  readOnly(files.filter((f) => f.endsWith(".sql")))
+  worker.on("message", () => process.exit(0))
+}
+`
+
+const readFloorRun = (root: string, modelsDir: string): number => {
+  const script = path.join(root, "read-floor.cjs")
+  if (!fs.existsSync(script)) fs.writeFileSync(script, readFloorScript)
+  const t0 = performance.now()
+  execFileSync(process.execPath, [script, modelsDir], { stdio: "ignore" })
+  return performance.now() - t0
+}
+
 /** The compile cache beside a models directory (`.pcli/compile-cache`): removed for every cold measurement. */
 const dropCache = (modelsDir: string) => fs.rmSync(path.join(path.dirname(modelsDir), ".pcli"), { recursive: true, force: true })
 
@@ -147,6 +183,8 @@ interface Row {
   warmOneRss: number
   /** Fastest and slowest cold and warm-one runs: this shared machine's spread. */
   cliRange: readonly [number, number]
+  /** The read floor (`readFloorScript`), median, taken beside each cold run. */
+  floor: number
   warmOneRange: readonly [number, number]
 }
 
@@ -166,12 +204,14 @@ const main = async () => {
       const clis: Array<{ ms: number; rss: number }> = []
       const noops: Array<number> = []
       const ones: Array<{ ms: number; rss: number }> = []
+      const floors: Array<number> = []
       for (let k = 0; k < runs; k++) {
         if (global.gc !== undefined) global.gc()
         samples.push(await phases(dir))
         services.push(serviceRun(dir, warm))
         dropCache(dir)
         clis.push(cliRun(root, dir))
+        floors.push(readFloorRun(root, dir))
         // Warm: nothing changed, then one model's SQL edited (a new text each time, so it is a real miss).
         noops.push(cliRun(root, dir).ms)
         const edited = path.join(dir, "m00007.sql")
@@ -196,6 +236,7 @@ const main = async () => {
         warmOne: median(ones.map((r) => r.ms)),
         warmOneRss: Math.max(...ones.map((r) => r.rss)),
         cliRange: rangeOf(clis.map((r) => r.ms)),
+        floor: median(floors),
         warmOneRange: rangeOf(ones.map((r) => r.ms))
       })
     }
@@ -229,7 +270,12 @@ const main = async () => {
   const range = ([low, high]: readonly [number, number]) => `runs ${low.toFixed(0)}–${high.toFixed(0)} ms`
   console.log(`target cold ${last.n} models <= 1000 ms: ${last.cli.toFixed(0)} ms ${ok(last.cli, 1000)} (${range(last.cliRange)}); <= 250 MB: ${last.cliRss.toFixed(0)} MB ${ok(last.cliRss, 250)}`)
   console.log(`target warm ${last.n} models, one changed, <= 300 ms: ${last.warmOne.toFixed(0)} ms ${ok(last.warmOne, 300)} (${range(last.warmOneRange)})`)
-  console.log(`this machine at the time: node -e 0 ${nodeBaseline().toFixed(0)} ms (median of 5)`)
+  const node = nodeBaseline()
+  console.log(`this machine at the time: node -e 0 ${node.toFixed(0)} ms (median of 5)`)
+  console.log("read floor = a process that lists the directory and reads every file as pcli does (SQL here, TOML on a worker) and nothing else:")
+  for (const r of rows) {
+    console.log(`  at ${r.n}: read floor ${r.floor.toFixed(0)} ms; pcli cold compile = ${(r.cli / r.floor).toFixed(2)}x the read floor, ${(r.cli / node).toFixed(1)}x node -e 0`)
+  }
 }
 
 if (process.argv[2] === "--child") void child(process.argv[3]!, process.argv[4]!)
