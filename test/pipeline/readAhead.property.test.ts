@@ -123,7 +123,7 @@ describe("the read-ahead loop", () => {
             readAheadLoop(
               // Any order of visits: the compile's (visitOrder) or a shuffle.
               { paths, kinds, order, state, claims, port: channel.port2, chunkFiles, chunkBytes },
-              contentHash,
+              (_, text) => contentHash(text),
               fileWork,
               workIsJson
             )
@@ -210,10 +210,11 @@ describe("startReadAhead", () => {
               expect(fromWorker.has(i)).toBe(false) // taken once
               fromWorker.add(i)
               const want = expected(paths[i]!, specs[i]!.kind)!
+              // The worker keys SQL files; a sidecar's or contract's key is left to this thread.
               expect({ text: got.text, stat: { size: got.stat.size, mtimeMs: got.stat.mtimeMs, ctimeMs: got.stat.ctimeMs, ino: got.stat.ino }, key: got.key }).toStrictEqual({
                 text: want.text,
                 stat: want.stat,
-                key: want.key
+                key: specs[i]!.kind === FileKind.sql ? want.key : undefined
               })
               if (got.worked) expect(got.work).toStrictEqual(want.work)
               else expect(cloneFaithful(want.work)).toBe(false)

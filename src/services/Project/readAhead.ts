@@ -74,11 +74,12 @@ interface Received {
 }
 
 /**
- * A file as the worker read it, with its content key (`contentHash`) and its `fileWork` where the
+ * A file as the worker read it, with its content key (`contentHash`, where the worker took it) and its `fileWork` where the
  * worker did it (`worked`), with the work's JSON text where it came as JSON.
  */
 export interface ReadAheadFile extends Stamped {
-  readonly key: string
+  /** Its content key, where the worker took it (else the caller hashes the text). */
+  readonly key: string | undefined
   readonly worked: boolean
   /** The work (undefined when it was not done, or came as JSON with a summary the caller takes instead). */
   readonly work: unknown
@@ -250,7 +251,7 @@ export const startReadAhead = (
     files[index] = undefined
     // Taken once: a second take of the same file reads it here.
     Atomics.store(claims, index, CLAIMED_BY_READER)
-    if (!got.ok || got.key === undefined) return undefined
+    if (!got.ok) return undefined
     const text = got.bytes.toString("utf8", got.start, got.start + got.length)
     const workJson = got.worked === WORK_AS_JSON ? (got.work as string) : undefined
     const summaryJson = workJson !== undefined ? got.summary : undefined

@@ -110,7 +110,8 @@ export const readWhole = (fd: number, buffer: Buffer, at: number, size: number):
  */
 export const readAheadLoop = (
   data: LoopData,
-  keyOf: (text: string) => string,
+  /** A file's content key, or undefined to leave it to the reader. */
+  keyOf: (kind: FileKind, text: string) => string | undefined,
   work: (kind: FileKind, text: string) => unknown,
   /** Kinds whose work, when done, is a JSON value by construction: sent as JSON without the walk that checks it. */
   workIsJson: (kind: FileKind) => boolean = () => false,
@@ -169,7 +170,7 @@ export const readAheadLoop = (
         length = readWhole(fd, bytes, used, stat.size)
         const kind = data.kinds[index] as FileKind
         const text = bytes.toString("utf8", used, used + length)
-        key = keyOf(text)
+        key = keyOf(kind, text)
         try {
           result = work(kind, text)
           if ((result !== undefined && workIsJson(kind)) || jsonFaithful(result)) {

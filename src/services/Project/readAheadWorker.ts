@@ -1,14 +1,20 @@
 // The read-ahead worker's entry (dist/pcli-read-ahead.cjs): reads a compile's files and does their fast-path work, then writes the cache shards it is handed (readAhead.ts).
 import { receiveMessageOnPort, workerData } from "node:worker_threads"
 import { contentHash } from "./contentKey"
-import { fileWork, workIsJson, workSummary } from "./fileWork"
+import { FileKind, fileWork, workIsJson, workSummary } from "./fileWork"
 import { abandonSave, type LoopData, readAheadLoop, serveSave } from "./readAheadLoop"
 import { type SaveMessage, savePatienceMs } from "./readAheadSave"
 import { writeShardFiles } from "./shardFile"
 
 const data = workerData as LoopData
+/**
+ * Content keys of SQL files only. The worker's TOML decoding is the longer half of a cold compile
+ * (the reader waits on it, measured), so the reader hashes the sidecars and contracts it takes;
+ * SQL reaches the worker only when it is ahead.
+ */
+const keyOf = (kind: FileKind, text: string) => (kind === FileKind.sql ? contentHash(text) : undefined)
 try {
-  readAheadLoop(data, contentHash, fileWork, workIsJson, workSummary)
+  readAheadLoop(data, keyOf, fileWork, workIsJson, workSummary)
   serveSave(
     data,
     savePatienceMs,
