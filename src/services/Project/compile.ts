@@ -23,7 +23,7 @@ import {
   type ModelLoadError
 } from "./models"
 import { parseableSql } from "../Runner/partitions"
-import { assembleProject, indexModels, resolveReferences } from "./resolve"
+import { assembleProject, indexModels, type Item, resolveReferences } from "./resolve"
 import { parseReferences, type TableRef } from "./sqlRefs"
 
 /** What resolution, ordering and validation read of a model: its sidecar and contract, summarised. */
@@ -108,7 +108,7 @@ export const compileModels = (definitions: ReadonlyArray<ModelDefinition>): Effe
  * (the tables each model's SQL reads), resolves, orders and layers. Errors keep that order.
  */
 export const compileSummaries = <D>(
-  items: ReadonlyArray<{ readonly summary: ModelSummary; readonly definition: D }>,
+  items: ReadonlyArray<Item<D>>,
   references: Effect.Effect<ReadonlyMap<string, ReadonlyArray<TableRef>>, ModelSqlInvalid | StatementFailed>
 ): Effect.Effect<CompiledProject<D>, Exclude<CompileError, ModelLoadError>> =>
   Effect.gen(function* () {

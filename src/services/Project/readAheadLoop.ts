@@ -104,7 +104,7 @@ export const readWhole = (fd: number, buffer: Buffer, at: number, size: number):
 }
 
 /**
- * Reads each path it can claim, in `order`, taking each text's content key and doing its `work`.
+ * Reads each path it can claim, in `order`, taking each text's content key (where `keyOf` gives one) and doing its `work`.
  * Files go out in chunks of bytes, posted when full or when the reader waits for a file in one.
  * Reads as `readStamped` does, file for file.
  */

@@ -49,7 +49,7 @@ const refMatches = (ref: TableRef, target: { catalog?: string | undefined; schem
   (ref.catalog === undefined || target.catalog === undefined || lower(ref.catalog) === lower(target.catalog))
 
 /** What is wrong with a content-addressed or time-interval model's strategy, if anything. */
-export const strategyProblem = (model: ModelSummary): InvalidStrategy | undefined => {
+const strategyProblem = (model: ModelSummary): InvalidStrategy | undefined => {
   const s = model.strategy
   if (s.type === "content_addressed") {
     const prefix = s.storage_prefix
