@@ -12,7 +12,7 @@ import { emptyBody, putStamp, rememberJson, storedBodyJson, storedBodyJsonPlain 
 import { contentHash } from "../../src/services/Project/contentKey"
 import { FileKind, fileWork, workIsJson } from "../../src/services/Project/fileWork"
 import { listModels } from "../../src/services/Project/models"
-import { readStamped, startReadAhead, visitOrder } from "../../src/services/Project/readAhead"
+import { readStamped, spawnReadAhead, startReadAhead, visitOrder } from "../../src/services/Project/readAhead"
 import {
   CLAIMED_BY_READER,
   cloneFaithful,
@@ -189,9 +189,12 @@ describe("startReadAhead", () => {
         fc.array(fileSpec, { minLength: 1, maxLength: 60 }),
         fc.boolean(),
         fc.array(fc.integer({ min: -1, max: 2 }), { maxLength: 80 }),
-        (specs, readerClaims, steps) => {
+        fc.boolean(),
+        (specs, readerClaims, steps, early) => {
           const { dir, paths } = writeFiles(specs)
+          // Early: the worker was started before its files were known (`pcli compile` without an index) and is handed them now.
           const ahead = startReadAhead(paths, Uint8Array.from(specs.map((s) => s.kind)), {
+            ...(early ? { spawned: spawnReadAhead(WORKER) } : {}),
             workerFile: WORKER,
             chunkFiles: 4,
             chunkBytes: 256,
@@ -229,6 +232,36 @@ describe("startReadAhead", () => {
       ),
       { numRuns: 25 }
     )
+  })
+})
+
+describe("spawnReadAhead", () => {
+  it("is adopted once; a released or adopted one leaves the next read-ahead to start its own", () => {
+    const dir = mkdtempSync(join(tmpdir(), "pcli-read-ahead-spawn-"))
+    try {
+      const paths = [0, 1].map((i) => join(dir, `m${i}.sql`))
+      for (const path of paths) writeFileSync(path, "SELECT 1 AS id")
+      const kinds = Uint8Array.from([FileKind.sql, FileKind.sql])
+      const released = spawnReadAhead(WORKER)!
+      released.release()
+      expect(released.adopt()).toBeUndefined()
+      const adopted = spawnReadAhead(WORKER)!
+      const first = startReadAhead(paths, kinds, { spawned: adopted, workerFile: WORKER, readerClaims: false })
+      expect(adopted.adopt()).toBeUndefined()
+      adopted.release() // adopted: the read-ahead's own, not stopped by this
+      for (const spawned of [released, adopted]) {
+        const ahead = spawned === adopted ? first : startReadAhead(paths, kinds, { spawned, workerFile: WORKER, readerClaims: false })
+        try {
+          expect(ahead).toBeDefined()
+          // Every file through the worker (this thread reads none itself).
+          for (let i = 0; i < paths.length; i++) expect(ahead!.take(i)?.text).toBe("SELECT 1 AS id")
+        } finally {
+          ahead?.close()
+        }
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
 

@@ -11,7 +11,7 @@ import type {
   UnknownReference
 } from "./errors"
 import { closureOf } from "./graph"
-import { type CachedLoad, definitionsShape, type LoadShape, loadShaped } from "./cachedLoad"
+import { type CachedLoad, definitionsShape, type LoadOptions, type LoadShape, loadShaped } from "./cachedLoad"
 import type { SidecarSummary } from "./fileWork"
 import type { CacheUse } from "./loadFiles"
 import { CompileCacheWrites } from "./compileCache"
@@ -126,6 +126,8 @@ export const compileSummaries = <D>(
 export const loadAndCompile = (
   options: LoadModelsOptions & {
     readonly cache?: boolean
+    /** How the load reads ahead on a worker (`LoadOptions`). */
+    readonly readAhead?: LoadOptions["readAhead"]
     readonly onCacheUse?: (use: CacheUse) => void
     /** Sees the listing and the load (its file stamps feed the compile index). */
     readonly onLoaded?: (listing: ModelListing, load: CachedLoad<unknown>) => void

@@ -27,6 +27,7 @@ import {
 } from "./compileIndex"
 import { joinInDir, listModels, type LoadModelsOptions, type ModelListing } from "./models"
 import { statModels } from "./modelStats"
+import { spawnReadAhead, type SpawnedReadAhead } from "./readAhead"
 import type { TableRef } from "./sqlRefs"
 
 /** What a compile renders: the project (its models carry their summary or their full definition). */
@@ -73,10 +74,16 @@ const putRow = (stamps: Float64Array, i: number, name: string, hasContract: bool
 const sameNames = (a: ReadonlyArray<string>, b: ReadonlyArray<string>) => a.length === b.length && a.every((n, i) => n === b[i])
 
 /** The models directory's stamp, if it can be trusted later (it did not change within the racy margin). */
-const dirStampOf = (modelsDir: string, trustBefore: number): DirStamp | null => {
-  const stat = NodeFs.statSync(modelsDir, { throwIfNoEntry: false })
-  return stat !== undefined && stat.mtimeMs < trustBefore && stat.ctimeMs < trustBefore ? [stat.mtimeMs, stat.ctimeMs, stat.ino] : null
-}
+const dirStampOf = (stat: NodeFs.Stats | undefined, trustBefore: number): DirStamp | null =>
+  stat !== undefined && stat.mtimeMs < trustBefore && stat.ctimeMs < trustBefore ? [stat.mtimeMs, stat.ctimeMs, stat.ino] : null
+
+/**
+ * From what size of the models directory itself a compile without an index starts its read-ahead
+ * worker before listing it: the worker's start-up (~100 ms) then overlaps the listing. A hint only
+ * (ext4 gives ~24 bytes an entry, so about 5,000 files; other file systems may say less, and the
+ * worker then starts after the listing, as for every other load).
+ */
+export const earlyReadAheadDirBytes = 128 * 1024
 
 const sameDir = (a: DirStamp | null, b: DirStamp | null) => a !== null && b !== null && a[0] === b[0] && a[1] === b[1] && a[2] === b[2]
 
@@ -162,14 +169,18 @@ const whole = (
   renderKey: string,
   render: Render,
   dirStamp: DirStamp | null,
-  writes: boolean
+  writes: boolean,
+  spawned: SpawnedReadAhead | undefined
 ): Effect.Effect<Uint8Array, CompileError, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function* () {
     let load: CachedLoad<unknown> | undefined
     let saved: Effect.Effect<void> = Effect.void
     // The shards are written (by the read-ahead worker, where one ran) while this renders and writes the index.
     // Summaries alone: what the rendering and the index need (a sidecar the worker decoded is not parsed here).
-    const project = yield* compileListingSummaries({ ...options, onLoaded: (_, loaded) => (load = loaded), onSaving: (wait) => (saved = wait) }, listing)
+    const project = yield* compileListingSummaries(
+      { ...options, readAhead: spawned === undefined ? undefined : { spawned }, onLoaded: (_, loaded) => (load = loaded), onSaving: (wait) => (saved = wait) },
+      listing
+    )
     // Encoded once: the same bytes go to the index and to the output.
     const text = utf8(yield* render(project))
     if (writes && load !== undefined) {
@@ -202,8 +213,28 @@ export const compileRendered = (
   Effect.gen(function* () {
     const writes = yield* CompileCacheWrites
     // Taken before the directory is listed: an entry added after it changes the stamp the next compile sees.
-    const dirStamp = dirStampOf(options.modelsDir, Date.now() - (options.racyMarginMs ?? racyMarginMs))
+    const dirStat = NodeFs.statSync(options.modelsDir, { throwIfNoEntry: false })
+    const dirStamp = dirStampOf(dirStat, Date.now() - (options.racyMarginMs ?? racyMarginMs))
     const index = readIndex(options.modelsDir)
+    // No index: the whole path runs; a large one reads ahead on a worker, started now.
+    const spawned = index === undefined && dirStat !== undefined && dirStat.size >= earlyReadAheadDirBytes ? spawnReadAhead() : undefined
+    return yield* Effect.ensuring(
+      renderedWith(options, renderKey, render, writes, dirStamp, index, spawned),
+      Effect.sync(() => spawned?.release())
+    )
+  })
+
+/** `compileRendered` once the directory is stat-ed and the index read: the index path where it can, else the whole path. */
+const renderedWith = (
+  options: LoadModelsOptions,
+  renderKey: string,
+  render: Render,
+  writes: boolean,
+  dirStamp: DirStamp | null,
+  index: CompileIndex | undefined,
+  spawned: SpawnedReadAhead | undefined
+): Effect.Effect<string | Uint8Array, CompileError, FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function* () {
     const dirUnchanged = index !== undefined && sameDir(dirStamp, index.dirStamp)
     if (index !== undefined && dirUnchanged) {
       const models: Names = {
@@ -221,5 +252,5 @@ export const compileRendered = (
       const text = yield* fromIndex(options, models, index, renderKey, render, dirStamp, writes)
       if (text !== undefined) return text
     }
-    return yield* whole(options, listing, renderKey, render, dirStamp, writes)
+    return yield* whole(options, listing, renderKey, render, dirStamp, writes, spawned)
   })

@@ -1,6 +1,6 @@
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
-import type { Worker } from "node:worker_threads"
+import type { MessagePort, Worker } from "node:worker_threads"
 import { lazy } from "../../platform/lazy"
 import { FileKind } from "./fileWork"
 import type { SaveMessage } from "./readAheadSave"
@@ -8,7 +8,7 @@ import {
   CLAIMED_BY_READER,
   CLAIMED_BY_WORKER,
   type FilesMessage,
-  type LoopData,
+  type LoopWork,
   META,
   NOT_WORKED,
   POSTED,
@@ -18,6 +18,7 @@ import {
   SAVE_DONE,
   SAVE_IDLE,
   SAVE_POSTED,
+  type SpawnData,
   STATE_SLOTS,
   UNCLAIMED,
   WANTED,
@@ -113,6 +114,8 @@ export interface ReadAhead {
 }
 
 export interface ReadAheadOptions {
+  /** A worker started early (`spawnReadAhead`), adopted instead of starting one. */
+  readonly spawned?: SpawnedReadAhead
   /** The worker's bundle; by default `pcli-read-ahead.cjs` beside this bundle (absent when run from source: no read-ahead). */
   readonly workerFile?: string
   readonly chunkFiles?: number
@@ -146,46 +149,80 @@ const workerThreads = lazy(() => require("node:worker_threads") as typeof import
 declare const __dirname: string | undefined
 const defaultWorkerFile = () => (typeof __dirname === "string" ? NodePath.join(__dirname, "pcli-read-ahead.cjs") : undefined)
 
-/**
- * Starts a worker thread that reads `paths` in `visitOrder`, doing each file's `fileWork` (sidecar
- * and contract decoding, SQL tables), while this thread takes them in list order: on a cold compile
- * of 10,000 models the work splits about evenly between the two cores. Each file is claimed once,
- * by the worker or by this thread, so a file the worker has not reached is read here at once
- * instead of waited for. Undefined where no worker can start.
- */
-export const startReadAhead = (
-  paths: ReadonlyArray<string>,
-  kinds: Uint8Array,
-  options: ReadAheadOptions = {}
-): ReadAhead | undefined => {
-  const workerFile = options.workerFile ?? defaultWorkerFile()
+/** A read-ahead worker started before its files are known (its start-up then overlaps the listing); `startReadAhead` hands them to it. */
+export interface SpawnedReadAhead {
+  /** The worker, its end of the channel, and how to hand it its files: the first time only (undefined once adopted or released). */
+  readonly adopt: () => { readonly worker: Worker; readonly port: MessagePort; readonly hand: (work: LoopWork) => void } | undefined
+  /** Stops the worker unless a read-ahead adopted it (then the read-ahead stops it). */
+  readonly release: () => void
+}
+
+/** Starts a read-ahead worker that waits for its files (`workerFile`: as `ReadAheadOptions`); undefined where none can start. */
+export const spawnReadAhead = (workerFile: string | undefined = defaultWorkerFile()): SpawnedReadAhead | undefined => {
   if (workerFile === undefined || !NodeFs.existsSync(workerFile)) return undefined
-  const stateBuffer = new SharedArrayBuffer(STATE_SLOTS * Int32Array.BYTES_PER_ELEMENT)
-  const claimsBuffer = new SharedArrayBuffer(Math.max(1, paths.length))
-  const state = new Int32Array(stateBuffer)
-  const claims = new Uint8Array(claimsBuffer)
-  const { MessageChannel, receiveMessageOnPort, Worker } = workerThreads()
+  const { MessageChannel, Worker } = workerThreads()
   const channel = new MessageChannel()
-  const data: LoopData = {
-    paths,
-    kinds,
-    order: visitOrder(kinds),
-    state: stateBuffer,
-    claims: claimsBuffer,
-    port: channel.port2,
-    chunkFiles: options.chunkFiles ?? 64,
-    chunkBytes: options.chunkBytes ?? 256 * 1024
-  }
+  const spawn: SpawnData = { port: channel.port2, handed: new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT) }
   let worker: Worker
   try {
-    worker = new Worker(workerFile, { workerData: data, transferList: [channel.port2] })
+    worker = new Worker(workerFile, { workerData: spawn, transferList: [channel.port2] })
   } catch {
     return undefined
   }
   worker.unref()
   // An error in the worker ends its work; what it did not answer is done here once patience runs out.
   worker.on("error", () => undefined)
-  const port = channel.port1
+  let state: "waiting" | "adopted" | "released" = "waiting"
+  const hand = (work: LoopWork) => {
+    channel.port1.postMessage(work)
+    const handed = new Int32Array(spawn.handed)
+    Atomics.store(handed, 0, 1)
+    Atomics.notify(handed, 0)
+  }
+  return {
+    adopt: () => {
+      if (state !== "waiting") return undefined
+      state = "adopted"
+      return { worker, port: channel.port1, hand }
+    },
+    release: () => {
+      if (state !== "waiting") return
+      state = "released"
+      channel.port1.close()
+      void worker.terminate()
+    }
+  }
+}
+
+/**
+ * Starts a worker thread (or adopts `options.spawned`) that reads `paths` in `visitOrder`, doing
+ * each file's `fileWork` (sidecar and contract decoding, SQL tables), while this thread takes them
+ * in list order: on a cold compile of 10,000 models the work splits about evenly between the two
+ * cores. Each file is claimed once, by the worker or by this thread, so a file the worker has not
+ * reached is read here at once instead of waited for. Undefined where no worker can start.
+ */
+export const startReadAhead = (
+  paths: ReadonlyArray<string>,
+  kinds: Uint8Array,
+  options: ReadAheadOptions = {}
+): ReadAhead | undefined => {
+  const started = options.spawned?.adopt() ?? spawnReadAhead(options.workerFile ?? defaultWorkerFile())?.adopt()
+  if (started === undefined) return undefined
+  const { worker, port } = started
+  const stateBuffer = new SharedArrayBuffer(STATE_SLOTS * Int32Array.BYTES_PER_ELEMENT)
+  const claimsBuffer = new SharedArrayBuffer(Math.max(1, paths.length))
+  const state = new Int32Array(stateBuffer)
+  const claims = new Uint8Array(claimsBuffer)
+  const { receiveMessageOnPort } = workerThreads()
+  started.hand({
+    paths,
+    kinds,
+    order: visitOrder(kinds),
+    state: stateBuffer,
+    claims: claimsBuffer,
+    chunkFiles: options.chunkFiles ?? 64,
+    chunkBytes: options.chunkBytes ?? 256 * 1024
+  })
   const patienceMs = options.patienceMs ?? 2000
   const claimRun = options.claimRun ?? 16
   const readerClaims = options.readerClaims ?? true

@@ -44,6 +44,25 @@ export interface LoopData {
   readonly chunkBytes: number
 }
 
+/** The worker's files and how to read them: `LoopData` but the port, posted to a worker started before they were known. */
+export type LoopWork = Omit<LoopData, "port">
+
+/** What a worker is started with: its end of the channel, and a flag (an Int32 slot) set once its `LoopWork` is posted on it. */
+export interface SpawnData {
+  readonly port: MessagePort
+  readonly handed: SharedArrayBuffer
+}
+
+/**
+ * Waits (up to `patienceMs`) for a worker's files, taken off its port by `receive`; undefined when
+ * none come (the compile needed no worker, or stopped it first).
+ */
+export const awaitWork = (spawn: SpawnData, patienceMs: number, receive: () => unknown): LoopData | undefined => {
+  Atomics.wait(new Int32Array(spawn.handed), 0, 0, patienceMs)
+  const work = receive() as LoopWork | undefined
+  return work === undefined ? undefined : { ...work, port: spawn.port }
+}
+
 /** Files read: their bytes, a meta row each, each one's content key, and its work (`fileWork`) where its meta says so. */
 export interface FilesMessage {
   readonly meta: Float64Array

@@ -14,3 +14,6 @@ export interface SaveMessage {
 
 /** How long the worker waits, its files read, for a save before it ends (a compile that failed saves nothing). */
 export const savePatienceMs = 10_000
+
+/** How long a worker started before its files were known waits for them (it is stopped, or unreferenced, well before). */
+export const handPatienceMs = 60_000

@@ -2,28 +2,31 @@
 import { receiveMessageOnPort, workerData } from "node:worker_threads"
 import { contentHash } from "./contentKey"
 import { FileKind, fileWork, workIsJson, workSummary } from "./fileWork"
-import { abandonSave, type LoopData, readAheadLoop, serveSave } from "./readAheadLoop"
-import { type SaveMessage, savePatienceMs } from "./readAheadSave"
+import { abandonSave, awaitWork, readAheadLoop, serveSave, type SpawnData } from "./readAheadLoop"
+import { handPatienceMs, type SaveMessage, savePatienceMs } from "./readAheadSave"
 import { writeShardFiles } from "./shardFile"
 
-const data = workerData as LoopData
+const spawn = workerData as SpawnData
 /**
  * Content keys of SQL files only. The worker's TOML decoding is the longer half of a cold compile
  * (the reader waits on it, measured), so the reader hashes the sidecars and contracts it takes;
  * SQL reaches the worker only when it is ahead.
  */
 const keyOf = (kind: FileKind, text: string) => (kind === FileKind.sql ? contentHash(text) : undefined)
+const data = awaitWork(spawn, handPatienceMs, () => receiveMessageOnPort(spawn.port)?.message)
 try {
-  readAheadLoop(data, keyOf, fileWork, workIsJson, workSummary)
-  serveSave(
-    data,
-    savePatienceMs,
-    () => receiveMessageOnPort(data.port)?.message as SaveMessage | undefined,
-    (message) => writeShardFiles(message.modelsDir, message.shards, message.build),
-    (message) => message.last
-  )
+  if (data !== undefined) {
+    readAheadLoop(data, keyOf, fileWork, workIsJson, workSummary)
+    serveSave(
+      data,
+      savePatienceMs,
+      () => receiveMessageOnPort(data.port)?.message as SaveMessage | undefined,
+      (message) => writeShardFiles(message.modelsDir, message.shards, message.build),
+      (message) => message.last
+    )
+  }
 } finally {
   // Whatever ended this thread, the reader is not left waiting for a save it would not do.
-  abandonSave(data)
-  data.port.close()
+  if (data !== undefined) abandonSave(data)
+  spawn.port.close()
 }
