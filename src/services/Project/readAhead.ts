@@ -75,8 +75,8 @@ interface Received {
 }
 
 /**
- * A file as the worker read it, with its content key (`contentHash`, where the worker took it) and its `fileWork` where the
- * worker did it (`worked`), with the work's JSON text where it came as JSON.
+ * A file as the worker read it, with its content key (`contentHash`, where the worker took it) and
+ * its `fileWork` where the worker did it (`worked`), with the work's JSON text where it came as JSON.
  */
 export interface ReadAheadFile extends Stamped {
   /** Its content key, where the worker took it (else the caller hashes the text). */
@@ -206,7 +206,7 @@ export const startReadAhead = (
   kinds: Uint8Array,
   options: ReadAheadOptions = {}
 ): ReadAhead | undefined => {
-  const started = options.spawned?.adopt() ?? spawnReadAhead(options.workerFile ?? defaultWorkerFile())?.adopt()
+  const started = options.spawned?.adopt() ?? spawnReadAhead(options.workerFile)?.adopt()
   if (started === undefined) return undefined
   const { worker, port } = started
   const stateBuffer = new SharedArrayBuffer(STATE_SLOTS * Int32Array.BYTES_PER_ELEMENT)
