@@ -1,4 +1,4 @@
-import type { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api"
+import type { DuckDBConnection, DuckDBInstance, DuckDBValueConverter, JS } from "@duckdb/node-api"
 import * as NodeFs from "node:fs"
 import * as os from "node:os"
 import { FileSystem, Path } from "@effect/platform"
@@ -73,14 +73,20 @@ export interface DuckDbService {
 
 export class DuckDb extends Context.Tag("pcli/DuckDb")<DuckDb, DuckDbService>() {}
 
+let jsConverter: DuckDBValueConverter<JS> | undefined
+
+/**
+ * Runs one SQL text and reads all its rows. `run` answers with the result already materialized,
+ * so its chunks are read in place: fetching them one by one would cost a thread-pool round trip each.
+ */
 const readAll = async (connection: DuckDBConnection, sql: string): Promise<StatementResult> => {
-  const reader = await connection.runAndReadAll(sql)
-  const names = reader.columnNames()
-  const types = reader.columnTypes()
-  return {
-    columns: names.map((name, i) => ({ name, type: String(types[i] ?? "") })),
-    rows: reader.getRowsJS()
-  }
+  const result = await connection.run(sql)
+  const converter = jsConverter ?? (jsConverter = (await import("@duckdb/node-api")).JSDuckDBValueConverter)
+  const names = result.columnNames()
+  const types = result.columnTypes()
+  const rows: Array<Array<JS | null>> = []
+  for (let i = 0, chunks = result.chunkCount; i < chunks; i++) for (const row of result.getChunk(i).convertRows(converter)) rows.push(row)
+  return { columns: names.map((name, i) => ({ name, type: String(types[i] ?? "") })), rows }
 }
 
 const makeService = (instance: DuckDBInstance, path: string, fail: (error: unknown) => StatementFailed): DuckDbService => ({
