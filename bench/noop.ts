@@ -12,7 +12,7 @@ import { median, printTable, timeProcess } from "./support"
 const bin = resolve("dist/pcli.cjs")
 const MODELS = Number(process.env["PCLI_BENCH_MODELS"] ?? 1000)
 const WIDTH = 100
-const ROUNDS = Number(process.env["PCLI_BENCH_ROUNDS"] ?? 2)
+const ROUNDS = Number(process.env["PCLI_BENCH_ROUNDS"] ?? 4)
 const TARGET = 0.1
 
 const generate = (dir: string) => {
