@@ -70,8 +70,8 @@ export const rowHashFromValues = (previous: string, values: ReadonlyArray<unknow
 /**
  * The canonical JSON of a stored row rendered by SQLite (`json_object` with the keys in canonical
  * order): the fast `--verify` walk hashes it without building the row in JS. It equals `canonicalRow`
- * for every TEXT, INTEGER and NULL value (property-tested); a row where it differs (a REAL, invalid
- * UTF-8) fails to recompute there and is re-checked with the reference.
+ * for every TEXT, NULL and safe INTEGER value (property-tested); a row where it differs (a REAL, an
+ * integer past 2^53, invalid UTF-8) fails to recompute there and is re-checked with the reference.
  */
 export const CANONICAL_ROW_SQL = `json_object(${SORTED_KEYS.map((k) => `'${k}', ${k === "principal_id_verified" ? "json('false')" : k}`).join(", ")})`
 
