@@ -148,7 +148,7 @@ const main = () => {
       generate(dir, rssSize)
       fresh(dir)
       const bigFloor = measure(root, [self, "--floor", dir, "b"], dir)
-      // Peak RSS varies by 10-30 MB from run to run (which thread's malloc arena serves DuckDB), so it is a median.
+      // One run's peak RSS varies by 10-30 MB from the next (DuckDB's native memory), so it is a median.
       const bigRuns = Array.from({ length: Math.max(1, Number(process.env["BENCH_RSS_RUNS"] ?? "3")) }, () => {
         fresh(dir)
         return measure(root, [bin, "run", "--output", "json"], dir)

@@ -73,6 +73,7 @@ export interface DuckDbService {
 
 export class DuckDb extends Context.Tag("pcli/DuckDb")<DuckDb, DuckDbService>() {}
 
+/** DuckDB's value converter, taken once its module has loaded (it loads only when a warehouse opens). */
 let jsConverter: DuckDBValueConverter<JS> | undefined
 
 /**
