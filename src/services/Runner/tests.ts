@@ -104,16 +104,33 @@ const fusedExpression = (test: DataTest, relation: string): string => {
       ].filter((c): c is string => c !== undefined)
       return `CASE WHEN ${conds.length === 0 ? "FALSE" : conds.join(" OR ")} THEN 1 ELSE 0 END`
     }
-    case "unique":
+    case "unique": {
+      // Not the count itself: zero exactly when it is (no value repeats, and at most one NULL, since
+      // grouping makes the NULLs one group), without grouping. `exactCounts` replaces a non-zero one.
+      const column = quoteIdent(test.column)
+      const only = test.filter === undefined ? "" : ` FILTER (WHERE ${test.filter})`
+      return `count(${column})${only} - count(DISTINCT ${column})${only} + CASE WHEN ${where(`${column} IS NULL`)} > 1 THEN 1 ELSE 0 END`
+    }
     case "composite":
       // Grouping needs its own pass; as a scalar subquery it still rides in the same statement.
       return `(${testQuery(test, relation)})`
   }
 }
 
+/** The fused statement's answers as offending counts: a `unique` test that found repeats is counted by its own query. */
+const exactCounts = (tests: ReadonlyArray<DataTest>, answers: ReadonlyArray<unknown>, relation: string) =>
+  Effect.flatMap(Warehouse, (wh) =>
+    Effect.forEach(tests, (test, i) => {
+      const answer = Number(answers[i] ?? 0)
+      return test.type === "unique" && answer !== 0
+        ? Effect.map(wh.execute(testQuery(test, relation)), (result) => Number(result.rows[0]?.[0] ?? 0))
+        : Effect.succeed(answer)
+    })
+  )
+
 /**
- * All of a model's tests as one statement: row-level tests share one scan of the relation
- * (aggregates with FILTER), uniqueness tests ride along as scalar subqueries.
+ * All of a model's tests as one statement: row-level tests and single-column uniqueness share one
+ * scan of the relation (aggregates with FILTER), composite uniqueness rides along as a scalar subquery.
  */
 export const fusedTestQuery = (tests: ReadonlyArray<DataTest>, relation: string): string =>
   `SELECT ${tests.map((t) => fusedExpression(t, relation)).join(",\n  ")}\nFROM ${relation}`
@@ -147,8 +164,8 @@ export const runDataTests = (
     const wh = yield* Warehouse
     const fused = yield* Effect.either(wh.execute(fusedTestQuery(tests, relation)))
     if (fused._tag === "Left") return yield* sequentialTests(model, tests, relation)
-    const row = fused.right.rows[0] ?? []
-    const verdict = judge(model, tests, tests.map((_, i) => Number(row[i] ?? 0)))
+    const failing = yield* exactCounts(tests, fused.right.rows[0] ?? [], relation)
+    const verdict = judge(model, tests, failing)
     return verdict instanceof DataTestFailed ? yield* verdict : verdict
   })
 
