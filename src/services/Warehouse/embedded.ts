@@ -278,6 +278,3 @@ const lazyService = (instance: Effect.Effect<DuckDBInstance, StatementFailed>, p
   path,
   withConnection: (use) => Effect.flatMap(instance, (i) => makeService(i, path, fail).withConnection(use))
 })
-
-/** Runs one SQL text on a DuckDB connection and reads everything (shared with strategies). */
-export const runAndRead = readAll
