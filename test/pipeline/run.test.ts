@@ -82,6 +82,30 @@ describe("run", () => {
     }).pipe(Effect.provide(runtimeLayer(root)))
   })
 
+  it.live("a model whose data test fails leaves its previous table as it was, whole or by time interval", () => {
+    const uniqueId = '[[tests]]\ntype = "unique"\ncolumn = "id"\n'
+    const interval = '[strategy]\ntype = "time_interval"\ntime_column = "day"\ngranularity = "day"\n'
+    const days = "range(TIMESTAMP '2024-01-01', TIMESTAMP '2024-01-04', INTERVAL 1 DAY) r(d) WHERE d >= @start_date AND d < @end_date"
+    const root = writeProject({
+      whole: { sql: "SELECT range AS id FROM range(3)", toml: target("main", "whole") + uniqueId },
+      daily: { sql: `SELECT d::TIMESTAMP AS day, 1 AS id FROM ${days}`, toml: target("main", "daily") + interval + uniqueId.replace("id", "day") }
+    })
+    return Effect.gen(function* () {
+      const first = yield* runProject(yield* compileRoot(root), { projectRoot: root, retry: fast })
+      expect(first.status).toBe("success")
+      fs.writeFileSync(path.join(root, "models", "whole.sql"), "SELECT range % 2 AS id FROM range(5)")
+      fs.writeFileSync(path.join(root, "models", "daily.sql"), `SELECT TIMESTAMP '2024-01-01' AS day, 2 AS id FROM ${days}`)
+      const run = yield* runProject(yield* compileRoot(root), { projectRoot: root, retry: fast })
+      expect(run.models.map((m) => [m.model_name, m.status, m.error_code])).toEqual([
+        ["daily", "failed", "data-test-failed"],
+        ["whole", "failed", "data-test-failed"]
+      ])
+      expect(yield* query("SELECT list(id ORDER BY id) FROM main.whole")).toEqual([[[0n, 1n, 2n]]])
+      expect(yield* query("SELECT count(DISTINCT day), sum(id) FROM main.daily")).toEqual([[3n, 3n]])
+      expect(yield* query("SELECT count(*) FROM information_schema.tables WHERE table_name LIKE '__pcli_stage%'")).toEqual([[0n]])
+    }).pipe(Effect.provide(runtimeLayer(root)))
+  })
+
   it.live("incremental appends only rows past the watermark", () => {
     const root = writeProject({
       src: { sql: "SELECT * FROM main.feed", toml: target("main", "src_copy", '[[sources]]\nschema = "main"\ntable = "feed"') },

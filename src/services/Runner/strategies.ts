@@ -119,13 +119,13 @@ const publishReplacing = (wh: WarehouseService, target: TargetBlock, table: stri
     ? publish(wh, [`DROP TABLE IF EXISTS ${table}`, `ALTER TABLE ${stage} RENAME TO ${quoteIdent(target.table)}`])
     : publish(wh, [`CREATE OR REPLACE TABLE ${table} AS SELECT * FROM ${stage}`, `DROP TABLE ${stage}`])
 
-/** Creates the staged table and returns its row count (DuckDB's CTAS answers with it; a warehouse that does not is counted). */
-const stageRows = (wh: WarehouseService, stage: string, select: string) =>
-  Effect.flatMap(wh.execute(`CREATE OR REPLACE TABLE ${stage} AS ${subquery(select)}`), (created) => {
+/** Creates (or replaces) `table` as the SELECT and returns its row count (DuckDB's CTAS answers with it; a warehouse that does not is counted). */
+const createTableAs = (wh: WarehouseService, table: string, select: string) =>
+  Effect.flatMap(wh.execute(`CREATE OR REPLACE TABLE ${table} AS ${subquery(select)}`), (created) => {
     const count = created.rows[0]?.[0]
     return wh.kind === "embedded" && (typeof count === "bigint" || typeof count === "number")
       ? Effect.succeed(Number(count))
-      : countRows(wh, stage)
+      : countRows(wh, table)
   })
 
 const tableExists = (wh: WarehouseService, target: TargetBlock) =>
@@ -150,6 +150,23 @@ const verify = (model: CompiledModel, candidate: string, sqlAsRun: string) =>
   })
 
 /**
+ * Builds the model's whole table, verifies it and publishes it. In the build's own transaction
+ * the new table takes the target's name at once: no one sees it before the commit, a rollback
+ * brings the old one back, and no staged table is renamed. Otherwise it is staged beside the
+ * target and replaces it once verified.
+ */
+const replaceWhole = (wh: WarehouseService, transactional: boolean, model: CompiledModel, select: string) =>
+  Effect.gen(function* () {
+    const table = physicalName(model.target, wh.kind)
+    const stage = stagingName(model.target, wh.kind)
+    const built = transactional ? table : stage
+    const rows = yield* createTableAs(wh, built, select)
+    const warnings = yield* verify(model, built, select)
+    yield* transactional ? publish(wh, []) : publishReplacing(wh, model.target, table, stage)
+    return { rows, warnings }
+  })
+
+/**
  * The pinned connection of one build whose first statement also opens its transaction: one
  * round trip fewer per model. A statement that fails to parse runs nothing, BEGIN included;
  * the build then fails and its rollback finds nothing open, as before.
@@ -169,7 +186,7 @@ const openingTransaction = (connection: WarehouseService): WarehouseService => {
 
 const farFuture = new Date(Date.UTC(9999, 11, 31))
 
-/** Builds one model into a staging table, verifies it, then publishes it; on failure the staging table is dropped. */
+/** Builds one model, verifies it, then publishes it; on failure nothing is published (its transaction rolls back, or its staged table is dropped). */
 export const buildModel = (
   ctx: BuildContext
 ): Effect.Effect<BuildResult, BuildError, Warehouse | RunStore | FileSystem.FileSystem | Path.Path> =>
@@ -191,19 +208,15 @@ export const buildModel = (
     const dropStage = (transactional ? connection.execute("ROLLBACK") : wh.execute(`DROP TABLE IF EXISTS ${stage}`)).pipe(Effect.ignore)
     const build = Effect.gen(function* () {
       switch (strategy.type) {
-        case "full_refresh": {
-          const rows = yield* stageRows(wh, stage, sql)
-          const warnings = yield* verify(model, stage, sql)
-          yield* publishReplacing(wh, target, table, stage)
-          return { rows, warnings, output: undefined }
-        }
+        case "full_refresh":
+          return { ...(yield* replaceWhole(wh, transactional, model, sql)), output: undefined }
         case "incremental": {
           const exists = yield* tableExists(wh, target)
           const ts = quoteIdent(strategy.timestamp_column)
           const newRows = exists
             ? `SELECT * FROM ${subquery(sql)} AS src WHERE (SELECT max(${ts}) FROM ${table}) IS NULL OR src.${ts} > (SELECT max(${ts}) FROM ${table})`
             : sql
-          const rows = yield* stageRows(wh, stage, newRows)
+          const rows = yield* createTableAs(wh, stage, newRows)
           const candidate = exists ? `(SELECT * FROM ${table} UNION ALL SELECT * FROM ${stage})` : stage
           const warnings = yield* verify(model, candidate, sql)
           yield* publish(
@@ -223,10 +236,7 @@ export const buildModel = (
                 ? undefined
                 : parsePartitionKey(strategy.first_partition, strategy.granularity)
             sql = substituteWindow(sql, first ?? new Date(Date.UTC(1, 0, 1)), farFuture)
-            const rows = yield* stageRows(wh, stage, sql)
-            const warnings = yield* verify(model, stage, sql)
-            yield* publishReplacing(wh, target, table, stage)
-            return { rows, warnings, output: undefined }
+            return { ...(yield* replaceWhole(wh, transactional, model, sql)), output: undefined }
           }
           const windows = partitionsBetween(ctx.partition.from, ctx.partition.to, strategy.granularity)
           if (windows === undefined || windows.length === 0) {
@@ -245,7 +255,7 @@ export const buildModel = (
           )
           sql = bodies.join("\n;\n")
           const whole = range("", windows[0]!.start, windows[windows.length - 1]!.end)
-          const rows = yield* stageRows(wh, stage, selects.map(subquery).join("\nUNION ALL\n"))
+          const rows = yield* createTableAs(wh, stage, selects.map(subquery).join("\nUNION ALL\n"))
           const exists = yield* tableExists(wh, target)
           const candidate = exists ? `(SELECT * FROM ${table} WHERE NOT (${whole}) UNION ALL SELECT * FROM ${stage})` : stage
           const warnings = yield* verify(model, candidate, bodies[0]!)
@@ -263,7 +273,7 @@ export const buildModel = (
             return yield* new ContentAddressedNeedsEmbedded({ model: model.name })
           }
           const path = yield* Path.Path
-          const rows = yield* stageRows(wh, stage, sql)
+          const rows = yield* createTableAs(wh, stage, sql)
           const warnings = yield* verify(model, stage, sql)
           const written = yield* writeParquetArtifact({
             duck: duck.value,
