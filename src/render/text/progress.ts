@@ -1,6 +1,8 @@
 import type { ProgressEvent } from "../../services/Runner/run"
 
-const count = (n: number) => n.toLocaleString("en-US")
+/** `toLocaleString("en-US")`'s format, made once: `toLocaleString` builds a new formatter at every call (25 ms in a 1,000-model run). */
+let grouping: Intl.NumberFormat | undefined
+const count = (n: number) => (grouping ??= new Intl.NumberFormat("en-US")).format(n)
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`
 
 /** One line per progress event, for logs off a terminal: `[12/200] OK stg_orders (full_refresh, 1,204 rows, 0.31 s)`. */

@@ -108,11 +108,13 @@ const runProjectWith = (
     const sourceVersionOf = memoByKey((ref) => sourceVersion(ref, runId))
     const schemaLock = yield* Effect.makeSemaphore(1)
     const ensured = new Set<string>()
+    // On a lane, so a checkpoint never meets a schema being created; a schema already made needs no lane.
     const ensureSchemaOf = (model: CompiledModel) => {
       const key = `${model.target.catalog}.${model.target.schema}`
-      return schemaLock.withPermits(1)(
+      const create = schemaLock.withPermits(1)(
         Effect.suspend(() => (ensured.has(key) ? Effect.void : Effect.zipRight(ensureSchemas([model]), Effect.sync(() => ensured.add(key)))))
       )
+      return Effect.suspend(() => (ensured.has(key) ? Effect.void : Effect.ignore(onLane(create))))
     }
 
     const inputsOf = (model: CompiledModel) =>
@@ -221,8 +223,7 @@ const runProjectWith = (
           return
         }
         yield* emit({ kind: "started", model: name, strategy: model.strategy.type, started: yield* Ref.updateAndGet(started, (x) => x + 1), done: yield* Ref.get(done), total })
-        // On a lane, so a checkpoint never meets a schema being created.
-        yield* Effect.ignore(onLane(ensureSchemaOf(model)))
+        yield* ensureSchemaOf(model)
         const attempts = yield* Ref.make(0)
         const buildWith = (partition: PartitionOptions | undefined) =>
           onLane(buildModel({

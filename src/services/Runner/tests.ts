@@ -118,15 +118,16 @@ const fusedExpression = (test: DataTest, relation: string): string => {
 }
 
 /** The fused statement's answers as offending counts: a `unique` test that found repeats is counted by its own query. */
-const exactCounts = (tests: ReadonlyArray<DataTest>, answers: ReadonlyArray<unknown>, relation: string) =>
-  Effect.flatMap(Warehouse, (wh) =>
-    Effect.forEach(tests, (test, i) => {
-      const answer = Number(answers[i] ?? 0)
-      return test.type === "unique" && answer !== 0
-        ? Effect.map(wh.execute(testQuery(test, relation)), (result) => Number(result.rows[0]?.[0] ?? 0))
-        : Effect.succeed(answer)
-    })
+const exactCounts = (tests: ReadonlyArray<DataTest>, answers: ReadonlyArray<unknown>, relation: string) => {
+  const counts = tests.map((_, i) => Number(answers[i] ?? 0))
+  const recount = (test: DataTest, i: number) => test.type === "unique" && counts[i] !== 0
+  if (!tests.some(recount)) return Effect.succeed(counts)
+  return Effect.flatMap(Warehouse, (wh) =>
+    Effect.forEach(tests, (test, i) =>
+      recount(test, i) ? Effect.map(wh.execute(testQuery(test, relation)), (result) => Number(result.rows[0]?.[0] ?? 0)) : Effect.succeed(counts[i]!)
+    )
   )
+}
 
 /**
  * All of a model's tests as one statement: row-level tests and single-column uniqueness share one

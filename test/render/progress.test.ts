@@ -1,0 +1,13 @@
+import { describe, expect, it } from "@effect/vitest"
+import { progressText } from "../../src/render/text/progress"
+
+describe("progress lines off a terminal", () => {
+  it("group thousands as en-US does, whatever the machine's locale", () => {
+    expect(progressText({ kind: "finished", model: "stg_orders", status: "success", strategy: "full_refresh", duration_ms: 310, rows: 1204, done: 12, total: 200 })).toBe(
+      "[12/200] OK stg_orders (full_refresh, 1,204 rows, 0.31 s)"
+    )
+    expect(
+      progressText({ kind: "finished", model: "daily", status: "success", strategy: "time_interval", duration_ms: 1500, rows: 12345678, intervals: 1096, done: 1, total: 1 })
+    ).toBe("[1/1] OK daily (time_interval, 1,096 intervals, 12,345,678 rows, 1.50 s)")
+  })
+})
