@@ -182,8 +182,12 @@ export interface EmbeddedOptions {
  */
 export const defaultThreads = (): number => Math.max(1, Math.floor(os.availableParallelism() / 4))
 
-/** DuckDB's own `checkpoint_threshold`: the log size past which it would checkpoint if no transaction were open. */
-const checkpointThresholdBytes = 16 * 1024 * 1024
+/**
+ * The log size past which the lanes checkpoint: a quarter of DuckDB's own 16 MiB. Under the small
+ * starting cap, tables committed but not checkpointed spill to `.tmp` (zstd) and are read back, and
+ * the last stretch is checkpointed at close on the main thread (decisions.md "Run at 1,000 models, third pass").
+ */
+const checkpointThresholdBytes = 4 * 1024 * 1024
 
 /**
  * The embedded warehouse: one DuckDB instance for the layer's lifetime, a fresh connection
