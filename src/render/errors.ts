@@ -92,6 +92,7 @@ export const errorTable: Readonly<Record<string, ErrorRow>> = {
   ContentAddressedNeedsEmbedded: invalid(),
   ArtifactWriteFailed: failed(),
   DataTestFailed: failed(),
+  FusedStatementFailed: failed(),
   ContractViolation: failed(),
   // discover and its cache
   NoEltAdapter: invalid(),

@@ -77,6 +77,7 @@ describe("run", () => {
       fs.writeFileSync(path.join(root, "models", "t.sql"), "SELECT 2 AS id, error('late failure') AS e")
       const run = yield* runProject(yield* compileRoot(root), { projectRoot: root, retry: fast })
       expect(run.status).toBe("failure")
+      expect(run.models[0]!.error_message).toContain("late failure")
       expect(yield* query("SELECT * FROM main.t")).toEqual([[1]])
       expect(yield* query("SELECT count(*) FROM information_schema.tables WHERE table_name LIKE '__pcli_stage%'")).toEqual([[0n]])
     }).pipe(Effect.provide(runtimeLayer(root)))
@@ -93,6 +94,7 @@ describe("run", () => {
     return Effect.gen(function* () {
       const first = yield* runProject(yield* compileRoot(root), { projectRoot: root, retry: fast })
       expect(first.status).toBe("success")
+      expect(first.models.map((m) => [m.model_name, m.rows_affected])).toEqual([["daily", 3], ["whole", 3]])
       fs.writeFileSync(path.join(root, "models", "whole.sql"), "SELECT range % 2 AS id FROM range(5)")
       fs.writeFileSync(path.join(root, "models", "daily.sql"), `SELECT TIMESTAMP '2024-01-01' AS day, 2 AS id FROM ${days}`)
       const run = yield* runProject(yield* compileRoot(root), { projectRoot: root, retry: fast })
@@ -103,6 +105,29 @@ describe("run", () => {
       expect(yield* query("SELECT list(id ORDER BY id) FROM main.whole")).toEqual([[[0n, 1n, 2n]]])
       expect(yield* query("SELECT count(DISTINCT day), sum(id) FROM main.daily")).toEqual([[3n, 3n]])
       expect(yield* query("SELECT count(*) FROM information_schema.tables WHERE table_name LIKE '__pcli_stage%'")).toEqual([[0n]])
+    }).pipe(Effect.provide(runtimeLayer(root)))
+  })
+
+  it.live("a test that cannot run fails its model with its own error, whole or incremental, and leaves the tables as they were", () => {
+    const badTest = '[[tests]]\ntype = "not_null"\ncolumn = "id"\n\n[[tests]]\ntype = "expression"\nexpression = "no_such_column > 0"\n'
+    const root = writeProject({
+      whole: { sql: "SELECT range AS id FROM range(3)", toml: target("main", "whole") },
+      events: {
+        sql: "SELECT range AS id, TIMESTAMP '2024-01-01' + INTERVAL (range) DAY AS ts FROM range(3)",
+        toml: target("main", "events") + '[strategy]\ntype = "incremental"\ntimestamp_column = "ts"\n'
+      }
+    })
+    return Effect.gen(function* () {
+      expect((yield* runProject(yield* compileRoot(root), { projectRoot: root, retry: fast })).status).toBe("success")
+      for (const name of ["whole", "events"]) fs.appendFileSync(path.join(root, "models", `${name}.toml`), badTest)
+      fs.writeFileSync(path.join(root, "models", "events.sql"), "SELECT range AS id, TIMESTAMP '2024-01-01' + INTERVAL (range) DAY AS ts FROM range(5)")
+      const run = yield* runProject(yield* compileRoot(root), { projectRoot: root, retry: fast })
+      for (const m of run.models) {
+        expect([m.model_name, m.status, m.error_code, m.attempts]).toEqual([m.model_name, "failed", "statement-failed", 1])
+        expect(m.error_message).toMatch(/no_such_column/)
+      }
+      expect(yield* query("SELECT count(*) FROM main.whole")).toEqual([[3n]])
+      expect(yield* query("SELECT count(*) FROM main.events")).toEqual([[3n]])
     }).pipe(Effect.provide(runtimeLayer(root)))
   })
 

@@ -17,7 +17,7 @@ import { InvalidPartitionWindow } from "../Project/errors"
 import { parsePartitionKey, partitionsBetween, substituteWindow } from "./partitions"
 import { RunStore, type RunStoreFailed, type UpstreamRecord } from "./RunStore"
 import { integerLiteralColumns } from "../Project/sqlRefs"
-import { checkContract, type ContractViolation, type DataTestFailed, quoteIdent, runDataTests } from "./tests"
+import { checkContract, type ContractViolation, type DataTestFailed, quoteIdent, runDataTests, type TestMode } from "./tests"
 
 /** content_addressed writes Parquet through DuckDB itself; a remote warehouse cannot. */
 export class ContentAddressedNeedsEmbedded extends Data.TaggedError("ContentAddressedNeedsEmbedded")<{
@@ -139,9 +139,9 @@ const countRows = (wh: WarehouseService, relation: string) =>
   wh.execute(`SELECT count(*) FROM ${relation}`).pipe(Effect.map((r) => Number(r.rows[0]?.[0] ?? 0)))
 
 /** Tests and contract against the candidate relation: what the table will hold once published. */
-const verify = (model: CompiledModel, candidate: string, sqlAsRun: string) =>
+const verify = (model: CompiledModel, candidate: string, sqlAsRun: string, mode: TestMode) =>
   Effect.gen(function* () {
-    const warnings = yield* runDataTests(model.name, model.definition.sidecar.tests, candidate)
+    const warnings = yield* runDataTests(model.name, model.definition.sidecar.tests, candidate, mode)
     if (model.definition.contract === undefined) return warnings
     const contractWarnings = yield* checkContract(model.name, model.definition.contract, candidate, {
       integerLiterals: integerLiteralColumns(sqlAsRun)
@@ -155,13 +155,13 @@ const verify = (model: CompiledModel, candidate: string, sqlAsRun: string) =>
  * brings the old one back, and no staged table is renamed. Otherwise it is staged beside the
  * target and replaces it once verified.
  */
-const replaceWhole = (wh: WarehouseService, transactional: boolean, model: CompiledModel, select: string) =>
+const replaceWhole = (wh: WarehouseService, transactional: boolean, model: CompiledModel, select: string, mode: TestMode) =>
   Effect.gen(function* () {
     const table = physicalName(model.target, wh.kind)
     const stage = stagingName(model.target, wh.kind)
     const built = transactional ? table : stage
     const rows = yield* createTableAs(wh, built, select)
-    const warnings = yield* verify(model, built, select)
+    const warnings = yield* verify(model, built, select, mode)
     yield* transactional ? publish(wh, []) : publishReplacing(wh, model.target, table, stage)
     return { rows, warnings }
   })
@@ -186,12 +186,29 @@ const openingTransaction = (connection: WarehouseService): WarehouseService => {
 
 const farFuture = new Date(Date.UTC(9999, 11, 31))
 
-/** Builds one model, verifies it, then publishes it; on failure nothing is published (its transaction rolls back, or its staged table is dropped). */
+/** On a pinned connection the whole build is one transaction (content-addressed publishes from another connection, which must see the staged table committed). */
+const inOneTransaction = (connection: WarehouseService, model: CompiledModel) =>
+  connection.kind === "embedded" && connection.pinned === true && model.strategy.type !== "content_addressed"
+
+/**
+ * Builds one model, verifies it, then publishes it; on failure nothing is published (its
+ * transaction rolls back, or its staged table is dropped). In one transaction, a fused test
+ * statement that failed took the transaction, and the table it tested, with it: the build runs
+ * again with its tests one by one, so the failure reported is the one its own test reports.
+ */
 export const buildModel = (
   ctx: BuildContext
 ): Effect.Effect<BuildResult, BuildError, Warehouse | RunStore | FileSystem.FileSystem | Path.Path> =>
+  Effect.flatMap(Warehouse, (connection) =>
+    buildAttempt(ctx, connection, inOneTransaction(connection, ctx.model) ? "fused-or-fail" : "fused-then-one-by-one").pipe(
+      Effect.catchTag("FusedStatementFailed", () => buildAttempt(ctx, connection, "one-by-one")),
+      // Only the fused test statement fails this way, and the run with tests one by one has none.
+      Effect.catchTag("FusedStatementFailed", (e) => Effect.fail(e.cause))
+    )
+  )
+
+const buildAttempt = (ctx: BuildContext, connection: WarehouseService, mode: TestMode) =>
   Effect.gen(function* () {
-    const connection = yield* Warehouse
     const model = ctx.model
     const target = model.target
     const table = physicalName(target, connection.kind)
@@ -199,17 +216,15 @@ export const buildModel = (
     const strategy = model.strategy
     let sql = bodyOf(model.definition.sql)
 
-    // On a pinned connection the whole build is one transaction: one commit per model, and a
-    // failure rolls the staged table back with everything else. Content-addressed publishes
-    // from another connection, which must see the staged table committed.
-    const transactional = connection.kind === "embedded" && connection.pinned === true && strategy.type !== "content_addressed"
+    // One commit per model, and a failure rolls back everything the build wrote.
+    const transactional = inOneTransaction(connection, model)
     const wh = transactional ? openingTransaction(connection) : connection
     const unpinned: WarehouseService = { ...wh, pinned: false }
     const dropStage = (transactional ? connection.execute("ROLLBACK") : wh.execute(`DROP TABLE IF EXISTS ${stage}`)).pipe(Effect.ignore)
     const build = Effect.gen(function* () {
       switch (strategy.type) {
         case "full_refresh":
-          return { ...(yield* replaceWhole(wh, transactional, model, sql)), output: undefined }
+          return { ...(yield* replaceWhole(wh, transactional, model, sql, mode)), output: undefined }
         case "incremental": {
           const exists = yield* tableExists(wh, target)
           const ts = quoteIdent(strategy.timestamp_column)
@@ -218,7 +233,7 @@ export const buildModel = (
             : sql
           const rows = yield* createTableAs(wh, stage, newRows)
           const candidate = exists ? `(SELECT * FROM ${table} UNION ALL SELECT * FROM ${stage})` : stage
-          const warnings = yield* verify(model, candidate, sql)
+          const warnings = yield* verify(model, candidate, sql, mode)
           yield* publish(
             wh,
             exists
@@ -236,7 +251,7 @@ export const buildModel = (
                 ? undefined
                 : parsePartitionKey(strategy.first_partition, strategy.granularity)
             sql = substituteWindow(sql, first ?? new Date(Date.UTC(1, 0, 1)), farFuture)
-            return { ...(yield* replaceWhole(wh, transactional, model, sql)), output: undefined }
+            return { ...(yield* replaceWhole(wh, transactional, model, sql, mode)), output: undefined }
           }
           const windows = partitionsBetween(ctx.partition.from, ctx.partition.to, strategy.granularity)
           if (windows === undefined || windows.length === 0) {
@@ -258,7 +273,7 @@ export const buildModel = (
           const rows = yield* createTableAs(wh, stage, selects.map(subquery).join("\nUNION ALL\n"))
           const exists = yield* tableExists(wh, target)
           const candidate = exists ? `(SELECT * FROM ${table} WHERE NOT (${whole}) UNION ALL SELECT * FROM ${stage})` : stage
-          const warnings = yield* verify(model, candidate, bodies[0]!)
+          const warnings = yield* verify(model, candidate, bodies[0]!, mode)
           yield* publish(
             wh,
             exists
@@ -274,7 +289,7 @@ export const buildModel = (
           }
           const path = yield* Path.Path
           const rows = yield* createTableAs(wh, stage, sql)
-          const warnings = yield* verify(model, stage, sql)
+          const warnings = yield* verify(model, stage, sql, mode)
           const written = yield* writeParquetArtifact({
             duck: duck.value,
             model: model.name,

@@ -136,6 +136,31 @@ const exactCounts = (tests: ReadonlyArray<DataTest>, answers: ReadonlyArray<unkn
 export const fusedTestQuery = (tests: ReadonlyArray<DataTest>, relation: string): string =>
   `SELECT ${tests.map((t) => fusedExpression(t, relation)).join(",\n  ")}\nFROM ${relation}`
 
+/**
+ * The fused test statement failed inside the build's transaction, which went with it (and the
+ * relation it tested): the build runs again with its tests one by one (`buildModel`).
+ */
+export class FusedStatementFailed extends Data.TaggedError("FusedStatementFailed")<{ readonly cause: StatementFailed }> {
+  readonly code = "statement-failed"
+  override get message() {
+    return this.cause.message
+  }
+}
+
+/**
+ * What a failing fused test statement leads to: the tests one by one on the same relation, or,
+ * where the relation went with the failure (a build's transaction), `FusedStatementFailed`; or
+ * the tests one by one from the start (the build's second, step-by-step run).
+ */
+export type TestMode = "fused-then-one-by-one" | "fused-or-fail" | "one-by-one"
+
+/** The fused statement's answers (one per test, in order) judged: the first failing `error` test fails, `warning` ones become lines. */
+const judgeFused = (model: string, tests: ReadonlyArray<DataTest>, answers: ReadonlyArray<unknown>, relation: string) =>
+  Effect.flatMap(exactCounts(tests, answers, relation), (failing) => {
+    const verdict = judge(model, tests, failing)
+    return verdict instanceof DataTestFailed ? Effect.fail(verdict) : Effect.succeed(verdict)
+  })
+
 const sequentialTests = (model: string, tests: ReadonlyArray<DataTest>, relation: string) =>
   Effect.gen(function* () {
     const wh = yield* Warehouse
@@ -153,21 +178,21 @@ const sequentialTests = (model: string, tests: ReadonlyArray<DataTest>, relation
  * Runs a model's tests against a relation (the staged result, before it is published), fused
  * into one statement. Fails on the first `error` test with offenders; returns one warning line
  * per failing `warning` test. When the fused statement fails (a bad expression), the tests run
- * one by one so the failure is the same one, at the same test, as unfused.
+ * one by one so the failure is the same one, at the same test, as unfused (see `TestMode`).
  */
 export const runDataTests = (
   model: string,
   tests: ReadonlyArray<DataTest>,
-  relation: string
-): Effect.Effect<ReadonlyArray<string>, DataTestFailed | StatementFailed, Warehouse> =>
+  relation: string,
+  mode: TestMode = "fused-then-one-by-one"
+): Effect.Effect<ReadonlyArray<string>, DataTestFailed | StatementFailed | FusedStatementFailed, Warehouse> =>
   Effect.gen(function* () {
     if (tests.length === 0) return []
+    if (mode === "one-by-one") return yield* sequentialTests(model, tests, relation)
     const wh = yield* Warehouse
     const fused = yield* Effect.either(wh.execute(fusedTestQuery(tests, relation)))
-    if (fused._tag === "Left") return yield* sequentialTests(model, tests, relation)
-    const failing = yield* exactCounts(tests, fused.right.rows[0] ?? [], relation)
-    const verdict = judge(model, tests, failing)
-    return verdict instanceof DataTestFailed ? yield* verdict : verdict
+    if (fused._tag === "Right") return yield* judgeFused(model, tests, fused.right.rows[0] ?? [], relation)
+    return mode === "fused-or-fail" ? yield* new FusedStatementFailed({ cause: fused.left }) : yield* sequentialTests(model, tests, relation)
   })
 
 /** Contract type spellings (product specs use ClickHouse-like names, remote warehouses Spark's) mapped to DuckDB's. */
