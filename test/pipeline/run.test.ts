@@ -122,6 +122,7 @@ describe("run", () => {
       for (const name of ["whole", "events"]) fs.appendFileSync(path.join(root, "models", `${name}.toml`), badTest)
       fs.writeFileSync(path.join(root, "models", "events.sql"), "SELECT range AS id, TIMESTAMP '2024-01-01' + INTERVAL (range) DAY AS ts FROM range(5)")
       const run = yield* runProject(yield* compileRoot(root), { projectRoot: root, retry: fast })
+      expect(run.models).toHaveLength(2)
       for (const m of run.models) {
         expect([m.model_name, m.status, m.error_code, m.attempts]).toEqual([m.model_name, "failed", "statement-failed", 1])
         expect(m.error_message).toMatch(/no_such_column/)
