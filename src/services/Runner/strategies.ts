@@ -111,8 +111,8 @@ const publish = (wh: WarehouseService, statements: ReadonlyArray<string>) =>
       : wh.execute(["BEGIN TRANSACTION", ...statements, "COMMIT"].join(";\n"))
 
 /**
- * Replaces the target with the staged table. Embedded: the staged table takes the target's name
- * in the same transaction (no copy of the rows); remote: copied, then the stage dropped.
+ * Replaces the target with the staged table (a build off its own transaction). Embedded: the staged
+ * table takes the target's name in one transaction (no copy of the rows); remote: copied, then the stage dropped.
  */
 const publishReplacing = (wh: WarehouseService, target: TargetBlock, table: string, stage: string) =>
   wh.kind === "embedded"

@@ -133,7 +133,7 @@ const exactCounts = (tests: ReadonlyArray<DataTest>, answers: ReadonlyArray<unkn
  * All of a model's tests as one statement: row-level tests and single-column uniqueness share one
  * scan of the relation (aggregates with FILTER), composite uniqueness rides along as a scalar subquery.
  */
-export const fusedTestQuery = (tests: ReadonlyArray<DataTest>, relation: string): string =>
+const fusedTestQuery = (tests: ReadonlyArray<DataTest>, relation: string): string =>
   `SELECT ${tests.map((t) => fusedExpression(t, relation)).join(",\n  ")}\nFROM ${relation}`
 
 /**
