@@ -15,7 +15,7 @@ export interface Bucket {
   readonly indexed: IndexedBucket | undefined
 }
 
-/** Buckets with at least this many rules get the bitset index (measured: docs/decisions.md, bench/policy.ts). */
+/** Buckets with at least this many rules get the bitset index (measured: docs/performance.md, bench/policy.ts). */
 export const INDEX_THRESHOLD = 16
 
 export interface CompileOptions {

@@ -11,7 +11,7 @@ import { checkSelection } from "./selection"
  * warehouse's catalog snapshot say, the runner's own reuse rule (`decide` in run.ts) with every
  * upstream at its recorded data version: reuse asked, no window, no declared source (its data
  * version is read from the warehouse), the fingerprint of the last build, its table present, the
- * same inputs. Such a run never needs the warehouse (decisions.md "No-op run without DuckDB").
+ * same inputs. Such a run never needs the warehouse (decisions.md "The no-op run never opens DuckDB").
  */
 export const reusesEverything = (
   project: CompiledProject,

@@ -1,7 +1,7 @@
 import * as fs from "node:fs"
 
 /**
- * The catalog as pcli last closed the warehouse file (decisions.md "No-op run without DuckDB"):
+ * The catalog as pcli last closed the warehouse file (decisions.md "The no-op run never opens DuckDB"):
  * which relations it held, and the file's identity right after close (size, mtime and ctime in
  * nanoseconds, inode). While the file has that identity and no write-ahead log beside it, nothing
  * has touched it since, so the relations are still exactly those: a run can tell that every

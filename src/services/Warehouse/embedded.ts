@@ -185,7 +185,7 @@ export const defaultThreads = (): number => Math.max(1, Math.floor(os.availableP
 /**
  * The log size past which the lanes checkpoint: a quarter of DuckDB's own 16 MiB. Under the small
  * starting cap, tables committed but not checkpointed spill to `.tmp` (zstd) and are read back, and
- * the last stretch is checkpointed at close on the main thread (decisions.md "Run at 1,000 models, third pass").
+ * the last stretch is checkpointed at close on the main thread (performance.md "Run at 1,000 models, third pass").
  */
 const checkpointThresholdBytes = 4 * 1024 * 1024
 
