@@ -10,7 +10,7 @@ import * as path from "node:path"
 import { execFileSync } from "node:child_process"
 import { compileModels, layer as compilerLayer, PipelineCompiler } from "../src/services/Project/compile"
 import { loadModels } from "../src/services/Project/models"
-import { parseReferences } from "../src/services/Project/sqlRefs"
+import { parseReferences } from "../src/services/Project/sql"
 
 /**
  * A layered project: ~10% roots (some reading a declared source), each other model reads 1-3

@@ -7,7 +7,7 @@ import { normalizeType } from "../Runner/tests"
 import { acquireDuckDbInstance } from "../Warehouse/embedded"
 import { StatementFailed } from "../Warehouse/Warehouse"
 import { decodeModel } from "./models"
-import { serializeBatch } from "./sqlRefs"
+import { serializeBatch } from "./sql"
 
 export type { ChangeClass, ChangeFinding } from "../../schemas/plans"
 

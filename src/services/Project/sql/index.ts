@@ -1,0 +1,20 @@
+/**
+ * The SQL reader: which tables a model's SQL reads. `parseReferences` is the front: the fast
+ * reader (`sqlFast.ts`, pure TypeScript) answers what it fully recognises, DuckDB's own parser
+ * (`json_serialize_sql`) the rest, errors included. Nothing outside this folder imports its other files.
+ */
+export {
+  formatTableRef,
+  integerLiteralColumns,
+  parseReferences,
+  parseReferencesWithDuckDb,
+  serializeBatch,
+  type SerializedStatement,
+  type TableRef
+} from "./sqlRefs"
+
+// The twins and their references, for the cached load's first pass, the property tests and the benches.
+export { fastReferencesOf, referencesOf } from "./sqlRefs"
+export { fastTableReferences } from "./sqlFast"
+export { allKeywords } from "./sqlTokens"
+export { scanSerializedStatement, skipValue } from "./astScan"
