@@ -30,9 +30,8 @@ import {
   type ModelSummary,
   summaryOf
 } from "../models"
-import { parseableSql } from "../../Runner/partitions"
 import { assembleProject, indexModels, type Item, resolveReferences } from "./resolve"
-import { parseReferences, type TableRef } from "../sql"
+import { parseableSql, parseReferences, type TableRef } from "../sql"
 
 /** A model after dependency resolution (`D`: what it was compiled from; the full definition but for `pcli compile`'s index). */
 export interface CompiledModel<D = ModelDefinition> {

@@ -1,6 +1,6 @@
 import { Either } from "effect"
 import type { SourceRef } from "../../../schemas/model"
-import { parsePartitionKey } from "../../Runner/partitions"
+import { parsePartitionKey } from "../partitionKeys"
 import type { CompiledModel, CompiledProject } from "./compile"
 import type { ModelSummary } from "../models"
 import { AmbiguousReference, DependencyCycle, DuplicateModel, InvalidStrategy, UnknownReference } from "../errors"

@@ -12,6 +12,8 @@ export {
   type SerializedStatement,
   type TableRef
 } from "./sqlRefs"
+export { parseableSql, substituteWindow } from "./placeholders"
+export { normalizeType } from "./types"
 
 // The twins and their references, for the cached load's first pass, the property tests and the benches.
 export { fastReferencesOf, referencesOf } from "./sqlRefs"
