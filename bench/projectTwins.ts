@@ -212,6 +212,8 @@ const main = async () => {
     fs.rmSync(root, { recursive: true, force: true })
   }
   console.log(`services/Project's fast twins against their references, ${size} models, medians of ${runs} runs (each after a warm-up run).`)
+  // The read-ahead worker gains only with a core to spare: how busy the machine was says whether it had one.
+  console.log(`this machine: ${os.availableParallelism()} cores, load average ${os.loadavg()[0]!.toFixed(1)} (1 min) at the end.`)
   printTable(
     ["twin", "ms", "reference", "ms", "twin / reference", "saves"],
     measured.map((p) => [
