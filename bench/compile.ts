@@ -10,60 +10,8 @@ import * as path from "node:path"
 import { execFileSync } from "node:child_process"
 import { compileModels, layer as compilerLayer, PipelineCompiler } from "../src/services/Project/compile"
 import { loadModels } from "../src/services/Project/models"
-import { parseReferences } from "../src/services/Project/sqlRefs"
-
-/**
- * A layered project: ~10% roots (some reading a declared source), each other model reads 1-3
- * earlier models (joins, CTEs, a subquery); sidecars carry tags and tests, every 5th model has a
- * contract and every 8th a depends_on.
- */
-const generate = (dir: string, count: number) => {
-  const models = path.join(dir, "models")
-  fs.mkdirSync(models, { recursive: true })
-  let seed = 42
-  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648)
-  const modelName = (i: number) => `m${String(i).padStart(5, "0")}`
-  for (let i = 0; i < count; i++) {
-    const name = modelName(i)
-    let sql: string
-    let extra = ""
-    if (i < Math.max(1, Math.floor(count / 10))) {
-      if (i % 3 === 0) {
-        sql = `SELECT id, id % 7 AS k, kind AS label FROM ext.events WHERE kind <> 'noise'`
-        extra = `\n[[sources]]\nschema = "ext"\ntable = "events"\n`
-      } else {
-        sql = `SELECT range AS id, range % 7 AS k, 'v' || range AS label FROM range(100)`
-      }
-    } else {
-      const picks = new Set<number>()
-      const n = Math.min(i, 1 + Math.floor(rand() * 3))
-      while (picks.size < n) picks.add(Math.floor(rand() * i))
-      const [first, ...rest] = [...picks].map((p) => `main.${modelName(p)}`)
-      const joins = rest.map((t, j) => `JOIN ${t} t${j + 1} USING (id)`).join("\n")
-      const filter = i % 4 === 0 ? `\n  AND id IN (SELECT id FROM ${first} WHERE k > 2)` : ""
-      sql = `WITH base AS (\n  SELECT t0.id, t0.k, t0.label FROM ${first} t0\n  ${joins}\n)\nSELECT id, k, upper(label) AS label, count(*) OVER (PARTITION BY k) AS n\nFROM base\nWHERE id % 3 <> 1${filter}`
-      if (i % 8 === 0) extra = `depends_on = ["${modelName(Math.floor(rand() * i))}"]\n`
-    }
-    const dependsOn = extra.startsWith("depends_on") ? extra : ""
-    const sources = extra.startsWith("depends_on") ? "" : extra
-    fs.writeFileSync(path.join(models, `${name}.sql`), sql)
-    fs.writeFileSync(
-      path.join(models, `${name}.toml`),
-      `name = "${name}"\nintent = "generated"\n${dependsOn}\n[target]\ncatalog = "warehouse"\nschema = "main"\ntable = "${name}"\n\n` +
-        `[tags]\nlayer = "l${i % 4}"\nowner = "team-${i % 7}"\n\n` +
-        `[[tests]]\ntype = "not_null"\ncolumn = "id"\n\n[[tests]]\ntype = "unique"\ncolumn = "id"\nseverity = "warning"\n\n` +
-        `[[tests]]\ntype = "accepted_values"\ncolumn = "k"\nvalues = [0, 1, 2, 3, 4, 5, 6]\n${sources}`
-    )
-    if (i % 5 === 0) {
-      fs.writeFileSync(
-        path.join(models, `${name}.contract.toml`),
-        `[[columns]]\nname = "id"\ntype = "BIGINT"\nnullable = false\n\n[[columns]]\nname = "k"\ntype = "BIGINT"\nnullable = true\n\n` +
-          `[[columns]]\nname = "label"\ntype = "VARCHAR"\nnullable = true\n\n[rules]\nrequired = ["id"]\n`
-      )
-    }
-  }
-  return models
-}
+import { parseReferences } from "../src/services/Project/sql"
+import { generateProject as generate } from "./support"
 
 const run = <A, E>(effect: Effect.Effect<A, E, NodeContext.NodeContext>) =>
   Effect.runPromise(Effect.provide(effect, NodeContext.layer) as Effect.Effect<A, E>)

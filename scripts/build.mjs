@@ -61,8 +61,20 @@ const lazyCrypto = {
     }))
   }
 }
-// The compile's read-ahead worker (services/Project/readAhead.ts starts it from beside the bundle that runs).
-await build({ ...common, entryPoints: ["src/services/Project/readAheadWorker.ts"], outfile: "dist/pcli-read-ahead.cjs" })
+// pcli's own modules as side-effect free: a bundle then keeps only what it calls of a folder's entry file, not
+// every module the entry re-exports (the read-ahead worker uses the SQL reader's fast half, not its DuckDB half).
+const pureSources = {
+  name: "pure-sources",
+  setup(build) {
+    build.onResolve({ filter: /^\.\.?\// }, async (args) => {
+      if (args.pluginData === "pure-sources") return undefined
+      const resolved = await build.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: "pure-sources" })
+      return resolved.errors.length > 0 ? undefined : { path: resolved.path, sideEffects: false }
+    })
+  }
+}
+// The compile's read-ahead worker (services/Project/cache/readAhead.ts starts it from beside the bundle that runs).
+await build({ ...common, plugins: [...common.plugins, pureSources], entryPoints: ["src/services/Project/cache/readAheadWorker.ts"], outfile: "dist/pcli-read-ahead.cjs" })
 for (const [name, entry] of Object.entries(lightEntries)) {
   await build({ ...common, plugins: eagerCrypto.has(name) ? common.plugins : [...common.plugins, lazyCrypto], entryPoints: [`src/light/${entry}.ts`], outfile: `dist/${name}.cjs` })
   rmSync(`dist/${name}.v8cache`, { force: true })

@@ -3,7 +3,6 @@ import { compiledModelJson, encodeJsonWithArrayBytes } from "../render/json"
 import { CompileOutput } from "../schemas/pipeline"
 import { Environment } from "../services/Environment/Environment"
 import * as Compiler from "../services/Project/compile"
-import { compileRendered } from "../services/Project/indexedCompile"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import { compileOutput } from "../services/Runner/output"
 
@@ -31,7 +30,7 @@ export const compile: Effect.Effect<
 export const compileJson = Effect.gen(function* () {
   const { modelsDir } = yield* ProjectContext
   const env = yield* Environment
-  return yield* compileRendered({ modelsDir, env }, modelsDir, (project) => {
+  return yield* Compiler.compileRendered({ modelsDir, env }, modelsDir, (project) => {
     const out = compileOutput(project, modelsDir)
     // `encodeJson(CompileOutput, out)`'s UTF-8 bytes, the models written by the field-by-field writer and the name lists as JSON.stringify writes them.
     return encodeJsonWithArrayBytes(

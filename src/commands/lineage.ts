@@ -1,8 +1,7 @@
 import { Effect } from "effect"
 import type { DependentsOutput, LineageOutput } from "../schemas/lineage"
 import { ModelNotFound } from "../services/PolicyEngine/attributes"
-import { type CompiledProject, downstreamClosure } from "../services/Project/compile"
-import { closureOf } from "../services/Project/graph"
+import { closureOf, type CompiledProject, downstreamClosure } from "../services/Project/compile"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import { compiledProject } from "./compile"
 

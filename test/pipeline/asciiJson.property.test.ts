@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as fc from "fast-check"
-import { asciiOnly } from "../../src/services/Project/shardFile"
+import { asciiOnly } from "../../src/services/Project/cache"
 
 // The reference: every non-ASCII UTF-16 unit escaped (asciiOnly skips the scan when there is none).
 const escapeAll = (json: string) => json.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)

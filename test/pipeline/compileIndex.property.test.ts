@@ -3,8 +3,7 @@ import fc from "fast-check"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { asciiJson } from "../../src/services/Project/shardFile"
-import { indexFileFor, readIndex, stampWidth, type StoredSummary, writeIndex } from "../../src/services/Project/compileIndex"
+import { asciiJson, indexFileFor, readIndex, stampWidth, type StoredSummary, writeIndex } from "../../src/services/Project/cache"
 
 // The index's summaries section, read one summary at a time (a warm compile compares only the
 // changed models' summaries) and written back as it was read.

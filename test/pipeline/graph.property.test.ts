@@ -2,8 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
 import * as NodePath from "node:path"
 import { joinInDir } from "../../src/services/Project/models"
-import { depths, kahnOrder, reachableCountsPlain } from "../../src/services/Project/graph"
-import { depthsIndexed, kahnOrderIndexed, reachableCountsIndexed } from "../../src/services/Project/graphIndexed"
+import { depths, depthsIndexed, kahnOrder, kahnOrderIndexed, reachableCountsIndexed, reachableCountsPlain } from "../../src/services/Project/compile"
 
 /** A random DAG: node i may read any earlier node (so the order of creation is topological). */
 const dag = fc.integer({ min: 0, max: 120 }).chain((n) =>

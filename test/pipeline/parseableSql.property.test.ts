@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as fc from "fast-check"
-import { parseableSql, substituteWindow } from "../../src/services/Runner/partitions"
+import { parseableSql, substituteWindow } from "../../src/services/Project/sql"
 
 // parseableSql skips texts without `@`; the plain definition substitutes the epoch everywhere.
 const fragment = fc.constantFrom("@start_date", "@end_date", "@start_datex", "@", "@end", " ", "SELECT ", "'x'", "\n", "é", "$&", "a")

@@ -6,25 +6,29 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { MessageChannel, receiveMessageOnPort } from "node:worker_threads"
-import { definitionsShape, type LoadShape, loadShaped } from "../../src/services/Project/cachedLoad"
-import { summariesShape, summaryOf } from "../../src/services/Project/compile"
-import { emptyBody, putStamp, rememberJson, storedBodyJson, storedBodyJsonPlain } from "../../src/services/Project/compileCache"
-import { contentHash } from "../../src/services/Project/contentKey"
-import { FileKind, fileWork, workIsJson } from "../../src/services/Project/fileWork"
-import { listModels } from "../../src/services/Project/models"
-import { readStamped, spawnReadAhead, startReadAhead, visitOrder } from "../../src/services/Project/readAhead"
 import {
-  CLAIMED_BY_READER,
-  cloneFaithful,
-  type FilesMessage,
-  META,
-  readAheadLoop,
-  jsonFaithful,
-  STATE_SLOTS,
-  WANTED,
-  WORK_AS_JSON,
-  WORK_CLONED
-} from "../../src/services/Project/readAheadLoop"
+  contentHash,
+  definitionsShape,
+  emptyBody,
+  FileKind,
+  fileWork,
+  type LoadShape,
+  loadShaped,
+  putStamp,
+  ReadAheadLoop,
+  readStamped,
+  rememberJson,
+  spawnReadAhead,
+  startReadAhead,
+  storedBodyJson,
+  storedBodyJsonPlain,
+  visitOrder,
+  workIsJson
+} from "../../src/services/Project/cache"
+import { summariesShape, summaryOf } from "../../src/services/Project/compile"
+import { listModels } from "../../src/services/Project/models"
+
+const { CLAIMED_BY_READER, cloneFaithful, META, readAheadLoop, jsonFaithful, STATE_SLOTS, WANTED, WORK_AS_JSON, WORK_CLONED } = ReadAheadLoop
 
 /** The worker's bundle, built by `npm test`'s build. */
 const WORKER = resolve(__dirname, "../../dist/pcli-read-ahead.cjs")
@@ -131,7 +135,7 @@ describe("the read-ahead loop", () => {
             let messages = 0
             for (let m = receiveMessageOnPort(channel.port1); m !== undefined; m = receiveMessageOnPort(channel.port1)) {
               messages++
-              const { meta, bytes, keys, work } = m.message as FilesMessage
+              const { meta, bytes, keys, work } = m.message as ReadAheadLoop.FilesMessage
               const buffer = Buffer.from(bytes)
               const rows = meta.length / META
               for (let row = 0; row < rows; row++) {

@@ -1,9 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import fc from "fast-check"
-import { compileSummaries, type ModelSummary } from "../../src/services/Project/compile"
-import { depths, findCycle, kahnOrder, reachableCountsPlain } from "../../src/services/Project/graph"
-import { formatTableRef, type TableRef } from "../../src/services/Project/sqlRefs"
+import { compileSummaries, depths, findCycle, kahnOrder, type ModelSummary, reachableCountsPlain } from "../../src/services/Project/compile"
+import { formatTableRef, type TableRef } from "../../src/services/Project/sql"
 
 // Reference resolution against compileSummaries: a reference names a model when its parts equal the
 // trailing parts of the model's `catalog.schema.table`, case-insensitively; several others are

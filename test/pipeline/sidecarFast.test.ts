@@ -4,8 +4,10 @@ import * as fc from "fast-check"
 import * as Toml from "smol-toml"
 import { MAX_NESTING, tooDeep } from "../../src/platform/tomlNesting"
 import { ModelContract, ModelSidecar } from "../../src/schemas/model"
-import { jsonFaithful } from "../../src/services/Project/readAheadLoop"
+import { ReadAheadLoop } from "../../src/services/Project/cache"
 import { fastDecodeContract, fastDecodeSidecar } from "../../src/services/Project/sidecarFast"
+
+const { jsonFaithful } = ReadAheadLoop
 
 const options = { onExcessProperty: "error", errors: "all" } as const
 const schemaSidecar = Schema.decodeUnknownEither(ModelSidecar, options)

@@ -2,9 +2,7 @@ import { sharedDuckDbConnection } from "../support/duckdb"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import * as fc from "fast-check"
-import { fastTableReferences } from "../../src/services/Project/sqlFast"
-import { fastReferencesOf, serializeBatch, type TableRef } from "../../src/services/Project/sqlRefs"
-import { allKeywords } from "../../src/services/Project/sqlTokens"
+import { allKeywords, fastReferencesOf, fastTableReferences, serializeBatch, type TableRef } from "../../src/services/Project/sql"
 
 /**
  * The fast reader against DuckDB's parser (the reference): whenever the fast reader answers,

@@ -2,15 +2,16 @@ import { sharedDuckDbConnection } from "../support/duckdb"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import * as fc from "fast-check"
-import { scanSerializedStatement, skipValue } from "../../src/services/Project/astScan"
 import {
   fastReferencesOf,
   parseReferences,
   parseReferencesWithDuckDb,
   referencesOf,
+  scanSerializedStatement,
   serializeBatch,
-  type SerializedStatement
-} from "../../src/services/Project/sqlRefs"
+  type SerializedStatement,
+  skipValue
+} from "../../src/services/Project/sql"
 
 const connection = sharedDuckDbConnection()
 

@@ -2,12 +2,10 @@ import { Effect, Either } from "effect"
 import type { ModelContract, ModelSidecar } from "../../schemas/model"
 import type { ChangeClass, ChangeFinding, FindingKind, ModelFiles } from "../../schemas/plans"
 import { canonicalJson, hashCanonical } from "../Artifacts/artifacts"
-import { parseableSql } from "../Runner/partitions"
-import { normalizeType } from "../Runner/tests"
 import { acquireDuckDbInstance } from "../Warehouse/embedded"
 import { StatementFailed } from "../Warehouse/Warehouse"
 import { decodeModel } from "./models"
-import { serializeBatch } from "./sqlRefs"
+import { normalizeType, parseableSql, serializeBatch } from "./sql"
 
 export type { ChangeClass, ChangeFinding } from "../../schemas/plans"
 

@@ -1,7 +1,7 @@
 import { FileSystem, Path } from "@effect/platform"
 import * as NodeFs from "node:fs"
 import { Effect, Either, Schema } from "effect"
-import { ModelContract, ModelSidecar } from "../../schemas/model"
+import { ModelContract, ModelSidecar, type SourceRef, type StrategyBlock, type TargetBlock } from "../../schemas/model"
 import type { MissingEnvVar, TomlDecodeError } from "../ProjectConfig/errors"
 import { substituteEnvVars } from "../ProjectConfig/interpolate"
 import { parseToml, schemaIssueToError } from "../../platform/toml"
@@ -19,6 +19,28 @@ export interface ModelDefinition {
   readonly contract: ModelContract | undefined
   readonly contractPath: string | undefined
 }
+
+/** What resolution, ordering and validation read of a model: its sidecar and contract, summarised. */
+export interface ModelSummary {
+  readonly name: string
+  readonly target: TargetBlock
+  readonly strategy: StrategyBlock
+  readonly dependsOn: ReadonlyArray<string>
+  readonly sources: ReadonlyArray<SourceRef>
+  /** The `layer` tag, if any. */
+  readonly layer: string | undefined
+  readonly contracted: boolean
+}
+
+export const summaryOf = (def: ModelDefinition): ModelSummary => ({
+  name: def.name,
+  target: def.sidecar.target,
+  strategy: def.sidecar.strategy,
+  dependsOn: def.sidecar.depends_on,
+  sources: def.sidecar.sources,
+  layer: def.sidecar.tags["layer"],
+  contracted: def.contract !== undefined
+})
 
 export type ModelLoadError = ModelsUnreadable | ModelFileMismatch | MissingEnvVar | TomlDecodeError
 

@@ -1,7 +1,7 @@
 import { Data, Effect } from "effect"
 import type { CompiledProject } from "../Project/compile"
 import { InvalidPartitionWindow, quoteArg } from "../Project/errors"
-import { parsePartitionKey, partitionKeyFormat } from "./partitions"
+import { parsePartitionKey, partitionKeyFormat } from "../Project/partitionKeys"
 
 /** `--model` names models the project does not have; nothing ran. */
 export class ModelsNotFound extends Data.TaggedError("ModelsNotFound")<{

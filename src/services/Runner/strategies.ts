@@ -14,9 +14,10 @@ import {
 } from "../Artifacts/artifacts"
 import type { CompiledModel } from "../Project/compile"
 import { InvalidPartitionWindow } from "../Project/errors"
-import { parsePartitionKey, partitionsBetween, substituteWindow } from "./partitions"
+import { parsePartitionKey } from "../Project/partitionKeys"
+import { partitionsBetween } from "./partitions"
 import { RunStore, type RunStoreFailed, type UpstreamRecord } from "./RunStore"
-import { integerLiteralColumns } from "../Project/sqlRefs"
+import { integerLiteralColumns, substituteWindow } from "../Project/sql"
 import { checkContract, type ContractViolation, type DataTestFailed, quoteIdent, runDataTests, type TestMode } from "./tests"
 
 /** content_addressed writes Parquet through DuckDB itself; a remote warehouse cannot. */

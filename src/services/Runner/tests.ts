@@ -1,5 +1,6 @@
 import { Data, Effect } from "effect"
 import type { DataTest, ModelContract } from "../../schemas/model"
+import { normalizeType } from "../Project/sql"
 import { type StatementFailed, Warehouse } from "../Warehouse/Warehouse"
 
 /** A `[[tests]]` entry of severity `error` found offending rows; nothing was published. */
@@ -194,36 +195,6 @@ export const runDataTests = (
     if (fused._tag === "Right") return yield* judgeFused(model, tests, fused.right.rows[0] ?? [], relation)
     return mode === "fused-or-fail" ? yield* new FusedStatementFailed({ cause: fused.left }) : yield* sequentialTests(model, tests, relation)
   })
-
-/** Contract type spellings (product specs use ClickHouse-like names, remote warehouses Spark's) mapped to DuckDB's. */
-const typeAliases: Record<string, string> = {
-  INT8: "TINYINT",
-  INT16: "SMALLINT",
-  INT32: "INTEGER",
-  INT64: "BIGINT",
-  INT128: "HUGEINT",
-  UINT8: "UTINYINT",
-  UINT16: "USMALLINT",
-  UINT32: "UINTEGER",
-  UINT64: "UBIGINT",
-  BYTE: "TINYINT",
-  SHORT: "SMALLINT",
-  INT: "INTEGER",
-  LONG: "BIGINT",
-  STRING: "VARCHAR",
-  TEXT: "VARCHAR",
-  FLOAT32: "FLOAT",
-  FLOAT64: "DOUBLE",
-  BOOL: "BOOLEAN",
-  DATETIME: "TIMESTAMP",
-  NUMERIC: "DECIMAL",
-  DECIMAL: "DECIMAL(18,3)"
-}
-
-export const normalizeType = (type: string): string => {
-  const upper = type.trim().toUpperCase().replace(/\s+/g, "").replace(/^NUMERIC\(/, "DECIMAL(")
-  return typeAliases[upper] ?? upper
-}
 
 /** Integer types: signedness and width in bits. */
 const integers: Record<string, { readonly signed: boolean; readonly bits: number }> = {

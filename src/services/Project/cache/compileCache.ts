@@ -1,7 +1,7 @@
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { Context } from "effect"
-import type { ModelContract, ModelSidecar } from "../../schemas/model"
+import type { ModelContract, ModelSidecar } from "../../../schemas/model"
 import { contentHash } from "./contentKey"
 import {
   cacheBuild,
@@ -11,7 +11,7 @@ import {
   SHARD_FORMAT,
   type StoredParts
 } from "./shardFile"
-import type { TableRef } from "./sqlRefs"
+import type { TableRef } from "../sql"
 
 /**
  * The compile cache: what is expensive to recompute per file (the tables a model's SQL reads,

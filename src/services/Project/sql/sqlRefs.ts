@@ -1,9 +1,9 @@
 import type { DuckDBConnection } from "@duckdb/node-api"
 import { Effect, Either } from "effect"
-import { acquireDuckDbInstance } from "../Warehouse/embedded"
-import { StatementFailed } from "../Warehouse/Warehouse"
+import { acquireDuckDbInstance } from "../../Warehouse/embedded"
+import { StatementFailed } from "../../Warehouse/Warehouse"
 import { scanSerializedStatement } from "./astScan"
-import { ModelSqlInvalid, type ModelSqlProblem } from "./errors"
+import { ModelSqlInvalid, type ModelSqlProblem } from "../errors"
 import { fastTableReferences } from "./sqlFast"
 
 /** A table a query reads, as written (empty parts omitted). */

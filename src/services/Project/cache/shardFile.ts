@@ -1,9 +1,9 @@
 import * as NodeCrypto from "node:crypto"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
-import { stagedSibling } from "../../platform/atomicWrite"
+import { stagedSibling } from "../../../platform/atomicWrite"
 import { contentHash, sha1 } from "./contentKey"
-import type { TableRef } from "./sqlRefs"
+import type { TableRef } from "../sql"
 
 // The compile cache's files as bytes on disk (compileCache.ts holds the cache in memory): no Effect
 // here, so the read-ahead worker's bundle writes shards with the same code as the compiling thread.

@@ -1,34 +1,34 @@
 import { type FileSystem, Path } from "@effect/platform"
 import * as NodeFs from "node:fs"
 import { Effect, Either } from "effect"
-import { type CachedLoad, loadWithCache } from "./cachedLoad"
-import { racyMarginMs } from "./loadFiles"
+import {
+  asciiJson,
+  type CachedLoad,
+  CompileCacheWrites,
+  type CompileIndex,
+  type DirStamp,
+  fromStoredSummary,
+  loadWithCache,
+  noFile,
+  racyMarginMs,
+  readIndex,
+  spawnReadAhead,
+  type SpawnedReadAhead,
+  stampWidth,
+  statModels,
+  type StoredSummary,
+  type SummaryTexts,
+  toStoredSummary,
+  writeIndex
+} from "../cache"
 import {
   type CompiledProject,
   type CompileError,
   compileListingSummaries,
   compileSummaries,
-  type ModelSummary,
-  summaryOf
 } from "./compile"
-import { CompileCacheWrites } from "./compileCache"
-import { asciiJson } from "./shardFile"
-import {
-  type CompileIndex,
-  type DirStamp,
-  fromStoredSummary,
-  noFile,
-  readIndex,
-  stampWidth,
-  type StoredSummary,
-  type SummaryTexts,
-  toStoredSummary,
-  writeIndex
-} from "./compileIndex"
-import { joinInDir, listModels, type LoadModelsOptions, type ModelListing } from "./models"
-import { statModels } from "./modelStats"
-import { spawnReadAhead, type SpawnedReadAhead } from "./readAhead"
-import type { TableRef } from "./sqlRefs"
+import { joinInDir, listModels, type LoadModelsOptions, type ModelListing, type ModelSummary, summaryOf } from "../models"
+import type { TableRef } from "../sql"
 
 /** What a compile renders: the project (its models carry their summary or their full definition). */
 export type Render = (project: CompiledProject<unknown>) => Effect.Effect<string | Uint8Array>

@@ -1,10 +1,10 @@
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
-import type { SourceRef, StrategyBlock } from "../../schemas/model"
-import type { ModelSummary } from "./compile"
+import type { SourceRef, StrategyBlock } from "../../../schemas/model"
+import type { ModelSummary } from "../models"
 import { contentHash } from "./contentKey"
 import { asciiJson, cacheBuild, cacheFileFor, contentHashOfParts, writeStagedParts } from "./shardFile"
-import type { TableRef } from "./sqlRefs"
+import type { TableRef } from "../sql"
 import { statsPerModel } from "./modelStats"
 
 /**

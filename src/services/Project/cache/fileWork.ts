@@ -1,9 +1,7 @@
 import * as Toml from "smol-toml"
-import type { ModelSidecar, SourceRef, StrategyBlock, TargetBlock } from "../../schemas/model"
-import { parseableSql } from "../Runner/partitions"
-import { fastDecodeContract, fastDecodeSidecar } from "./sidecarFast"
-import { fastTableReferences } from "./sqlFast"
-import type { TableRef } from "./sqlRefs"
+import type { ModelSidecar, SourceRef, StrategyBlock, TargetBlock } from "../../../schemas/model"
+import { fastDecodeContract, fastDecodeSidecar } from "../sidecarFast"
+import { fastTableReferences, parseableSql, type TableRef } from "../sql"
 
 // What a compile derives from one model file's text on its fast paths: pure functions of the text,
 // run where the file was read (this thread or the read-ahead worker, readAhead.ts).

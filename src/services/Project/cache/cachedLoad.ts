@@ -1,9 +1,8 @@
 import type { FileSystem, Path } from "@effect/platform"
 import * as NodeFs from "node:fs"
 import { Effect, Either, Fiber } from "effect"
-import { substituteEnvVars } from "../ProjectConfig/interpolate"
-import { parseableSql } from "../Runner/partitions"
-import type { StatementFailed } from "../Warehouse/Warehouse"
+import { substituteEnvVars } from "../../ProjectConfig/interpolate"
+import type { StatementFailed } from "../../Warehouse/Warehouse"
 import {
   type CacheBody,
   type CachedSql,
@@ -26,13 +25,13 @@ import {
   CompileCacheWrites
 } from "./compileCache"
 import { cacheBuild, writeShardFiles } from "./shardFile"
-import type { ModelSqlInvalid } from "./errors"
-import { decodeModel, type LoadModelsOptions, type ModelDefinition, type ModelListing, type ModelLoadError, readText } from "./models"
+import type { ModelSqlInvalid } from "../errors"
+import { decodeModel, type LoadModelsOptions, type ModelDefinition, type ModelListing, type ModelLoadError, readText } from "../models"
 import { quickDecode, quickReferences, type SidecarSummary } from "./fileWork"
 import { type CacheUse, type Decoded, filesToRead, racyMarginMs, type Read, readAheadMinFiles } from "./loadFiles"
-import { fastDecodeContract, fastDecodeSidecar } from "./sidecarFast"
+import { fastDecodeContract, fastDecodeSidecar } from "../sidecarFast"
 import { type FileStat, type ReadAheadOptions, readStamped, startReadAhead } from "./readAhead"
-import { parseReferencesWithDuckDb, type TableRef } from "./sqlRefs"
+import { parseableSql, parseReferencesWithDuckDb, type TableRef } from "../sql"
 
 /** What a load gives per model: its whole definition, or (`pcli compile`) only what that needs of it. */
 export interface LoadShape<M> {

@@ -1,6 +1,6 @@
 import type { CacheBody } from "./compileCache"
 import { FileKind, type SidecarSummary } from "./fileWork"
-import type { ModelListing } from "./models"
+import type { ModelListing } from "../models"
 import type { FileStat } from "./readAhead"
 
 // What a cached load (cachedLoad.ts) reads and how it counts: the files it will read, what a read

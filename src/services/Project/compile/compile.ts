@@ -1,7 +1,7 @@
 import type { FileSystem, Path } from "@effect/platform"
 import { Context, Effect, Layer } from "effect"
-import type { SourceRef, StrategyBlock, TargetBlock } from "../../schemas/model"
-import type { StatementFailed } from "../Warehouse/Warehouse"
+import type { StrategyBlock, TargetBlock } from "../../../schemas/model"
+import type { StatementFailed } from "../../Warehouse/Warehouse"
 import type {
   AmbiguousReference,
   DependencyCycle,
@@ -9,44 +9,29 @@ import type {
   InvalidStrategy,
   ModelSqlInvalid,
   UnknownReference
-} from "./errors"
+} from "../errors"
 import { closureOf } from "./graph"
-import { type CachedLoad, definitionsShape, type LoadOptions, type LoadShape, loadShaped } from "./cachedLoad"
-import type { SidecarSummary } from "./fileWork"
-import type { CacheUse } from "./loadFiles"
-import { CompileCacheWrites } from "./compileCache"
+import {
+  type CachedLoad,
+  type CacheUse,
+  CompileCacheWrites,
+  definitionsShape,
+  type LoadOptions,
+  type LoadShape,
+  loadShaped,
+  type SidecarSummary
+} from "../cache"
 import {
   listModels,
   type LoadModelsOptions,
   type ModelDefinition,
   type ModelListing,
-  type ModelLoadError
-} from "./models"
-import { parseableSql } from "../Runner/partitions"
+  type ModelLoadError,
+  type ModelSummary,
+  summaryOf
+} from "../models"
 import { assembleProject, indexModels, type Item, resolveReferences } from "./resolve"
-import { parseReferences, type TableRef } from "./sqlRefs"
-
-/** What resolution, ordering and validation read of a model: its sidecar and contract, summarised. */
-export interface ModelSummary {
-  readonly name: string
-  readonly target: TargetBlock
-  readonly strategy: StrategyBlock
-  readonly dependsOn: ReadonlyArray<string>
-  readonly sources: ReadonlyArray<SourceRef>
-  /** The `layer` tag, if any. */
-  readonly layer: string | undefined
-  readonly contracted: boolean
-}
-
-export const summaryOf = (def: ModelDefinition): ModelSummary => ({
-  name: def.name,
-  target: def.sidecar.target,
-  strategy: def.sidecar.strategy,
-  dependsOn: def.sidecar.depends_on,
-  sources: def.sidecar.sources,
-  layer: def.sidecar.tags["layer"],
-  contracted: def.contract !== undefined
-})
+import { parseableSql, parseReferences, type TableRef } from "../sql"
 
 /** A model after dependency resolution (`D`: what it was compiled from; the full definition but for `pcli compile`'s index). */
 export interface CompiledModel<D = ModelDefinition> {

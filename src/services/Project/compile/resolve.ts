@@ -1,11 +1,12 @@
 import { Either } from "effect"
-import type { SourceRef } from "../../schemas/model"
-import { parsePartitionKey } from "../Runner/partitions"
-import type { CompiledModel, CompiledProject, ModelSummary } from "./compile"
-import { AmbiguousReference, DependencyCycle, DuplicateModel, InvalidStrategy, UnknownReference } from "./errors"
+import type { SourceRef } from "../../../schemas/model"
+import { parsePartitionKey } from "../partitionKeys"
+import type { CompiledModel, CompiledProject } from "./compile"
+import type { ModelSummary } from "../models"
+import { AmbiguousReference, DependencyCycle, DuplicateModel, InvalidStrategy, UnknownReference } from "../errors"
 import { findCycle } from "./graph"
 import { depthsIndexed, kahnOrderIndexed, reachableCountsIndexed } from "./graphIndexed"
-import { formatTableRef, type TableRef } from "./sqlRefs"
+import { formatTableRef, type TableRef } from "../sql"
 
 // The steps of `compileSummaries` (compile.ts): check and number the models, resolve their
 // references, order and layer them. Plain functions, each giving its first error as a value.

@@ -1,7 +1,7 @@
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import type { MessagePort, Worker } from "node:worker_threads"
-import { lazy } from "../../platform/lazy"
+import { lazy } from "../../../platform/lazy"
 import { FileKind } from "./fileWork"
 import type { SaveMessage } from "./readAheadSave"
 import {
