@@ -1,6 +1,9 @@
 // The reports over a 1,000,000-row ledger, each through the real binary beside a baseline taken in
 // the same run: `pcli state info` on the same store (start-up + open) for wall time, and an
-// in-process full decoded scan for throughput. Peak RSS per process from /usr/bin/time.
+// in-process full decoded scan for throughput. Peak RSS per process from /usr/bin/time. Before
+// those, in-process: `audit --verify`'s fast walk against its reference (what it saves, as a ratio),
+// and the two BLAKE3 libraries on ledger rows and artifact bytes. BENCH_LEDGER_IN_PROCESS_ONLY=1
+// prints only these.
 import { NodeContext } from "@effect/platform-node"
 import { Effect, Layer, Stream } from "effect"
 import { spawnSync } from "node:child_process"
