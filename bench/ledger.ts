@@ -1,6 +1,9 @@
 // The reports over a 1,000,000-row ledger, each through the real binary beside a baseline taken in
 // the same run: `pcli state info` on the same store (start-up + open) for wall time, and an
-// in-process full decoded scan for throughput. Peak RSS per process from /usr/bin/time.
+// in-process full decoded scan for throughput. Peak RSS per process from /usr/bin/time. Before
+// those, in-process: `audit --verify`'s fast walk against its reference (what it saves, as a ratio),
+// and the two BLAKE3 libraries on ledger rows and artifact bytes. BENCH_LEDGER_IN_PROCESS_ONLY=1
+// prints only these.
 import { NodeContext } from "@effect/platform-node"
 import { Effect, Layer, Stream } from "effect"
 import { spawnSync } from "node:child_process"
@@ -8,10 +11,16 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 
+import { blake3 } from "@noble/hashes/blake3.js"
+import { bytesToHex } from "@noble/hashes/utils.js"
+import { createBLAKE3 } from "hash-wasm"
+import { canonicalRow, GENESIS_HASH } from "../src/services/Ledger/chain"
 import { Ledger } from "../src/services/Ledger/Ledger"
+import { chainVerifier } from "../src/services/Ledger/verify"
+import { DEFAULT_PARALLEL } from "../src/services/Ledger/verifyParallel"
 import * as LedgerSqlite from "../src/services/Ledger/sqlite"
 import * as StateStore from "../src/services/StateStore/StateStore"
-import { median, printTable, seedChainedLedger } from "./support"
+import { median, printTable, type SeedRow, seedChainedLedger } from "./support"
 
 const ROWS = Number(process.env["BENCH_LEDGER_ROWS"] ?? 1_000_000)
 const BIN = resolve("dist/pcli.cjs")
@@ -39,7 +48,7 @@ effect = "deny"
 scope = { models = ["m99*"] }
 `
 
-const seed = seedChainedLedger(ROWS, (n) => {
+const rowAt = (n: number): SeedRow => {
   const ts = new Date(start + n * step).toISOString()
   return {
     decision_ref: `${ts}|plan-${n % 5000}|m${n % 1000}|${n}`,
@@ -55,7 +64,9 @@ const seed = seedChainedLedger(ROWS, (n) => {
     plan_id: `plan-${n % 5000}`,
     reason: "bench"
   }
-})
+}
+const seed = seedChainedLedger(ROWS, rowAt)
+const VERIFY_RUNS = Number(process.env["BENCH_LEDGER_VERIFY_RUNS"] ?? 3)
 
 /** One run of the binary: wall ms and peak RSS (MB), stdout discarded. */
 const runBin = (args: ReadonlyArray<string>) => {
@@ -86,12 +97,83 @@ const program = Effect.gen(function* () {
   const scanned = yield* Effect.flatMap(Ledger, (l) => Stream.runCount(l.query({})))
   const scanMs = performance.now() - t1
   console.log(`baseline: in-process full decoded scan ${scanned.toLocaleString()} rows in ${scanMs.toFixed(0)} ms\n`)
+  yield* verifyTwins
+  yield* Effect.promise(blake3Libraries)
 })
+
+const ratio = (reference: number, twin: number) => `${(reference / twin).toFixed(2)}× (saves ${Math.round((1 - twin / reference) * 100)}%)`
+
+/** `audit --verify`'s twins in this process on the seeded store: the reference walk, the fast walk in-process only, and with workers. */
+const verifyTwins = Effect.gen(function* () {
+  const verifier = yield* chainVerifier
+  const walks = [
+    ["reference (sequential, JS canonical rows)", verifier.verifySequential],
+    ["fast walk, this thread only", verifier.verify({ ...DEFAULT_PARALLEL, maxWorkers: 1 })],
+    [`fast walk, default (up to ${DEFAULT_PARALLEL.maxWorkers} threads)`, verifier.verify(DEFAULT_PARALLEL)]
+  ] as const
+  const samples = walks.map(() => [] as Array<number>)
+  // Rounds interleaved: a shared machine drifts.
+  for (let r = 0; r < VERIFY_RUNS; r++) {
+    for (const [k, [, walk]] of walks.entries()) {
+      const t = performance.now()
+      const report = yield* walk
+      samples[k]!.push(performance.now() - t)
+      if (!report.intact || report.rows !== ROWS) throw new Error(`verify found the seeded chain broken: ${JSON.stringify(report)}`)
+    }
+  }
+  const reference = median(samples[0]!)
+  console.log(`audit --verify in-process on ${ROWS.toLocaleString()} rows (median of ${VERIFY_RUNS})\n`)
+  printTable(
+    ["walk", "ms", "rows/s", "reference ÷ walk"],
+    walks.map(([name], k) => {
+      const ms = median(samples[k]!)
+      return [name, ms.toFixed(0), Math.round(ROWS / (ms / 1000)).toLocaleString(), k === 0 ? "-" : ratio(reference, ms)]
+    })
+  )
+  console.log("")
+})
+
+/** The two BLAKE3 libraries on pcli's two uses: chaining many small ledger rows, and artifact bytes. Hex digests, as stored. */
+const blake3Libraries = async () => {
+  const hasher = await createBLAKE3()
+  const libraries = [
+    ["@noble/hashes", (bytes: Uint8Array) => bytesToHex(blake3(bytes))],
+    ["hash-wasm", (bytes: Uint8Array) => hasher.init().update(bytes).digest("hex")]
+  ] as const
+  const encoder = new TextEncoder()
+  const rows = Array.from({ length: 100_000 }, (_, n) => encoder.encode(GENESIS_HASH + canonicalRow({ ...rowAt(n), principal_id_verified: false, target_principal: null })))
+  const artifact = new Uint8Array(8 << 20).map((_, i) => Math.imul(i, 2654435761) >>> 24)
+  const uses = [
+    [`${rows.length.toLocaleString()} ledger rows (~${Math.round(rows[0]!.length)} bytes each)`, rows],
+    ["artifact bytes (8 MiB × 4)", [artifact, artifact, artifact, artifact]]
+  ] as const
+  for (const [, inputs] of uses) {
+    if (libraries[0][1](inputs[0]) !== libraries[1][1](inputs[0])) throw new Error("the BLAKE3 libraries disagree")
+  }
+  const table: Array<Array<string>> = []
+  for (const [use, inputs] of uses) {
+    const samples = libraries.map(() => [] as Array<number>)
+    for (let r = 0; r < 5; r++) {
+      for (const [k, [, hex]] of libraries.entries()) {
+        const t = performance.now()
+        for (const bytes of inputs) hex(bytes)
+        samples[k]!.push(performance.now() - t)
+      }
+    }
+    const [noble, wasm] = samples.map(median) as [number, number]
+    table.push([use, noble.toFixed(0), wasm.toFixed(0), ratio(noble, wasm)])
+  }
+  console.log("BLAKE3 libraries (median of 5, interleaved)\n")
+  printTable(["use", "@noble/hashes ms", "hash-wasm ms", "noble ÷ hash-wasm"], table)
+  console.log("")
+}
 
 const main = async () => {
   await Effect.runPromise(
     program.pipe(Effect.provide(LedgerSqlite.layer.pipe(Layer.provideMerge(StateStore.layer({ path, createParent: true }, "write")), Layer.provide(NodeContext.layer))))
   )
+  // The in-process tables alone (the twins, the BLAKE3 libraries), without the binary's.
+  if (process.env["BENCH_LEDGER_IN_PROCESS_ONLY"] !== undefined) return
   writeFileSync(join(dir, "pcli.toml"), POLICY("require_review"))
   writeFileSync(join(dir, "proposed.toml"), POLICY("allow"))
   mkdirSync(join(dir, "models"), { recursive: true })

@@ -12,7 +12,6 @@ import { join, resolve } from "node:path"
 import { performance } from "node:perf_hooks"
 import { Environment } from "../src/services/Environment/Environment"
 import { compileProduct } from "../src/services/Products/compile"
-import { noHooks } from "../src/services/Products/stagingJournal"
 import { type PolicySource, verifyProduct } from "../src/services/Products/verify"
 import { loadConfigFile } from "../src/services/ProjectConfig/ProjectConfig"
 import * as StateStore from "../src/services/StateStore/StateStore"
@@ -79,10 +78,10 @@ const inProcess = (dir: string, names: ReadonlyArray<string>) =>
       for (let i = 0; i < rounds; i++) yield* verifyAll
       const verifyMs = (performance.now() - t) / (names.length * rounds)
       t = performance.now()
-      for (const n of names) yield* compileProduct(project, n, source, noHooks)
+      for (const n of names) yield* compileProduct(project, n, source)
       const compileMs = (performance.now() - t) / names.length
       t = performance.now()
-      for (const n of names) yield* compileProduct(project, n, source, noHooks)
+      for (const n of names) yield* compileProduct(project, n, source)
       const recompileMs = (performance.now() - t) / names.length
       return { verifyMs, compileMs, recompileMs }
     }).pipe(Effect.provide(layer(dir)))

@@ -1,7 +1,5 @@
-import { Effect } from "effect"
 import { compileProduct } from "../services/Products/compile"
 import type { ProductProject } from "../services/Products/files"
-import { hooksFromEnvironment } from "../services/Products/testHooks"
 import type { PolicySource } from "../services/Products/verify"
 
 export interface ProductCompileInput {
@@ -12,4 +10,4 @@ export interface ProductCompileInput {
 
 /** `product compile <name>`: refuses unless verify passes, recovers a crashed commit, commits Phase A or B. */
 export const productCompile = (input: ProductCompileInput) =>
-  Effect.flatMap(hooksFromEnvironment, (hooks) => compileProduct(input.project, input.name, input.policy, hooks))
+  compileProduct(input.project, input.name, input.policy)

@@ -5,6 +5,7 @@ import { Environment } from "../services/Environment/Environment"
 import * as EventBus from "../services/EventBus/EventBus"
 import * as Telemetry from "../services/Telemetry/Telemetry"
 import * as PlainConsole from "./PlainConsole"
+import { TestHooksLayer } from "./TestHooksLayer"
 
 /** The real process environment; the only place pcli reads `process.env`. */
 export const EnvironmentLive = Layer.sync(Environment, () => ({ ...process.env }))
@@ -24,6 +25,7 @@ export const CoreLayer = Layer.mergeAll(
   EventBus.layer,
   StderrLogger,
   PlainConsole.layer.pipe(Layer.provide(EnvironmentLive)),
+  TestHooksLayer.pipe(Layer.provide(EnvironmentLive)),
   Telemetry.layerFromEnv
 )
 

@@ -15,6 +15,7 @@ import { CANONICAL_ROW_SQL, canonicalRow, FAST_WALK, fromStored, GENESIS_HASH, r
 import { chainVerifier } from "../../src/services/Ledger/verify"
 import { verifyRanges } from "../../src/services/Ledger/verifyParallel"
 import type { RangeResult } from "../../src/services/Ledger/verifyRange"
+import { chainedRowHash } from "../../src/services/StateStore/migrations/005_ledger_chain"
 import * as StateStore from "../../src/services/StateStore/StateStore"
 import { makeProject } from "../support/cli"
 
@@ -191,6 +192,23 @@ describe("ledger chain: the fast walk agrees with the reference", () => {
       )
     )
   )
+
+  it("migration 005's frozen copy of the row hash still equals the live one (stores it chained verify)", () => {
+    fc.assert(
+      fc.property(fc.array(generatedRow, { minLength: 1, maxLength: 8 }), (rows) => {
+        let frozen = GENESIS_HASH
+        let live = GENESIS_HASH
+        for (const [i, r] of rows.entries()) {
+          // A row as SQLite returns it to the migration: every column, the flag an integer.
+          const stored = { ...r, decision_ref: `${r.timestamp}|${i}`, seq: i + 1, principal_id_verified: 0, row_hash: null }
+          frozen = chainedRowHash(frozen, stored)
+          live = rowHash(live, fromStored(stored))
+          expect(frozen).toBe(live)
+        }
+      }),
+      { numRuns: 300 }
+    )
+  })
 
   it.effect("a batch reads the rows in seq order: a rowid range scan", () =>
     Effect.gen(function* () {

@@ -1,5 +1,6 @@
 import { Command } from "@effect/platform"
 import { Clock, Effect, Option } from "effect"
+import { Checkpoints } from "../../platform/Checkpoints"
 import type { ProductApproveOutput } from "../../schemas/products"
 import { Ledger } from "../Ledger/Ledger"
 import type { ActingPrincipal } from "../Principal/Principal"
@@ -9,7 +10,6 @@ import { loadSpec, type ProductProject, snapshotRel, stateDirRel } from "./files
 import { type ApprovalRecord, readApproval, readRecord, recordApproval } from "./journal"
 import { sha256 } from "./manifest"
 import { productId } from "./spec"
-import { pauseAt } from "./testHooks"
 
 /** RFC 3339 UTC to the second. */
 export const rfc3339Seconds = (millis: number) => `${new Date(millis).toISOString().slice(0, 19)}Z`
@@ -96,7 +96,7 @@ export const approveProduct = (project: ProductProject, name: string, actor: Act
       } satisfies ProductApproveOutput
     }
     const snapshot = yield* writeSnapshot(project, name, loaded.digest, loaded.bytes)
-    yield* pauseAt("approve-observed")
+    yield* Effect.flatMap(Checkpoints, (c) => c.pauseAt("approve-observed"))
     const now = rfc3339Seconds(yield* Clock.currentTimeMillis)
     const approver = yield* gitApprover(project.root)
     const next: ApprovalRecord = { product_id: productId(name), spec_digest: loaded.digest, approver, approved_at: now, snapshot_path: snapshot }

@@ -1,4 +1,5 @@
 import { Effect, Option } from "effect"
+import type { CheckpointsService } from "../../platform/Checkpoints"
 import {
   canonicalRoot,
   type Custody,
@@ -16,7 +17,7 @@ import {
 } from "./custody"
 import { CommitIo, CommitSymlinkedTarget } from "./errors"
 import { isCanonicalRelative, sha256 } from "./manifest"
-import { type CommitHooks, encodeStagingJournal, type StagingEntry } from "./stagingJournal"
+import { encodeStagingJournal, type StagingEntry } from "./stagingJournal"
 
 export interface PlannedFile {
   readonly rel: string
@@ -71,7 +72,7 @@ const writeSibling = (root: string, custody: Custody, rel: string, bytes: Uint8A
  * existing finals), write the journal, rename artifacts then the manifest, clean up. A crash at any
  * point leaves either the previous or the new generation after recovery.
  */
-export const commitGeneration = (plan: CommitPlan, hooks: CommitHooks) =>
+export const commitGeneration = (plan: CommitPlan, checkpoints: CheckpointsService) =>
   Effect.gen(function* () {
     const root = yield* canonicalRoot(plan.root)
     const rels = [...plan.files.map((f) => f.rel), plan.journal]
@@ -91,21 +92,21 @@ export const commitGeneration = (plan: CommitPlan, hooks: CommitHooks) =>
       entries.push({ final: file.rel, staged_sha: sha256(file.bytes), has_prev: Option.isSome(existing) })
     }
     for (const dir of dirs) yield* fsyncDir(root, dir)
-    yield* hooks.after("stage")
+    yield* checkpoints.after("stage")
 
     const manifest = plan.files[plan.files.length - 1]!.rel
     yield* writeSibling(root, custody, stagedRel(plan.journal), new TextEncoder().encode(encodeStagingJournal({ entries, manifest })), 0o644)
     yield* recheck(root, custody, plan.journal)
     yield* renameRel(root, stagedRel(plan.journal), plan.journal)
     yield* fsyncDir(root, parentRel(plan.journal))
-    yield* hooks.after("journal")
+    yield* checkpoints.after("journal")
 
     for (let i = 0; i < plan.files.length; i++) {
       const rel = plan.files[i]!.rel
       yield* recheck(root, custody, rel)
       yield* renameRel(root, stagedRel(rel), rel)
       yield* fsyncDir(root, parentRel(rel))
-      yield* hooks.after(`rename-${i + 1}`)
+      yield* checkpoints.after(`rename-${i + 1}`)
     }
 
     for (const entry of entries) {
@@ -114,11 +115,11 @@ export const commitGeneration = (plan: CommitPlan, hooks: CommitHooks) =>
       yield* unlinkRel(root, prevRel(entry.final))
     }
     for (const dir of dirs) yield* fsyncDir(root, dir)
-    yield* hooks.after("backups-removed")
+    yield* checkpoints.after("backups-removed")
     yield* recheck(root, custody, plan.journal)
     yield* unlinkRel(root, plan.journal)
     yield* fsyncDir(root, parentRel(plan.journal))
-    yield* hooks.after("journal-removed")
+    yield* checkpoints.after("journal-removed")
   })
 
 /** True when every planned file already holds exactly these bytes (an idempotent re-run writes nothing). */

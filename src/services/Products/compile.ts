@@ -1,4 +1,5 @@
 import { Effect, Either, Option } from "effect"
+import { Checkpoints } from "../../platform/Checkpoints"
 import type { ProductCompileOutput } from "../../schemas/products"
 import { verifySnapshot } from "./approve"
 import { alreadyCommitted, commitGeneration, type PlannedFile } from "./commit"
@@ -11,7 +12,6 @@ import { decodeManifest, encodeManifest, type LoweringManifest, sha256 } from ".
 import { recoverGeneration } from "./recovery"
 import { productId } from "./spec"
 import { MAX_REPRESENTABLE_LAG } from "./specRules"
-import type { CommitHooks } from "./stagingJournal"
 import { type PolicySource, verifyProduct } from "./verify"
 
 const encoder = new TextEncoder()
@@ -82,8 +82,9 @@ const phaseB = (project: ProductProject, root: string, loaded: LoadedSpec, commi
  * `product compile`: verify must pass; an approval's snapshot is re-verified; a crashed commit is
  * recovered; then Phase A or B is chosen and committed (nothing is written when the bytes are unchanged).
  */
-export const compileProduct = (project: ProductProject, name: string, source: PolicySource, hooks: CommitHooks) =>
+export const compileProduct = (project: ProductProject, name: string, source: PolicySource) =>
   Effect.gen(function* () {
+    const checkpoints = yield* Checkpoints
     const verified = yield* verifyProduct(project, name, source)
     const { output } = verified
     if (output.status !== "pass" || verified.loaded === undefined) {
@@ -106,14 +107,14 @@ export const compileProduct = (project: ProductProject, name: string, source: Po
       manifest: manifestPath,
       allowedFinals: [manifestPath, contractRel(project, model), sidecarRel(project, model)]
     })
-    yield* hooks.after("recovered")
+    yield* checkpoints.after("recovered")
     const committed = yield* readCommitted(root, manifestPath)
     const phaseBReady =
       Option.isSome(committed) && committed.value.spec_digest === loaded.digest && (yield* exists(root, sidecarRel(project, model)))
     const next = phaseBReady ? yield* phaseB(project, root, loaded, (committed as Option.Some<LoweringManifest>).value) : yield* phaseA(project, root, loaded, committed)
     const files: ReadonlyArray<PlannedFile> = [...next.artifacts, { rel: manifestPath, bytes: encoder.encode(encodeManifest(next.manifest)) }]
     const plan = { root, files, journal: journalRel(name) }
-    if (!(yield* alreadyCommitted(plan))) yield* commitGeneration(plan, hooks)
+    if (!(yield* alreadyCommitted(plan))) yield* commitGeneration(plan, checkpoints)
 
     return {
       command: "product_compile",

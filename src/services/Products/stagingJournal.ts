@@ -1,4 +1,4 @@
-import { Effect, Either, ParseResult, Schema } from "effect"
+import { Either, ParseResult, Schema } from "effect"
 
 /** One file of a generation being committed: its final path, the staged bytes' hash, whether a backup was taken. */
 export const StagingEntry = Schema.Struct({
@@ -31,9 +31,3 @@ export const decodeStagingJournal = (bytes: Uint8Array): Either.Either<StagingJo
     )
   )
 
-/** Test-only crash points (decisions.md): `PCLI_TEST_CRASH_AFTER=<step>` SIGKILLs the process after that step. */
-export interface CommitHooks {
-  readonly after: (step: string) => Effect.Effect<void>
-}
-
-export const noHooks: CommitHooks = { after: () => Effect.void }

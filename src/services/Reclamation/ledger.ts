@@ -1,10 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
+import { Checkpoints } from "../../platform/Checkpoints"
 import type { ArtifactRow, ProvenanceRow, StoredProvenance, UpstreamRecord } from "../Runner/RunStore"
 import { RunStoreFailed } from "../Runner/RunStore"
 import { type Determinism, scanDeterminism } from "./determinism"
-import { crashPoint } from "./testHooks"
 
 /** Reads and writes of the artifact ledger, provenance and tombstones that gc and restore share. */
 
@@ -137,7 +137,7 @@ export const evict = (row: ArtifactRow, provenance: ProvenanceRow | undefined, p
           plan_id: planId,
           physical_reclaimed: 0
         })}`
-        yield* crashPoint("gc-tombstone-written")
+        yield* Effect.flatMap(Checkpoints, (c) => c.after("gc-tombstone-written"))
         yield* sql`DELETE FROM artifacts WHERE run_id = ${row.run_id} AND model_name = ${row.model_name} AND file_path = ${row.file_path}`
         return "evicted" as EvictOutcome
       })

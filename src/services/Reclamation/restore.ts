@@ -2,6 +2,7 @@ import { FileSystem, Path } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 import { pathToFileURL } from "node:url"
+import { Checkpoints } from "../../platform/Checkpoints"
 import { fromUrl } from "../../platform/ObjectStore/ObjectStore"
 import type { Restoration } from "../../schemas/reclaim"
 import { blake3Hex, writeParquetArtifact } from "../Artifacts/artifacts"
@@ -12,7 +13,6 @@ import { readsFiles, withMemoryToGrow } from "../Warehouse/memoryCap"
 import { Warehouse } from "../Warehouse/Warehouse"
 import { parseRecipe } from "./checks"
 import type { TombstoneRow } from "./ledger"
-import { crashPoint } from "./testHooks"
 
 export type RestoreOutcome =
   | { readonly _tag: "Restored"; readonly bytesWritten: boolean }
@@ -111,7 +111,7 @@ export const restoreOne = (r: Restoration, planId: string, projectRoot: string) 
             rows: tomb.rows,
             written_at: now
           })}`
-          yield* crashPoint("restore-row-reinstated")
+          yield* Effect.flatMap(Checkpoints, (c) => c.after("restore-row-reinstated"))
           yield* sql`UPDATE tombstones SET restored_at = ${now}, restore_plan_id = ${planId} WHERE run_id = ${r.run_id} AND model_name = ${r.model_name}
             AND file_path = ${r.file_path} AND evicted_at = ${tomb.evicted_at}`
           return true
