@@ -1,0 +1,162 @@
+import { Chunk, Console, Effect, Sink, Stream } from "effect"
+import { echo } from "../platform/echo"
+import { INTERNAL_ERROR, INVALID_REQUEST, type JsonRpcError, type JsonRpcId, PARSE_ERROR, screen } from "./jsonRpc"
+
+/**
+ * A validating framer in front of `@effect/ai`'s stdio server (pinned in package.json). Upstream,
+ * `RpcSerialization.ndJsonRpc` JSON.parses each line inside the stdin fiber: one bad line throws,
+ * the fiber logs a stack and the server never reads again; it also turns every id into a BigInt
+ * (a string or 0.5 is lost) and answers refused payloads with code 0. So every line is screened
+ * here; the library only sees requests it can serve, each under an integer id of ours, and each
+ * answer gets back the client's id exactly as sent.
+ */
+
+/** Longest line read; a longer one is refused unread (-32600), since its id cannot be known without parsing it. */
+export const MAX_LINE_CHARS = 8 * 1024 * 1024
+
+type Line = { readonly _tag: "Line"; readonly text: string } | { readonly _tag: "Oversize" }
+
+/** Splits text into lines without holding more than MAX_LINE_CHARS of any one line. */
+const makeSplitter = (maxLine: number) => {
+  let buffer = ""
+  let discarding = false
+  return (text: string): Array<Line> => {
+    const lines: Array<Line> = []
+    let start = 0
+    for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", start)) {
+      if (discarding) discarding = false
+      else if (buffer.length + nl - start > maxLine) lines.push({ _tag: "Oversize" })
+      else lines.push({ _tag: "Line", text: buffer + text.slice(start, nl) })
+      buffer = ""
+      start = nl + 1
+    }
+    if (!discarding) {
+      buffer += text.slice(start)
+      if (buffer.length > maxLine) {
+        // Refused as soon as it is too long, not when (if ever) its newline arrives.
+        lines.push({ _tag: "Oversize" })
+        buffer = ""
+        discarding = true
+      }
+    }
+    return lines
+  }
+}
+
+/** What to write back for one id of ours: the library's answer under the client's id, or our own error in its place. */
+type Pending = { readonly _tag: "Answer"; readonly id: JsonRpcId } | { readonly _tag: "Replace"; readonly id: JsonRpcId | null; readonly error: JsonRpcError }
+
+export interface Framer {
+  /** stdin bytes → the lines the library reads: only requests it can decode, each under an id of ours. */
+  readonly input: <E, R>(stdin: Stream.Stream<Uint8Array, E, R>) => Stream.Stream<Uint8Array, E, R>
+  /** The library's output lines → stdout, each answer under the id the client sent. */
+  readonly output: <E, R>(stdout: Sink.Sink<void, Uint8Array | string, unknown, E, R>) => Sink.Sink<void, Uint8Array | string, unknown, E, R>
+}
+
+// `unsafe`: the CLI silences Console.error (its usage docs); a log line goes to stderr as it is.
+const logLine = (text: string) => Console.consoleWith((console) => Effect.sync(() => console.unsafe.error(`pcli mcp: ${echo(text, 300)}`)))
+
+export const makeFramer = (): Framer => {
+  const pending = new Map<number, Pending>()
+  // The client's id (as JSON text) → ours, so notifications/cancelled reaches the right request.
+  const ours = new Map<string, number>()
+  let next = 0
+  const encoder = new TextEncoder()
+
+  const forward = (message: Record<string, unknown>, entry: Pending): Uint8Array => {
+    const id = ++next
+    pending.set(id, entry)
+    if (entry._tag === "Answer") ours.set(JSON.stringify(entry.id), id)
+    return encoder.encode(`${JSON.stringify({ ...message, id })}\n`)
+  }
+
+  // A refusal is answered through the library too, as a ping under an id of ours: one writer, answers in order.
+  const refuse = (id: JsonRpcId | null, error: JsonRpcError) =>
+    Effect.as(logLine(`refused a message (${error.code}): ${error.message}`), [forward({ jsonrpc: "2.0", method: "ping" }, { _tag: "Replace", id, error })])
+
+  const onLine = (line: Line, index: number): Effect.Effect<Array<Uint8Array>> => {
+    if (line._tag === "Oversize") return refuse(null, { code: INVALID_REQUEST, message: `Invalid Request: message ${index} is longer than ${MAX_LINE_CHARS} characters` })
+    let parsed: unknown
+    try {
+      // V8's JSON.parse does not recurse: any depth parses, and screen() bounds it before anything that recurses.
+      parsed = JSON.parse(line.text)
+    } catch (e) {
+      return refuse(null, { code: PARSE_ERROR, message: `Parse error: message ${index} is not JSON (${e instanceof Error ? echo(e.message, 120) : "invalid"})` })
+    }
+    const screened = screen(parsed)
+    switch (screened._tag) {
+      case "Request":
+        return Effect.succeed([forward(screened.message, { _tag: "Answer", id: screened.id })])
+      case "Refused":
+        return refuse(screened.id, screened.error)
+      case "Ignored":
+        return Effect.as(logLine(`ignored message ${index}: ${screened.reason}`), [])
+      case "Notification":
+        return Effect.succeed(notification(screened.message))
+    }
+  }
+
+  const notification = (message: Record<string, unknown>): Array<Uint8Array> => {
+    if (message["method"] !== "notifications/cancelled") return [encoder.encode(`${JSON.stringify(message)}\n`)]
+    const params = message["params"] as { requestId?: unknown } | undefined
+    const id = ours.get(JSON.stringify(params?.requestId ?? null))
+    // Cancelling a request that is not in flight is a no-op (MCP says the receiver may ignore it).
+    return id === undefined ? [] : [encoder.encode(`${JSON.stringify({ ...message, params: { ...params, requestId: id } })}\n`)]
+  }
+
+  /** One line the library wrote: an answer gets the client's id back; anything else passes as it is. */
+  const restore = (line: string): Effect.Effect<string> => {
+    if (line.length === 0) return Effect.succeed(line)
+    let message: Record<string, unknown>
+    try {
+      message = JSON.parse(line) as Record<string, unknown>
+    } catch {
+      return Effect.succeed(`${line}\n`)
+    }
+    if (typeof message["method"] === "string" || !("id" in message)) return Effect.succeed(`${line}\n`)
+    const id = typeof message["id"] === "number" ? message["id"] : NaN
+    const entry = pending.get(id)
+    if (entry === undefined) {
+      // Upstream writes a defect with `id: -32603`; the request it belongs to is unknown.
+      return Effect.as(logLine(`internal error: ${echo(JSON.stringify(message["error"] ?? null), 200)}`), `${JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: INTERNAL_ERROR, message: "Internal error" } })}\n`)
+    }
+    pending.delete(id)
+    if (entry._tag === "Replace") return Effect.succeed(`${JSON.stringify({ jsonrpc: "2.0", id: entry.id, error: entry.error })}\n`)
+    ours.delete(JSON.stringify(entry.id))
+    const error = message["error"] as { code?: unknown; message?: unknown } | undefined
+    if (error === undefined || error === null) return Effect.succeed(`${JSON.stringify({ jsonrpc: "2.0", id: entry.id, result: message["result"] })}\n`)
+    return Effect.map(answerError(error), (e) => `${JSON.stringify({ jsonrpc: "2.0", id: entry.id, error: e })}\n`)
+  }
+
+  return {
+    input: (stdin) => {
+      const split = makeSplitter(MAX_LINE_CHARS)
+      const decoder = new TextDecoder()
+      let count = 0
+      return stdin.pipe(
+        Stream.mapConcatChunkEffect((bytes) =>
+          Effect.map(
+            Effect.forEach(split(decoder.decode(bytes, { stream: true })), (line) => onLine(line, ++count)),
+            (out) => Chunk.unsafeFromArray(out.flat())
+          )
+        )
+      )
+    },
+    output: (stdout) =>
+      Sink.mapInputEffect(stdout, (chunk: Uint8Array | string) => {
+        const text = typeof chunk === "string" ? chunk : new TextDecoder().decode(chunk)
+        return Effect.map(Effect.forEach(text.split("\n"), restore), (lines) => lines.join(""))
+      })
+  }
+}
+
+/**
+ * An error as JSON-RPC states it: `{code, message}` with a JSON-RPC code. Upstream adds the Effect
+ * cause as `data` and uses code 0 for a defect; a defect is an internal error, logged on one line.
+ */
+const answerError = (error: { code?: unknown; message?: unknown }): Effect.Effect<JsonRpcError> => {
+  const code = typeof error.code === "number" && Number.isInteger(error.code) && error.code !== 0 ? error.code : INTERNAL_ERROR
+  const message = typeof error.message === "string" ? echo(error.message, 500) : "Internal error"
+  if (code === INTERNAL_ERROR) return Effect.as(logLine(`internal error: ${message}`), { code, message: "Internal error" })
+  return Effect.succeed(code === -32602 ? { code, message, data: { code: "invalid_argument" } } : { code, message })
+}
