@@ -1,6 +1,6 @@
 import { Chunk, Console, Effect, Sink, Stream } from "effect"
 import { echo } from "../platform/echo"
-import { INTERNAL_ERROR, INVALID_REQUEST, type JsonRpcError, type JsonRpcId, PARSE_ERROR, screen } from "./jsonRpc"
+import { INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, type JsonRpcError, type JsonRpcId, PARSE_ERROR, screen } from "./jsonRpc"
 
 /**
  * A validating framer in front of `@effect/ai`'s stdio server (pinned in package.json). Upstream,
@@ -54,7 +54,19 @@ export interface Framer {
 }
 
 // `unsafe`: the CLI silences Console.error (its usage docs); a log line goes to stderr as it is.
-const logLine = (text: string) => Console.consoleWith((console) => Effect.sync(() => console.unsafe.error(`pcli mcp: ${echo(text, 300)}`)))
+const writeLogs = (lines: ReadonlyArray<string>) =>
+  Console.consoleWith((console) => Effect.sync(() => lines.forEach((line) => console.unsafe.error(`pcli mcp: ${echo(line, 300)}`))))
+
+/** Runs `f` over one chunk, then writes the log lines it collected; no Effect per line on the hot path. */
+const withLogs = <A>(f: (log: (line: string) => void) => A): Effect.Effect<A> =>
+  Effect.suspend(() => {
+    const logs: Array<string> = []
+    const value = f((line) => logs.push(line))
+    return logs.length === 0 ? Effect.succeed(value) : Effect.as(writeLogs(logs), value)
+  })
+
+// How upstream writes a success (JSON.stringify of `{jsonrpc, id, result}`): its id is swapped without re-encoding the result.
+const SUCCESS = /^\{"jsonrpc":"2\.0","id":(\d+),"result":/
 
 export const makeFramer = (): Framer => {
   const pending = new Map<number, Pending>()
@@ -71,28 +83,31 @@ export const makeFramer = (): Framer => {
   }
 
   // A refusal is answered through the library too, as a ping under an id of ours: one writer, answers in order.
-  const refuse = (id: JsonRpcId | null, error: JsonRpcError) =>
-    Effect.as(logLine(`refused a message (${error.code}): ${error.message}`), [forward({ jsonrpc: "2.0", method: "ping" }, { _tag: "Replace", id, error })])
+  const refuse = (id: JsonRpcId | null, error: JsonRpcError, log: (line: string) => void): Array<Uint8Array> => {
+    log(`refused a message (${error.code}): ${error.message}`)
+    return [forward({ jsonrpc: "2.0", method: "ping" }, { _tag: "Replace", id, error })]
+  }
 
-  const onLine = (line: Line, index: number): Effect.Effect<Array<Uint8Array>> => {
-    if (line._tag === "Oversize") return refuse(null, { code: INVALID_REQUEST, message: `Invalid Request: message ${index} is longer than ${MAX_LINE_CHARS} characters` })
+  const onLine = (line: Line, index: number, log: (line: string) => void): Array<Uint8Array> => {
+    if (line._tag === "Oversize") return refuse(null, { code: INVALID_REQUEST, message: `Invalid Request: message ${index} is longer than ${MAX_LINE_CHARS} characters` }, log)
     let parsed: unknown
     try {
       // V8's JSON.parse does not recurse: any depth parses, and screen() bounds it before anything that recurses.
       parsed = JSON.parse(line.text)
     } catch (e) {
-      return refuse(null, { code: PARSE_ERROR, message: `Parse error: message ${index} is not JSON (${e instanceof Error ? echo(e.message, 120) : "invalid"})` })
+      return refuse(null, { code: PARSE_ERROR, message: `Parse error: message ${index} is not JSON (${e instanceof Error ? echo(e.message, 120) : "invalid"})` }, log)
     }
     const screened = screen(parsed)
     switch (screened._tag) {
       case "Request":
-        return Effect.succeed([forward(screened.message, { _tag: "Answer", id: screened.id })])
+        return [forward(screened.message, { _tag: "Answer", id: screened.id })]
       case "Refused":
-        return refuse(screened.id, screened.error)
+        return refuse(screened.id, screened.error, log)
       case "Ignored":
-        return Effect.as(logLine(`ignored message ${index}: ${screened.reason}`), [])
+        log(`ignored message ${index}: ${screened.reason}`)
+        return []
       case "Notification":
-        return Effect.succeed(notification(screened.message))
+        return notification(screened.message)
     }
   }
 
@@ -104,28 +119,41 @@ export const makeFramer = (): Framer => {
     return id === undefined ? [] : [encoder.encode(`${JSON.stringify({ ...message, params: { ...params, requestId: id } })}\n`)]
   }
 
+  /** The entry for one of our ids, removed: each is answered once. */
+  const take = (id: number): Pending | undefined => {
+    const entry = pending.get(id)
+    if (entry === undefined) return undefined
+    pending.delete(id)
+    if (entry._tag === "Answer") ours.delete(JSON.stringify(entry.id))
+    return entry
+  }
+
   /** One line the library wrote: an answer gets the client's id back; anything else passes as it is. */
-  const restore = (line: string): Effect.Effect<string> => {
-    if (line.length === 0) return Effect.succeed(line)
+  const restore = (line: string, log: (line: string) => void): string => {
+    if (line.length === 0) return line
+    const success = SUCCESS.exec(line)
+    if (success !== null) {
+      const entry = take(Number(success[1]))
+      if (entry?._tag === "Answer") return `{"jsonrpc":"2.0","id":${JSON.stringify(entry.id)},"result":${line.slice(success[0].length)}\n`
+      if (entry?._tag === "Replace") return `${JSON.stringify({ jsonrpc: "2.0", id: entry.id, error: entry.error })}\n`
+    }
     let message: Record<string, unknown>
     try {
       message = JSON.parse(line) as Record<string, unknown>
     } catch {
-      return Effect.succeed(`${line}\n`)
+      return `${line}\n`
     }
-    if (typeof message["method"] === "string" || !("id" in message)) return Effect.succeed(`${line}\n`)
-    const id = typeof message["id"] === "number" ? message["id"] : NaN
-    const entry = pending.get(id)
+    if (typeof message["method"] === "string" || !("id" in message)) return `${line}\n`
+    const entry = typeof message["id"] === "number" ? take(message["id"]) : undefined
     if (entry === undefined) {
       // Upstream writes a defect with `id: -32603`; the request it belongs to is unknown.
-      return Effect.as(logLine(`internal error: ${echo(JSON.stringify(message["error"] ?? null), 200)}`), `${JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: INTERNAL_ERROR, message: "Internal error" } })}\n`)
+      log(`internal error: ${echo(JSON.stringify(message["error"] ?? null), 200)}`)
+      return `${JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: INTERNAL_ERROR, message: "Internal error" } })}\n`
     }
-    pending.delete(id)
-    if (entry._tag === "Replace") return Effect.succeed(`${JSON.stringify({ jsonrpc: "2.0", id: entry.id, error: entry.error })}\n`)
-    ours.delete(JSON.stringify(entry.id))
+    if (entry._tag === "Replace") return `${JSON.stringify({ jsonrpc: "2.0", id: entry.id, error: entry.error })}\n`
     const error = message["error"] as { code?: unknown; message?: unknown } | undefined
-    if (error === undefined || error === null) return Effect.succeed(`${JSON.stringify({ jsonrpc: "2.0", id: entry.id, result: message["result"] })}\n`)
-    return Effect.map(answerError(error), (e) => `${JSON.stringify({ jsonrpc: "2.0", id: entry.id, error: e })}\n`)
+    if (error === undefined || error === null) return `${JSON.stringify({ jsonrpc: "2.0", id: entry.id, result: message["result"] })}\n`
+    return `${JSON.stringify({ jsonrpc: "2.0", id: entry.id, error: answerError(error, log) })}\n`
   }
 
   return {
@@ -135,18 +163,19 @@ export const makeFramer = (): Framer => {
       let count = 0
       return stdin.pipe(
         Stream.mapConcatChunkEffect((bytes) =>
-          Effect.map(
-            Effect.forEach(split(decoder.decode(bytes, { stream: true })), (line) => onLine(line, ++count)),
-            (out) => Chunk.unsafeFromArray(out.flat())
-          )
+          withLogs((log) => Chunk.unsafeFromArray(split(decoder.decode(bytes, { stream: true })).flatMap((line) => onLine(line, ++count, log))))
         )
       )
     },
-    output: (stdout) =>
-      Sink.mapInputEffect(stdout, (chunk: Uint8Array | string) => {
-        const text = typeof chunk === "string" ? chunk : new TextDecoder().decode(chunk)
-        return Effect.map(Effect.forEach(text.split("\n"), restore), (lines) => lines.join(""))
-      })
+    output: (stdout) => {
+      const decoder = new TextDecoder()
+      return Sink.mapInputEffect(stdout, (chunk: Uint8Array | string) =>
+        withLogs((log) => {
+          const text = typeof chunk === "string" ? chunk : decoder.decode(chunk)
+          return text.split("\n").map((line) => restore(line, log)).join("")
+        })
+      )
+    }
   }
 }
 
@@ -154,9 +183,10 @@ export const makeFramer = (): Framer => {
  * An error as JSON-RPC states it: `{code, message}` with a JSON-RPC code. Upstream adds the Effect
  * cause as `data` and uses code 0 for a defect; a defect is an internal error, logged on one line.
  */
-const answerError = (error: { code?: unknown; message?: unknown }): Effect.Effect<JsonRpcError> => {
+const answerError = (error: { code?: unknown; message?: unknown }, log: (line: string) => void): JsonRpcError => {
   const code = typeof error.code === "number" && Number.isInteger(error.code) && error.code !== 0 ? error.code : INTERNAL_ERROR
   const message = typeof error.message === "string" ? echo(error.message, 500) : "Internal error"
-  if (code === INTERNAL_ERROR) return Effect.as(logLine(`internal error: ${message}`), { code, message: "Internal error" })
-  return Effect.succeed(code === -32602 ? { code, message, data: { code: "invalid_argument" } } : { code, message })
+  if (code !== INTERNAL_ERROR) return code === INVALID_PARAMS ? { code, message, data: { code: "invalid_argument" } } : { code, message }
+  log(`internal error: ${message}`)
+  return { code, message: "Internal error" }
 }
