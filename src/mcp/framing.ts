@@ -44,7 +44,11 @@ const makeSplitter = (maxLine: number) => {
 }
 
 /** What to write back for one id of ours: the library's answer under the client's id, or our own error in its place. */
-type Pending = { readonly _tag: "Answer"; readonly id: JsonRpcId } | { readonly _tag: "Replace"; readonly id: JsonRpcId | null; readonly error: JsonRpcError }
+type Pending =
+  | { readonly _tag: "Answer"; readonly id: JsonRpcId }
+  | { readonly _tag: "Replace"; readonly id: JsonRpcId | null; readonly error: JsonRpcError }
+  /** MCP: a cancelled request gets no answer, whatever the library writes for it. */
+  | { readonly _tag: "Cancelled" }
 
 export interface Framer {
   /** stdin bytes → the lines the library reads: only requests it can decode, each under an id of ours. */
@@ -116,7 +120,10 @@ export const makeFramer = (): Framer => {
     const params = message["params"] as { requestId?: unknown } | undefined
     const id = ours.get(JSON.stringify(params?.requestId ?? null))
     // Cancelling a request that is not in flight is a no-op (MCP says the receiver may ignore it).
-    return id === undefined ? [] : [encoder.encode(`${JSON.stringify({ ...message, params: { ...params, requestId: id } })}\n`)]
+    if (id === undefined) return []
+    take(id)
+    pending.set(id, { _tag: "Cancelled" })
+    return [encoder.encode(`${JSON.stringify({ ...message, params: { ...params, requestId: id } })}\n`)]
   }
 
   /** The entry for one of our ids, removed: each is answered once. */
@@ -136,6 +143,7 @@ export const makeFramer = (): Framer => {
       const entry = take(Number(success[1]))
       if (entry?._tag === "Answer") return `{"jsonrpc":"2.0","id":${JSON.stringify(entry.id)},"result":${line.slice(success[0].length)}\n`
       if (entry?._tag === "Replace") return `${JSON.stringify({ jsonrpc: "2.0", id: entry.id, error: entry.error })}\n`
+      if (entry?._tag === "Cancelled") return ""
     }
     let message: Record<string, unknown>
     try {
@@ -151,6 +159,7 @@ export const makeFramer = (): Framer => {
       return `${JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: INTERNAL_ERROR, message: "Internal error" } })}\n`
     }
     if (entry._tag === "Replace") return `${JSON.stringify({ jsonrpc: "2.0", id: entry.id, error: entry.error })}\n`
+    if (entry._tag === "Cancelled") return ""
     const error = message["error"] as { code?: unknown; message?: unknown } | undefined
     if (error === undefined || error === null) return `${JSON.stringify({ jsonrpc: "2.0", id: entry.id, result: message["result"] })}\n`
     return `${JSON.stringify({ jsonrpc: "2.0", id: entry.id, error: answerError(error, log) })}\n`

@@ -164,6 +164,17 @@ describe("pcli mcp survives any input", () => {
     ])
   })
 
+  it("a cancelled request gets no error answer, and the next request is served", async () => {
+    answers.length = 0
+    server.stdin.write(`${tool("c1", "policy_show", {})}\n${JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "c1" } })}\n${request("after-cancel", "ping")}\n`)
+    const deadline = Date.now() + 10_000
+    while (!answers.some((a) => a["id"] === "after-cancel") && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(answers.find((a) => a["id"] === "after-cancel")).toMatchObject({ result: {} })
+    // Cancelled in flight: no answer; answered before the cancel arrived: its result. Never an error.
+    expect(answers.filter((a) => a["error"] !== undefined)).toEqual([])
+  })
+
   it("keeps stderr to one line per bad message, with no stack and no bundle path", () => {
     expect(stderr).not.toMatch(/^\s+at /m)
     expect(stderr).not.toMatch(/pcli\.cjs|SyntaxError|RangeError/)
