@@ -33,7 +33,7 @@ const toArray = (link: PathLink | undefined): Array<string | number> => {
 export const formatJsonPath = (path: ReadonlyArray<string | number>): string => echo(path.join("."), 120)
 
 /**
- * The first container nested deeper than `maxDepth`, or string holding a NUL, found without
+ * The first container nested deeper than `maxDepth`, or a string holding a NUL, found without
  * recursion: every recursive walker downstream (Schema, JSON.stringify, equality) is safe after it.
  */
 export const jsonBoundsIssue = (value: unknown, bounds: JsonBounds = {}): JsonBoundsIssue | undefined => {
