@@ -6,7 +6,7 @@ import { Ledger, type LedgerUnavailable } from "../services/Ledger/Ledger"
 import { AppliedState, appliedRevision } from "../services/Plans/AppliedState"
 import { diffRevisions } from "../services/Plans/diff"
 import { type AppliedStateIo, type BaseRefNotFound, type GitFailed, type PlanStoreIo, ProposalDenied } from "../services/Plans/errors"
-import { evaluateItems, gateItems } from "../services/Plans/gate"
+import { absentAttributes, attributesOf, evaluateItems, type GateItem, gateItems } from "../services/Plans/gate"
 import { readTreeAt, resolveCommit } from "../services/Plans/git"
 import { appendRows, evaluationRow, refusalRow } from "../services/Plans/ledgerRows"
 import { PlanStore } from "../services/Plans/PlanStore"
@@ -14,7 +14,7 @@ import { fingerprintOf, readWorkingTree, type Revision } from "../services/Plans
 import { ModelNotFound } from "../services/PolicyEngine/attributes"
 import type { PolicyEngine } from "../services/PolicyEngine/PolicyEngine"
 import { Principal } from "../services/Principal/Principal"
-import { type CompileError, downstreamClosure, PipelineCompiler } from "../services/Project/compile"
+import { type CompiledProject, type CompileError, downstreamClosure, PipelineCompiler } from "../services/Project/compile"
 import type { ModelFileMismatch, ModelsUnreadable } from "../services/Project/errors"
 import type { StatementFailed } from "../services/Warehouse/Warehouse"
 
@@ -70,6 +70,13 @@ const checkNamed = (names: ReadonlyArray<string>, base: Revision, working: Revis
     base.has(model) || working.has(model) ? Effect.void : Effect.fail(new ModelNotFound({ model, modelsDir }))
   )
 
+/** `propose` for each model the change touches, as it is in the working tree (as recorded at the base when removed). */
+const proposeItems = (changes: RunPayload["changes"], project: CompiledProject): ReadonlyArray<GateItem> =>
+  changes.map((c) => {
+    const m = project.models.get(c.model)
+    return { model: c.model, capability: "propose" as const, attributes: m === undefined ? absentAttributes(c.model, c.base_attributes) : attributesOf(m) }
+  })
+
 /** What the user runs next; a deny recorded while planning is said up front. */
 const nextStep = (planId: string, kind: string, evaluations: ReadonlyArray<Evaluation>): string => {
   const denied = evaluations.find((e) => e.effect === "deny")
@@ -119,16 +126,19 @@ export const planCreate = (input: PlanCreateInput): Effect.Effect<PlanOutput, Pl
     }
     const payload: RunPayload = { base, changes, models, fingerprints }
 
+    // A proposal is first checked at `propose` for each model it changes (decisions.md 39).
+    const proposed = input.aiAuthored === true ? yield* evaluateItems(actor.class, proposeItems(changes, project)) : undefined
+    const refusedAt = proposed?.find((e) => e.verdict.effect === "deny")
     // Evaluated exactly as apply will evaluate it (the kind does not change what is asked).
     const items = gateItems({ kind: "run", payload }, project)
-    const evaluated = yield* evaluateItems(actor.class, items)
+    const evaluated = refusedAt === undefined ? yield* evaluateItems(actor.class, items) : []
     const kind = input.aiAuthored === true ? "ai_authored" : evaluated?.some((e) => e.verdict.effect === "require_review") === true ? "escalation" : "run"
-    const denied = input.aiAuthored === true ? evaluated?.find((e) => e.verdict.effect === "deny") : undefined
+    const denied = refusedAt ?? (input.aiAuthored === true ? evaluated?.find((e) => e.verdict.effect === "deny") : undefined)
     if (denied !== undefined) {
       // A denied proposal records its evaluations and no plan.
       yield* appendRows(
         ledger,
-        evaluated!.map(({ item, verdict }) =>
+        [...(proposed ?? []), ...(evaluated ?? [])].map(({ item, verdict }) =>
           evaluationRow({ actor, principal: actor.class, model: item.model, capability: item.capability, effect: verdict.effect, ruleId: verdict.static.matched_rule, planId: null, reason: `${verdict.reason}; proposal refused, no plan recorded` })
         )
       )
@@ -139,7 +149,7 @@ export const planCreate = (input: PlanCreateInput): Effect.Effect<PlanOutput, Pl
 
     const rows = yield* appendRows(
       ledger,
-      (evaluated ?? []).map(({ item, verdict }) =>
+      [...(proposed ?? []), ...(evaluated ?? [])].map(({ item, verdict }) =>
         evaluationRow({
           actor,
           principal: actor.class,
@@ -158,7 +168,8 @@ export const planCreate = (input: PlanCreateInput): Effect.Effect<PlanOutput, Pl
       effect: verdict.effect,
       rule_id: verdict.static.matched_rule,
       reason: verdict.reason,
-      decision_ref: rows[i]!.decision_ref
+      // The propose rows come first; the plan's evaluations are the apply-time ones.
+      decision_ref: rows[(proposed?.length ?? 0) + i]!.decision_ref
     }))
     return {
       command: "plan" as const,

@@ -10,9 +10,11 @@ export interface ProposeInput {
 }
 
 /**
- * MCP `propose` (decisions.md 32): an `ai_authored` plan through the same use case as `pcli plan`,
- * evaluated as `pcli apply` will evaluate it. Deny: no plan (`policy_denied`). Require review:
- * the plan is recorded and the error names it (`policy_review_required`). Allow: the plan.
+ * MCP `propose` (decisions.md 32, 39): an `ai_authored` plan through the same use case as `pcli plan`.
+ * Capability `propose` is evaluated first for every changed model; a deny records nothing
+ * (`policy_denied`, naming propose). Then the plan is evaluated as `pcli apply` will evaluate it.
+ * Deny: no plan (`policy_denied`). Require review: the plan is recorded and the error names it
+ * (`policy_review_required`). Allow: the plan.
  */
 export const propose = (input: ProposeInput) =>
   Effect.gen(function* () {

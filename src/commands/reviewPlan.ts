@@ -198,7 +198,7 @@ export const reviewQueue = (input: {
     const pending = rankQueue(entries, project, yield* Clock.currentTimeMillis)
     const notes = [
       ...(Either.isLeft(compiled) ? [`${input.modelsDir} does not compile (${compiled.left.message}): blast radius unknown`] : []),
-      ...broken.map((e) => `not listed: ${e.message}`)
+      ...broken.map((e) => `not listed (${e.code}): ${e.message}`)
     ]
     return {
       command: "review_queue" as const,

@@ -23,6 +23,15 @@ export interface ServeSettings {
   readonly log: (line: string) => void
 }
 
+/**
+ * Node's HTTP server, answering clients that half-close after their request. With its default
+ * `httpAllowHalfOpen = false`, Node aborts the request on the client's FIN and ends the socket;
+ * the response's "close" then interrupts the platform's handler fiber before it writes, so a
+ * complete GET followed by `socket.end()` got no answer whenever the handler had not finished.
+ * Set to true, Node marks the response as the connection's last and ends the socket after it.
+ */
+const halfOpenServer = () => Object.assign(createServer(), { httpAllowHalfOpen: true })
+
 const routes = Layer.mergeAll(PolicyRoutes, AuditRoutes, BriefRoutes, ProductRoutes, HealthRoutes)
 
 const serveLayer = (settings: ServeSettings, options: GlobalOptions) =>
@@ -36,7 +45,7 @@ const serveLayer = (settings: ServeSettings, options: GlobalOptions) =>
     Layer.provide(DashboardRoutes),
     Layer.provide(HttpApiBuilder.api(ServeApi).pipe(Layer.provide(routes))),
     Layer.provideMerge(
-      NodeHttpServer.layer(createServer, { host: settings.host, port: settings.port }).pipe(
+      NodeHttpServer.layer(halfOpenServer, { host: settings.host, port: settings.port }).pipe(
         Layer.mapError((e) => new ServeListenFailed({ address: `${settings.host}:${settings.port}`, detail: String((e.cause as Error | undefined)?.message ?? e.message) }))
       )
     ),

@@ -3,6 +3,7 @@ import { NodeSink, NodeStream } from "@effect/platform-node"
 import type { FileSystem, Path } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import * as NodeFs from "node:fs"
+import { makeFramer } from "../mcp/framing"
 import { Environment } from "../services/Environment/Environment"
 import { ModelAttributesSource, ModelAttributesUnavailable, ModelNotFound } from "../services/PolicyEngine/attributes"
 import { attributesOf } from "../services/Plans/gate"
@@ -90,6 +91,14 @@ export const McpServerLayer = <E, R>(
   register: Effect.Effect<void, E, R>
 ) =>
   Layer.effectDiscard(register).pipe(
-    Layer.provide(McpServer.layerStdio({ name: "pcli", version, stdin: NodeStream.stdin, stdout: NodeSink.stdout })),
+    Layer.provide(
+      Layer.unwrapEffect(
+        Effect.sync(() => {
+          // Every line is screened before the library reads it, and every answer carries the client's id.
+          const framer = makeFramer()
+          return McpServer.layerStdio({ name: "pcli", version, stdin: framer.input(NodeStream.stdin), stdout: framer.output(NodeSink.stdout) })
+        })
+      )
+    ),
     Layer.provide(McpLayer(options, profile))
   )

@@ -24,7 +24,7 @@ export const authoringTools = [
   defineTool({
     name: "propose",
     description:
-      "Record an ai_authored plan of the drafted change, checked as pcli apply will check it. deny: no plan (policy_denied); require_review: the plan and the commands a human runs (policy_review_required)",
+      "Record an ai_authored plan of the drafted change: capability propose is checked first for every changed model, then the plan is checked as pcli apply will check it. deny: no plan (policy_denied); require_review: the plan and the commands a human runs (policy_review_required)",
     readOnly: false,
     input: Schema.Struct({
       models: Schema.optionalWith(Schema.Array(ModelName).pipe(Schema.maxItems(1000)), { default: () => [] }),

@@ -41,10 +41,11 @@ const invalidParams = (tool: string, error: ParseResult.ParseError) => {
 /** Fields an error carries beyond the body that a caller acts on (the plan to review, the rule, the commands). */
 const errorDetails = (error: unknown): Record<string, unknown> => {
   if (typeof error !== "object" || error === null) return {}
-  const e = error as { planId?: unknown; model?: unknown; rule?: unknown; commands?: unknown }
+  const e = error as { planId?: unknown; model?: unknown; capability?: unknown; rule?: unknown; commands?: unknown }
   return {
     ...(typeof e.planId === "string" ? { plan_id: e.planId } : {}),
     ...(typeof e.model === "string" ? { model: e.model } : {}),
+    ...(typeof e.capability === "string" ? { capability: e.capability } : {}),
     ...(typeof e.rule === "number" || e.rule === null ? { rule: e.rule } : {}),
     ...(Array.isArray(e.commands) ? { commands: e.commands } : {})
   }

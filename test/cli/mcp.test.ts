@@ -201,11 +201,11 @@ describe("pcli mcp through the official MCP client", () => {
 
   it("propose: deny records no plan; require_review records an ai_authored plan for a human; allow returns the plan; every evaluation is attributed to mcp-ci", async () => {
     const before = (await ledger()).length
-    // deny: the contracted gold model changes (agent apply on contracted models is denied).
+    // deny: the gold model changes; propose is checked first (decisions.md 39) and rule 2 denies it, before apply's rule 0 is asked.
     writeFileSync(join(cwd, "models/gold_customers.sql"), "SELECT 1 AS id, 'b@example.com' AS email")
     const denied = await call("propose", { models: ["gold_customers"], base: "HEAD" })
     expect(denied.isError).toBe(true)
-    expect(denied.structuredContent).toMatchObject({ code: "policy_denied", model: "gold_customers", rule: 0, remediation_hint: expect.any(String) })
+    expect(denied.structuredContent).toMatchObject({ code: "policy_denied", model: "gold_customers", capability: "propose", rule: 2, remediation_hint: expect.any(String) })
     expect(plans()).toEqual([])
     execFileSync("git", ["checkout", "--", "models/gold_customers.sql"], { cwd })
 
@@ -235,12 +235,16 @@ describe("pcli mcp through the official MCP client", () => {
     execFileSync("git", ["checkout", "--", "models/bronze_leaf.sql"], { cwd })
 
     const rows = (await ledger()).slice(before)
+    // Each proposal's propose row (one per changed model) comes before the apply rows it led to.
     expect(rows.map((r) => [r["effect"], r["model"]])).toEqual([
       ["deny", "gold_customers"],
+      ["allow", "silver_orders"],
       ["require_review", "silver_orders"],
       ["require_review", "silver_daily"],
+      ["allow", "bronze_leaf"],
       ["allow", "bronze_leaf"]
     ])
+    expect(rows.map((r) => r["capability"])).toEqual(["propose", "propose", "value_change", "value_change", "propose", "schema_change.additive"])
     for (const row of rows) {
       expect(row).toMatchObject({ principal: "agent", principal_id: "mcp-ci", principal_id_source: "mcp_profile", principal_id_verified: 0 })
     }

@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import fc from "fast-check"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { spawn } from "node:child_process"
+import { connect } from "node:net"
 import { appendFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
@@ -113,6 +114,31 @@ describe("pcli serve: each route is byte-equal to the CLI", () => {
     await get("/api/v1/health")
     // Lines are written in batches, a few milliseconds after their requests.
     await vi.waitFor(() => expect(server.stderr()).toMatch(/^GET \/api\/v1\/health 200 \d+\.\dms$/m))
+  })
+})
+
+/** One GET over a raw socket that half-closes (FIN) right after the request; resolves with all it got back. */
+const halfClosedGet = (url: string, path: string) =>
+  new Promise<string>((resolve, reject) => {
+    const { hostname, port } = new URL(url)
+    const socket = connect({ host: hostname, port: Number(port) }, () => {
+      socket.write(`GET ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nConnection: close\r\n\r\n`)
+      socket.end()
+    })
+    let got = ""
+    socket.setEncoding("utf8").on("data", (d: string) => (got += d))
+    socket.on("error", reject)
+    socket.on("close", () => resolve(got))
+  })
+
+describe("pcli serve: half-closed requests", () => {
+  it("a client that half-closes its socket after a complete GET still gets the whole answer, every time", async () => {
+    const expected = await cli(["policy", "show"])
+    for (let i = 0; i < 40; i++) {
+      const raw = await halfClosedGet(server.url, "/api/v1/policy")
+      expect(raw, `attempt ${i}`).toMatch(/^HTTP\/1\.1 200 /)
+      expect(raw.slice(raw.indexOf("\r\n\r\n") + 4)).toBe(expected)
+    }
   })
 })
 

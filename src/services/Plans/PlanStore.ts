@@ -9,6 +9,7 @@ import {
   type ReviewMarker,
   RunPayload
 } from "../../schemas/plans"
+import { parseBoundedJson } from "../../platform/jsonBounds"
 import { PlanIntegrity, PlanNotFound, PlanStoreIo, ReviewMarkerWriteFailed } from "./errors"
 import { readRegularFile, writeFileAtomic } from "./fsio"
 import { isPlanId, planIdOf } from "./ids"
@@ -49,6 +50,9 @@ const decodeFile = Schema.decodeUnknownEither(PlanFile)
 const decodeRun = Schema.decodeUnknownEither(RunPayload, { onExcessProperty: "error" })
 const decodeGated = Schema.decodeUnknownEither(GatedPayload)
 
+/** Largest plan file read back: far above any real plan, below what would strain memory. */
+export const MAX_PLAN_CHARS = 16 * 1024 * 1024
+
 const firstIssue = (error: ParseResult.ParseError): string => {
   const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
   return issue === undefined ? "invalid" : issue.path.length === 0 ? issue.message : `${issue.path.join(".")}: ${issue.message}`
@@ -57,8 +61,9 @@ const firstIssue = (error: ParseResult.ParseError): string => {
 /** Checks a plan file's text against the id it is stored under. */
 export const parsePlan = (planId: string, path: string, text: string): Either.Either<Plan, PlanIntegrity> => {
   const fail = (detail: string) => Either.left(new PlanIntegrity({ planId, path, detail }))
-  const raw = Either.try({ try: (): unknown => JSON.parse(text), catch: (e) => (e instanceof Error ? e.message : String(e)) })
-  if (Either.isLeft(raw)) return fail(`not valid JSON (${raw.left})`)
+  // Size and nesting are refused before anything recursive (decoding, hashing) sees the value.
+  const raw = parseBoundedJson(text, MAX_PLAN_CHARS)
+  if (Either.isLeft(raw)) return fail(raw.left)
   const file = decodeFile(raw.right)
   if (Either.isLeft(file)) return fail(`not a plan file (${firstIssue(file.left)})`)
   const { kind, payload } = file.right

@@ -38,7 +38,7 @@ export interface GateItem {
 }
 
 /** A model the project no longer has: what the plan recorded about it, blast radius unknown. */
-const absentAttributes = (name: string, recorded?: { readonly tags: Readonly<Record<string, string>>; readonly classifications: ReadonlyArray<string>; readonly contracted: boolean }): ModelAttributes => ({
+export const absentAttributes = (name: string, recorded?: { readonly tags: Readonly<Record<string, string>>; readonly classifications: ReadonlyArray<string>; readonly contracted: boolean }): ModelAttributes => ({
   name,
   tags: recorded?.tags ?? {},
   classifications: recorded?.classifications ?? [],

@@ -1,4 +1,5 @@
 import { Either, ParseResult, Schema } from "effect"
+import { parseBoundedJson } from "../../platform/jsonBounds"
 import { ReviewMarker } from "../../schemas/plans"
 import { type InvalidMarker, MarkerNotAFile, MarkerPlanMismatch, MarkerUnparseable, MarkerUnreadable } from "./errors"
 import type { RegularFileRead } from "./fsio"
@@ -9,7 +10,10 @@ export type MarkerState =
   | { readonly _tag: "Approved"; readonly path: string; readonly marker: ReviewMarker }
   | { readonly _tag: "Invalid"; readonly path: string; readonly error: InvalidMarker }
 
-const decodeMarker = Schema.decodeUnknownEither(Schema.parseJson(ReviewMarker), { onExcessProperty: "error" })
+const decodeMarker = Schema.decodeUnknownEither(ReviewMarker, { onExcessProperty: "error" })
+
+/** Largest marker read back: a real one is a few hundred bytes. */
+export const MAX_MARKER_CHARS = 64 * 1024
 
 /** Classifies what was read at `<id>.reviewed.json`; only a well-formed marker naming `planId` approves. */
 export const markerState = (
@@ -21,7 +25,10 @@ export const markerState = (
   const file = read.right
   if (file._tag === "Missing") return { _tag: "Absent", path }
   if (file._tag === "NotAFile") return { _tag: "Invalid", path, error: new MarkerNotAFile({ planId, path, found: file.found }) }
-  const decoded = decodeMarker(file.text)
+  // Size and nesting are refused before the decoder, which recurses, sees the value.
+  const raw = parseBoundedJson(file.text, MAX_MARKER_CHARS)
+  if (Either.isLeft(raw)) return { _tag: "Invalid", path, error: new MarkerUnparseable({ planId, path, detail: raw.left }) }
+  const decoded = decodeMarker(raw.right)
   if (Either.isLeft(decoded)) {
     const issue = ParseResult.ArrayFormatter.formatErrorSync(decoded.left)[0]
     const detail = issue === undefined ? "invalid" : issue.path.length === 0 ? issue.message : `${issue.path.join(".")}: ${issue.message}`
