@@ -9,7 +9,7 @@ import { liveProgressText, progressText } from "../render/text/progress"
 import { PlaygroundOutput } from "../schemas/playground"
 import { RunOutput } from "../schemas/pipeline"
 import { renderRunText } from "../render/text/pipeline"
-import type { ProgressEvent } from "../services/Runner/run"
+import type { ProgressEvent } from "../schemas/progress"
 import { type CommonOptions, globalOptions } from "./options"
 import { emit, writeStderr } from "./output"
 
