@@ -1,7 +1,7 @@
 // Loaded only when `pcli compile` runs (by the full bundle's pipeline.run.ts and by the light entry light/compile.ts).
 import { Effect } from "effect"
 import { compileEncoded } from "../commands/compile"
-import { ProjectLayer } from "../layers/ProjectLayer"
+import { compileLayer } from "../layers/lightCommandLayers"
 import { compileOutputJson } from "../render/json"
 import { renderCompileText } from "../render/text/pipeline"
 import { CompileOutput } from "../schemas/pipeline"
@@ -14,5 +14,4 @@ export const runCompile = (opts: CommonOptions) =>
     opts.output === "json"
       ? writeStdout(json)
       : emit(opts.output, CompileOutput, JSON.parse(typeof json === "string" ? json : new TextDecoder().decode(json)) as CompileOutput, renderCompileText)
-    // The project alone: the index path reads files itself (no PipelineCompiler, so none of the run's layers).
-  ).pipe(Effect.provide(ProjectLayer(globalOptions(opts), true)))
+  ).pipe(Effect.provide(compileLayer(globalOptions(opts))))

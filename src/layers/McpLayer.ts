@@ -10,6 +10,7 @@ import { mcpPrincipal, Principal } from "../services/Principal/Principal"
 import * as Compiler from "../services/Project/compile"
 import { ProjectContext, resolveProject } from "../services/ProjectConfig/ProjectContext"
 import { plansLayer } from "./GovernLayer"
+import { ProductWorkspaceLayer } from "./ProductLayer"
 import { type GlobalOptions, policyLayer, stateLayer } from "./ProjectLayer"
 
 /**
@@ -77,7 +78,7 @@ const mcpProjectLayer = (options: GlobalOptions, profile: string) =>
  * start, the store opened for writing (the write tools record ledger rows), policy, plans.
  */
 export const McpLayer = (options: GlobalOptions, profile: string) =>
-  Layer.mergeAll(plansLayer, Compiler.layer, policyLayer, freshAttributesLayer).pipe(
+  Layer.mergeAll(plansLayer, Compiler.layer, policyLayer, freshAttributesLayer, ProductWorkspaceLayer(options)).pipe(
     Layer.provideMerge(stateLayer("write")),
     Layer.provideMerge(mcpProjectLayer(options, profile))
   )
