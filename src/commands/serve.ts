@@ -2,6 +2,7 @@ import { Data, Effect, Option, Redacted } from "effect"
 import { isIP } from "node:net"
 import { Environment } from "../services/Environment/Environment"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
+import { type Served, ServeReads } from "../services/Serve/ServeReads"
 import { UsageError } from "./errors"
 
 /** `pcli serve --host` off loopback with no token: anyone on the network could read the ledger. */
@@ -39,3 +40,11 @@ export const serveToken = (input: ServeInput) =>
     yield* ProjectContext
     return token
   })
+
+/** A read command on `pcli serve`'s current read context (built again first when pcli.toml or the store changed). */
+export const onServedContext = <A, E>(self: Effect.Effect<A, E, Served>) => Effect.flatMap(ServeReads, (reads) => reads.run(self))
+
+/** As `onServedContext`, for a value that depends on pcli.toml and the store alone: kept per route until either changes. */
+export const keptOnServedContext = <A, E>(route: string, self: Effect.Effect<A, E, Served>) => Effect.flatMap(ServeReads, (reads) => reads.memo(route, self))
+
+export type { Served }
