@@ -1,24 +1,8 @@
 import type { FileSystem, Path } from "@effect/platform"
 import { Effect, Layer } from "effect"
-import { loadAndCompile } from "../services/Project/compile"
-import {
-  type ModelAttributes,
-  ModelAttributesSource,
-  ModelAttributesUnavailable,
-  ModelNotFound
-} from "../services/PolicyEngine/attributes"
-import { Environment } from "../services/Environment/Environment"
-import type { CompiledModel } from "../services/Project/compile"
-
-const toAttributes = (m: CompiledModel): ModelAttributes => ({
-  name: m.name,
-  tags: m.definition.sidecar.tags,
-  classifications: [...new Set(Object.values(m.definition.sidecar.classification))],
-  contracted: m.contracted,
-  layer: m.layer,
-  downstreams: m.downstreams,
-  reachableDownstreams: m.reachableDownstreams
-})
+import { Environment } from "../Environment/Environment"
+import { attributesOf, ModelAttributesSource, ModelAttributesUnavailable, ModelNotFound } from "../PolicyEngine/attributes"
+import { loadAndCompile } from "./compile"
 
 /** Model attributes for the policy engine, from the compiled project (compiled once per command). */
 export const makeModelAttributes = Effect.gen(function* () {
@@ -34,7 +18,7 @@ export const makeModelAttributes = Effect.gen(function* () {
     resolve: (model, modelsDir) =>
       Effect.flatMap(cached(modelsDir), (project) => {
         const m = project.models.get(model)
-        return m === undefined ? Effect.fail(new ModelNotFound({ model, modelsDir })) : Effect.succeed(toAttributes(m))
+        return m === undefined ? Effect.fail(new ModelNotFound({ model, modelsDir })) : Effect.succeed(attributesOf(m))
       })
   })
 })
