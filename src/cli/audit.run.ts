@@ -4,14 +4,12 @@ import { auditListStream, auditVerify } from "../commands/audit"
 import { auditCustody } from "../commands/auditCustody"
 import { auditScorecard } from "../commands/auditScorecard"
 import { UsageError } from "../commands/errors"
-import { ReviewLayer } from "../layers/GovernLayer"
-import { StateReadLayer } from "../layers/ProjectLayer"
+import { commandLayer } from "../layers/commandLayers"
 import { ReportedFailure } from "../render/errors"
 import { auditListTextStream, auditVerifyText, custodyText, scorecardText } from "../render/text/audit"
 import { encodeJsonStreamingArray, ledgerRowJson } from "../render/json"
 import { AuditListOutput, AuditScorecardOutput, AuditVerifyOutput, CustodyOutput } from "../schemas/audit"
 import { LedgerRow } from "../schemas/ledger"
-import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import { type CommonOptions, globalOptions } from "./options"
 import { emit, writeStdout } from "./output"
 
@@ -64,13 +62,10 @@ export const runAudit = (opts: AuditOptions) =>
           return
         }
         case "list": {
-          const { modelsDir, root } = yield* ProjectContext
           const { entries, head } = yield* auditListStream({
             since: Option.getOrUndefined(opts.since),
             actor: Option.getOrUndefined(opts.actor),
-            product: Option.getOrUndefined(opts.product),
-            root,
-            modelsDir
+            product: Option.getOrUndefined(opts.product)
           })
           // Streamed to stdout as rows arrive: memory stays flat however many rows match.
           const chunks = opts.output === "json" ? encodeJsonStreamingArray(AuditListOutput, head, "entries", ledgerRowJson, entries) : auditListTextStream(head, entries)
@@ -82,11 +77,7 @@ export const runAudit = (opts: AuditOptions) =>
           return
       }
     })
-    if (form.form !== "custody") return yield* body.pipe(Effect.provide(StateReadLayer(globalOptions(opts))))
-    // The custody chain also reads plan files and compiles the models for the blast radius.
-    const custody = Effect.gen(function* () {
-      const { modelsDir } = yield* ProjectContext
-      return yield* emit(opts.output, CustodyOutput, yield* auditCustody({ subject: form.subject, modelsDir }), custodyText)
-    })
-    yield* custody.pipe(Effect.provide(ReviewLayer(globalOptions(opts), false)))
+    if (form.form !== "custody") return yield* body.pipe(Effect.provide(commandLayer.audit(globalOptions(opts))))
+    const custody = Effect.flatMap(auditCustody({ subject: form.subject }), (out) => emit(opts.output, CustodyOutput, out, custodyText))
+    yield* custody.pipe(Effect.provide(commandLayer.auditCustody(globalOptions(opts))))
   })

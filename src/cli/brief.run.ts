@@ -1,10 +1,9 @@
 // Loaded only when `pcli brief` runs.
 import { Effect } from "effect"
-import { advanceBriefCursor, brief } from "../commands/brief"
-import { StateReadLayer, StateWriteLayer } from "../layers/ProjectLayer"
+import { advanceBriefCursor, briefForDelivery } from "../commands/brief"
+import { commandLayer } from "../layers/commandLayers"
 import { briefMarkdown } from "../render/text/brief"
 import { BriefOutput, type BriefSince } from "../schemas/brief"
-import { StateStore } from "../services/StateStore/StateStore"
 import { type CommonOptions, globalOptions } from "./options"
 import { emit } from "./output"
 
@@ -14,13 +13,11 @@ export interface BriefOptions extends CommonOptions {
 
 export const runBrief = (opts: BriefOptions) =>
   Effect.gen(function* () {
-    const { out, persisted } = yield* Effect.gen(function* () {
-      const out = yield* brief({ since: opts.since })
-      yield* emit(opts.output, BriefOutput, out, briefMarkdown)
-      return { out, persisted: (yield* StateStore).persisted }
-    }).pipe(Effect.provide(StateReadLayer(globalOptions(opts))))
-    // The cursor moves only after the digest was delivered, only for `last`, and never creates a store.
-    if (opts.since === "last" && persisted) {
-      yield* advanceBriefCursor(out.generated_at).pipe(Effect.provide(StateWriteLayer(globalOptions(opts))))
+    const { out, advanceCursor } = yield* Effect.tap(briefForDelivery({ since: opts.since }), ({ out }) => emit(opts.output, BriefOutput, out, briefMarkdown)).pipe(
+      Effect.provide(commandLayer.brief(globalOptions(opts)))
+    )
+    // The cursor moves only after the digest was delivered.
+    if (advanceCursor) {
+      yield* advanceBriefCursor(out.generated_at).pipe(Effect.provide(commandLayer.briefCursor(globalOptions(opts))))
     }
   })

@@ -1,7 +1,7 @@
 // Loaded only when `pcli discover` runs: the HTTP client and cache SDKs stay off the start-up path.
 import { Effect, Option } from "effect"
 import { discover } from "../commands/discover"
-import { DiscoverLayer } from "../layers/DiscoverLayer"
+import { commandLayer } from "../layers/commandLayers"
 import { DiscoverOutput } from "../schemas/discover"
 import { renderDiscoverText } from "../render/text/discover"
 import type { DiscoverOptions } from "./discover"
@@ -19,4 +19,4 @@ export const runDiscover = (opts: DiscoverOptions) =>
     })
     if (live) yield* writeStderr("\r\x1b[2K")
     yield* emit(opts.output, DiscoverOutput, out, renderDiscoverText)
-  }).pipe(Effect.provide(DiscoverLayer(globalOptions(opts))))
+  }).pipe(Effect.provide(commandLayer.discover(globalOptions(opts))))

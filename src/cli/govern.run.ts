@@ -8,11 +8,10 @@ import { GcApplyOutput, RestoreApplyOutput } from "../schemas/reclaim"
 import { UsageError } from "../commands/errors"
 import { planCreate } from "../commands/planCreate"
 import { approvePlan, reviewPlan, reviewQueue, reviewStatus } from "../commands/reviewPlan"
-import { ApplyLayer, PlanLayer, ReviewLayer } from "../layers/GovernLayer"
+import { commandLayer } from "../layers/commandLayers"
 import { ReportedFailure } from "../render/errors"
 import { applyText, planText, queueText, reviewStatusText, reviewText } from "../render/text/plans"
 import { ApplyOutput, PlanOutput, ReviewOutput, ReviewQueueOutput, ReviewStatusOutput } from "../schemas/plans"
-import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import { type CommonOptions, globalOptions } from "./options"
 import { emit } from "./output"
 
@@ -23,10 +22,9 @@ export interface PlanOptions extends CommonOptions {
 
 export const runPlan = (opts: PlanOptions) =>
   Effect.gen(function* () {
-    const { modelsDir } = yield* ProjectContext
-    const out = yield* planCreate({ modelsDir, models: opts.model, base: Option.getOrUndefined(opts.base) })
+    const out = yield* planCreate({ models: opts.model, base: Option.getOrUndefined(opts.base) })
     yield* emit(opts.output, PlanOutput, out, planText)
-  }).pipe(Effect.provide(PlanLayer(globalOptions(opts))))
+  }).pipe(Effect.provide(commandLayer.plan(globalOptions(opts))))
 
 export interface ReviewOptions extends CommonOptions {
   readonly planId: Option.Option<string>
@@ -50,19 +48,18 @@ export const runReview = (opts: ReviewOptions) =>
   Effect.gen(function* () {
     const form = yield* reviewForm(opts)
     const body = Effect.gen(function* () {
-      const { modelsDir } = yield* ProjectContext
       switch (form.form) {
         case "queue":
-          return yield* emit(opts.output, ReviewQueueOutput, yield* reviewQueue({ modelsDir }), queueText)
+          return yield* emit(opts.output, ReviewQueueOutput, yield* reviewQueue, queueText)
         case "status":
           return yield* emit(opts.output, ReviewStatusOutput, yield* reviewStatus(form.planId), reviewStatusText)
         case "approve":
-          return yield* emit(opts.output, ReviewOutput, yield* approvePlan({ planId: form.planId, modelsDir }), reviewText)
+          return yield* emit(opts.output, ReviewOutput, yield* approvePlan({ planId: form.planId }), reviewText)
         case "dry-run":
-          return yield* emit(opts.output, ReviewOutput, yield* reviewPlan({ planId: form.planId, modelsDir, base: Option.getOrUndefined(opts.base) }), reviewText)
+          return yield* emit(opts.output, ReviewOutput, yield* reviewPlan({ planId: form.planId, base: Option.getOrUndefined(opts.base) }), reviewText)
       }
     })
-    yield* body.pipe(Effect.provide(ReviewLayer(globalOptions(opts), form.form === "approve")))
+    yield* body.pipe(Effect.provide((form.form === "approve" ? commandLayer.reviewApprove : commandLayer.review)(globalOptions(opts))))
   })
 
 export interface ApplyOptions extends CommonOptions {
@@ -72,8 +69,7 @@ export interface ApplyOptions extends CommonOptions {
 
 export const runApply = (opts: ApplyOptions) =>
   Effect.gen(function* () {
-    const { modelsDir, root } = yield* ProjectContext
-    const out = yield* applyAnyPlan({ planId: opts.planId, modelsDir, projectRoot: root })
+    const out = yield* applyAnyPlan({ planId: opts.planId })
     if (isGcApply(out)) return yield* emit(opts.output, GcApplyOutput, out, gcApplyText)
     if (isRestoreApply(out)) return yield* emit(opts.output, RestoreApplyOutput, out, restoreApplyText)
     yield* emit(opts.output, ApplyOutput, out, applyText)
@@ -81,4 +77,4 @@ export const runApply = (opts: ApplyOptions) =>
       const failed = out.run.models.filter((m) => m.status !== "success").length
       return yield* new ReportedFailure({ code: "run-failed", detail: `${failed} of ${out.run.models.length} models did not build` })
     }
-  }).pipe(Effect.provide(ApplyLayer(globalOptions(opts), Option.getOrUndefined(opts.target))))
+  }).pipe(Effect.provide(commandLayer.apply(globalOptions(opts), Option.getOrUndefined(opts.target))))

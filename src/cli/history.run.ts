@@ -1,7 +1,7 @@
 // Loaded only when `pcli history` runs.
 import { Effect, Option } from "effect"
 import { history } from "../commands/history"
-import { HistoryLayer } from "../layers/HistoryLayer"
+import { commandLayer } from "../layers/commandLayers"
 import { historyListText, historyRunText } from "../render/text/history"
 import { HistoryListOutput, HistoryRunOutput } from "../schemas/history"
 import { type CommonOptions, globalOptions } from "./options"
@@ -23,4 +23,4 @@ export const runHistory = (opts: HistoryOptions) =>
     return yield* "run" in out
       ? emit(opts.output, HistoryRunOutput, out, historyRunText)
       : emit(opts.output, HistoryListOutput, out, historyListText)
-  }).pipe(Effect.provide(HistoryLayer(globalOptions(opts))))
+  }).pipe(Effect.provide(commandLayer.history(globalOptions(opts))))

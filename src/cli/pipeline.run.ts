@@ -2,14 +2,13 @@
 import { Effect, Option } from "effect"
 import { playground } from "../commands/playground"
 import { runModels } from "../commands/runModels"
-import { BareLayer } from "../layers/ProjectLayer"
-import { RunLayer } from "../layers/RunLayer"
+import { commandLayer } from "../layers/commandLayers"
 import { ReportedFailure, RunInterrupted } from "../render/errors"
 import { liveProgressText, progressText } from "../render/text/progress"
 import { PlaygroundOutput } from "../schemas/playground"
 import { RunOutput } from "../schemas/pipeline"
 import { renderRunText } from "../render/text/pipeline"
-import type { ProgressEvent } from "../services/Runner/run"
+import type { ProgressEvent } from "../schemas/progress"
 import { type CommonOptions, globalOptions } from "./options"
 import { emit, writeStderr } from "./output"
 
@@ -71,7 +70,7 @@ export const runRun = (opts: RunOptions) =>
         return yield* new ReportedFailure({ code: "run-failed", detail: `${failed} of ${out.models.length} models did not build` })
       }
     })
-  ).pipe(Effect.provide(RunLayer(globalOptions(opts), Option.getOrUndefined(opts.target))))
+  ).pipe(Effect.provide(commandLayer.run(globalOptions(opts), Option.getOrUndefined(opts.target))))
 
 export const runPlayground = (opts: CommonOptions & { readonly dir: string }) =>
   Effect.gen(function* () {
@@ -83,4 +82,4 @@ export const runPlayground = (opts: CommonOptions & { readonly dir: string }) =>
       out,
       (o) => `Wrote a sample project to ${o.dir} (${o.files.length} files). Next:\n  pcli compile --config ${config}\n  pcli run --config ${config}\n`
     )
-  }).pipe(Effect.provide(BareLayer(globalOptions(opts))))
+  }).pipe(Effect.provide(commandLayer.playground(globalOptions(opts))))

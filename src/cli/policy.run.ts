@@ -3,7 +3,7 @@ import { Effect, Option } from "effect"
 import { policyReplay } from "../commands/policyReplay"
 import { policyReplayText } from "../render/text/policyReplay"
 import { PolicyReplayOutput } from "../schemas/policyReplay"
-import { PolicyReadLayer, PolicyWriteLayer } from "../layers/ProjectLayer"
+import { commandLayer } from "../layers/commandLayers"
 import { sanitize } from "../platform/echo"
 import { ReportedFailure } from "../render/errors"
 import { PolicyFreezeOutput, PolicyTestOutput } from "../schemas/policy-output"
@@ -11,8 +11,6 @@ import { policyFreeze } from "../commands/policyFreeze"
 import { failOnScenarioFailures, policyTest } from "../commands/policyTest"
 import { policyUnfreeze } from "../commands/policyUnfreeze"
 import { freezeText, testText } from "../render/text/policy"
-import { Principal } from "../services/Principal/Principal"
-import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import { type CommonOptions, globalOptions } from "./globalOptions"
 import { emit, writeStderr } from "./output"
 
@@ -25,7 +23,7 @@ export const runTest = (opts: CommonOptions) =>
     yield* emit(opts.output, PolicyTestOutput, out, testText)
     // The report already says which scenarios failed: exit 1 with a one-line note, no second JSON document.
     yield* failOnScenarioFailures(out).pipe(Effect.mapError((e) => new ReportedFailure({ code: e.code, detail: e.message })))
-  }).pipe(Effect.provide(PolicyReadLayer(globalOptions(opts))))
+  }).pipe(Effect.provide(commandLayer.policyTest(globalOptions(opts))))
 
 export interface FreezeOptions extends CommonOptions {
   readonly principal: Option.Option<string>
@@ -35,17 +33,15 @@ export interface FreezeOptions extends CommonOptions {
 
 export const runFreeze = (name: "freeze" | "unfreeze", opts: FreezeOptions) =>
   Effect.gen(function* () {
-    const actor = yield* Principal
     const input = {
       principal: Option.getOrUndefined(opts.principal),
       scope: Option.getOrUndefined(opts.scope),
       reason: Option.getOrUndefined(opts.reason)
     }
-    const context = { class: actor.class, id: actor.id, idSource: actor.source }
-    const out = yield* (name === "freeze" ? policyFreeze : policyUnfreeze)(input, context)
+    const out = yield* (name === "freeze" ? policyFreeze : policyUnfreeze)(input)
     for (const note of out.notes ?? []) yield* writeStderr(`warning: ${sanitize(note)}\n`)
     yield* emit(opts.output, PolicyFreezeOutput, out, freezeText)
-  }).pipe(Effect.provide(PolicyWriteLayer(globalOptions(opts))))
+  }).pipe(Effect.provide(commandLayer.policyFreeze(globalOptions(opts))))
 
 export interface ReplayOptions extends Omit<CommonOptions, "config"> {
   readonly proposed: string
@@ -55,10 +51,9 @@ export interface ReplayOptions extends Omit<CommonOptions, "config"> {
 
 export const runReplay = (opts: ReplayOptions) =>
   Effect.gen(function* () {
-    const { modelsDir } = yield* ProjectContext
-    const out = yield* policyReplay({ proposedConfig: opts.proposed, since: Option.getOrUndefined(opts.since), modelsDir })
+    const out = yield* policyReplay({ proposedConfig: opts.proposed, since: Option.getOrUndefined(opts.since) })
     yield* emit(opts.output, PolicyReplayOutput, out, policyReplayText)
     if (opts.failOnLoosen && out.loosened > 0) {
       return yield* new ReportedFailure({ code: "policy-replay-loosens", detail: `${out.loosened} recorded decision(s) would loosen under ${out.proposed_config}` })
     }
-  }).pipe(Effect.provide(PolicyReadLayer(globalOptions({ ...opts, config: Option.none() }))))
+  }).pipe(Effect.provide(commandLayer.policyReplay(globalOptions({ ...opts, config: Option.none() }))))

@@ -2,10 +2,9 @@
 import { Effect } from "effect"
 import { policyCheck } from "../commands/policyCheck"
 import { policyShow } from "../commands/policyShow"
-import { PolicyQueryLayer } from "../layers/ProjectContextLayer"
+import { policyCheckLayer, policyShowLayer } from "../layers/lightCommandLayers"
 import { checkText, showText } from "../render/text/policy"
 import { PolicyCheckOutput, PolicyShowOutput } from "../schemas/policy-output"
-import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import { type CommonOptions, globalOptions } from "./globalOptions"
 import { emit } from "./output"
 
@@ -17,13 +16,12 @@ export interface CheckOptions extends CommonOptions {
 
 export const runCheck = (opts: CheckOptions) =>
   Effect.gen(function* () {
-    const { modelsDir } = yield* ProjectContext
-    const out = yield* policyCheck({ principal: opts.principal, capability: opts.capability, model: opts.model, modelsDir })
+    const out = yield* policyCheck({ principal: opts.principal, capability: opts.capability, model: opts.model })
     yield* emit(opts.output, PolicyCheckOutput, out, checkText)
-  }).pipe(Effect.provide(PolicyQueryLayer(globalOptions(opts))))
+  }).pipe(Effect.provide(policyCheckLayer(globalOptions(opts))))
 
 export const runShow = (opts: CommonOptions) =>
   Effect.gen(function* () {
     const out = yield* policyShow
     yield* emit(opts.output, PolicyShowOutput, out, (o) => `${showText(o).replace(/\n$/, "")}\nledger head: ${o.ledger_head_hash}`)
-  }).pipe(Effect.provide(PolicyQueryLayer(globalOptions(opts))))
+  }).pipe(Effect.provide(policyShowLayer(globalOptions(opts))))

@@ -3,10 +3,9 @@ import { Effect, Option } from "effect"
 import { backfillPlan, type BackfillInput, checkBackfillFlags } from "../commands/backfillPlan"
 import { checkGcFlags, gcInventory, gcPlan } from "../commands/gcDerivable"
 import { restoreTarget } from "../commands/restoreTarget"
-import { BackfillLayer, GcLayer } from "../layers/ReclaimLayer"
+import { commandLayer } from "../layers/commandLayers"
 import { backfillText, gcInventoryText, gcPlanText, restorePlanText } from "../render/text/reclaim"
 import { BackfillOutput, GcInventoryOutput, GcPlanOutput, RestorePlanOutput } from "../schemas/reclaim"
-import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import { type CommonOptions, globalOptions } from "./options"
 import { emit } from "./output"
 
@@ -20,7 +19,7 @@ export interface BackfillOptions extends CommonOptions {
 
 export const runBackfill = (opts: BackfillOptions) =>
   Effect.gen(function* () {
-    const flags: Omit<BackfillInput, "modelsDir"> = {
+    const flags: BackfillInput = {
       models: opts.model,
       fromLastRun: opts.fromLastRun,
       from: Option.getOrUndefined(opts.from),
@@ -28,12 +27,8 @@ export const runBackfill = (opts: BackfillOptions) =>
       noDownstream: opts.noDownstream
     }
     // Usage errors first: nothing is opened for a command line that cannot mean anything.
-    yield* checkBackfillFlags({ ...flags, modelsDir: "" })
-    yield* Effect.gen(function* () {
-      const { modelsDir } = yield* ProjectContext
-      const out = yield* backfillPlan({ ...flags, modelsDir })
-      yield* emit(opts.output, BackfillOutput, out, backfillText)
-    }).pipe(Effect.provide(BackfillLayer(globalOptions(opts))))
+    yield* checkBackfillFlags(flags)
+    yield* Effect.flatMap(backfillPlan(flags), (out) => emit(opts.output, BackfillOutput, out, backfillText)).pipe(Effect.provide(commandLayer.backfill(globalOptions(opts))))
   })
 
 export interface GcOptions extends CommonOptions {
@@ -49,7 +44,7 @@ export const runGc = (opts: GcOptions) =>
     const body = opts.dryRun
       ? Effect.flatMap(gcInventory(input), (out) => emit(opts.output, GcInventoryOutput, out, gcInventoryText))
       : Effect.flatMap(gcPlan(input), (out) => emit(opts.output, GcPlanOutput, out, gcPlanText))
-    yield* body.pipe(Effect.provide(GcLayer(globalOptions(opts), opts.dryRun)))
+    yield* body.pipe(Effect.provide((opts.dryRun ? commandLayer.gcDryRun : commandLayer.gc)(globalOptions(opts))))
   })
 
 export interface RestoreOptions extends CommonOptions {
@@ -58,5 +53,5 @@ export interface RestoreOptions extends CommonOptions {
 
 export const runRestore = (opts: RestoreOptions) =>
   Effect.flatMap(restoreTarget(opts.target), (out) => emit(opts.output, RestorePlanOutput, out, restorePlanText)).pipe(
-    Effect.provide(GcLayer(globalOptions(opts), false))
+    Effect.provide(commandLayer.restore(globalOptions(opts)))
   )

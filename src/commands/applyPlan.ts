@@ -29,7 +29,7 @@ import { PlanStore, type PlanReadError } from "../services/Plans/PlanStore"
 import { fingerprintOf, readWorkingTree, type Revision, staleModels } from "../services/Plans/revisions"
 import { runCheck, verificationReason } from "../services/Plans/verify"
 import { PolicyEngine } from "../services/PolicyEngine/PolicyEngine"
-import type { ProjectContext } from "../services/ProjectConfig/ProjectContext"
+import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import { type ActingPrincipal, Principal } from "../services/Principal/Principal"
 import { type CompileError, type CompiledProject, PipelineCompiler } from "../services/Project/compile"
 import type { ModelFileMismatch, ModelsUnreadable } from "../services/Project/errors"
@@ -57,9 +57,6 @@ import { applyGc } from "./gcApply"
 /** `pcli apply <plan-id>`. */
 export interface ApplyInput {
   readonly planId: string
-  readonly modelsDir: string
-  /** Directory project-relative `storage_prefix`es resolve against. */
-  readonly projectRoot: string
 }
 
 export type ApplyRefusal = PlanReadError | PlanStale | PolicyDenied | MarkerMissing | InvalidMarker | PlanKindNotExecutable
@@ -111,6 +108,7 @@ const admit = (input: ApplyInput, actor: ActingPrincipal, executable: ReadonlySe
   Effect.gen(function* () {
     const store = yield* PlanStore
     const ledger = yield* Ledger
+    const { modelsDir } = yield* ProjectContext
     const refused = (principal: PrincipalClass, planId: string) => (error: { readonly code: string; readonly message: string }) =>
       ledger.append(refusalRow({ actor, principal, capability: "apply", planId, error }))
 
@@ -121,9 +119,9 @@ const admit = (input: ApplyInput, actor: ActingPrincipal, executable: ReadonlySe
     const principal = enforcedPrincipal(plan.kind, actor.class)
     const { project, current } = yield* Effect.gen(function* () {
       const compiler = yield* PipelineCompiler
-      const project = yield* compiler.compile({ modelsDir: input.modelsDir, env: yield* Environment })
+      const project = yield* compiler.compile({ modelsDir: modelsDir, env: yield* Environment })
       const fingerprints = plan.payload.fingerprints ?? {}
-      const current = yield* readWorkingTree(input.modelsDir, new Set(Object.keys(fingerprints)))
+      const current = yield* readWorkingTree(modelsDir, new Set(Object.keys(fingerprints)))
       const stale = staleModels(fingerprints, current)
       if (stale.length > 0) return yield* new PlanStale({ planId, models: stale })
       return { project, current }
@@ -233,6 +231,8 @@ function applyWith(input: ApplyInput, executeGc: false): Effect.Effect<ApplyOutp
 function applyWith(input: ApplyInput, executeGc: boolean): Effect.Effect<ApplyOutput | GcApplyOutput | RestoreApplyOutput, ApplyError, ApplyRequirements> {
   return Effect.gen(function* () {
     const actor = yield* Principal
+    // Project-relative `storage_prefix`es resolve against the project's root.
+    const projectRoot = (yield* ProjectContext).root
     const admitted = yield* admit(input, actor, executeGc ? EXECUTABLE : new Set([...EXECUTABLE].filter((k) => k !== "gc" && k !== "restore")))
     const { plan } = admitted
     // The warehouse opens once every gate has passed: a refused apply leaves no warehouse file behind.
@@ -243,13 +243,13 @@ function applyWith(input: ApplyInput, executeGc: boolean): Effect.Effect<ApplyOu
     if (isGatedPlan(plan)) {
       // admit already refused (and recorded) the kinds apply cannot execute; this narrows the type.
       if (plan.kind === "gc" && executeGc) return yield* applyGc(plan)
-      if (plan.kind === "restore" && executeGc) return yield* applyRestore(plan, input.projectRoot)
+      if (plan.kind === "restore" && executeGc) return yield* applyRestore(plan, projectRoot)
       if (plan.kind !== "backfill") return yield* new PlanKindNotExecutable({ planId: plan.plan_id, kind: plan.kind })
       // (4) A backfill runs its closure in plan order through the standard run path; it changes
       // no model definition, so the applied state is left as it was.
       const window = backfillWindow(plan.payload)
       record = yield* runner.run(admitted.project, {
-        projectRoot: input.projectRoot,
+        projectRoot,
         models: plan.payload.models,
         trigger: `backfill:${plan.plan_id}`,
         planId: plan.plan_id,
@@ -257,7 +257,7 @@ function applyWith(input: ApplyInput, executeGc: boolean): Effect.Effect<ApplyOu
       })
     } else {
       // (4) Execution through the standard run path.
-      record = yield* runner.run(admitted.project, { projectRoot: input.projectRoot, models: plan.payload.models, trigger: `apply:${plan.plan_id}`, planId: plan.plan_id })
+      record = yield* runner.run(admitted.project, { projectRoot, models: plan.payload.models, trigger: `apply:${plan.plan_id}`, planId: plan.plan_id })
       const applied = yield* AppliedState
       const built = record.models.filter((m) => m.status === "success").flatMap((m) => {
         const files = admitted.current.get(m.model_name)

@@ -4,6 +4,7 @@ import type { AuditListOutput, AuditVerifyOutput } from "../schemas/audit"
 import { Ledger, type LedgerFilter } from "../services/Ledger/Ledger"
 import { InvalidPrincipalId } from "../services/Principal/Principal"
 import { productOutputModel } from "../services/Products/files"
+import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import { parseSince } from "./since"
 
 /** `pcli audit --verify`: recompute the chain; the CLI exits 1 when it is broken. */
@@ -14,8 +15,6 @@ export interface AuditListInput {
   /** A principal id, or `unrecorded` for rows written without one. */
   readonly actor?: string | undefined
   readonly product?: string | undefined
-  readonly root: string
-  readonly modelsDir: string
 }
 
 const ACTOR = /^[a-z0-9._-]{1,63}$/
@@ -41,10 +40,11 @@ const auditQuery = (input: AuditListInput) =>
     const ledger = yield* Ledger
     const path = yield* Path.Path
     const base = yield* auditFilter(input)
+    const { modelsDir, root } = yield* ProjectContext
     const model =
       input.product === undefined
         ? undefined
-        : yield* productOutputModel({ root: input.root, modelsRel: path.relative(input.root, input.modelsDir).split(path.sep).join("/") }, input.product)
+        : yield* productOutputModel({ root, modelsRel: path.relative(root, modelsDir).split(path.sep).join("/") }, input.product)
     const filter: LedgerFilter = { ...base, ...(model === undefined ? {} : { models: [model] }) }
     // An id filter cannot match rows recorded without an id: count them so the reader knows.
     const skipped = base.principalId === undefined || base.principalId === null ? 0 : yield* ledger.count({ ...filter, principalId: null })

@@ -8,10 +8,10 @@ import { Environment } from "../services/Environment/Environment"
 import { Ledger, type LedgerFilter } from "../services/Ledger/Ledger"
 import { PlanStore } from "../services/Plans/PlanStore"
 import { downstreamClosure, PipelineCompiler } from "../services/Project/compile"
+import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 
 export interface CustodyInput {
   readonly subject: string
-  readonly modelsDir: string
 }
 
 const PLAN_ID = /^[0-9a-f]{64}$/
@@ -129,9 +129,10 @@ export const auditCustody = (input: CustodyInput) =>
           : found.kind === "run"
             ? yield* digest.modelsOfRun(found.run.run_id)
             : []
-    const compiled = yield* Effect.either(Effect.flatMap(PipelineCompiler, (c) => Effect.flatMap(Environment, (env) => c.compile({ modelsDir: input.modelsDir, env }))))
+    const { modelsDir } = yield* ProjectContext
+    const compiled = yield* Effect.either(Effect.flatMap(PipelineCompiler, (c) => Effect.flatMap(Environment, (env) => c.compile({ modelsDir, env }))))
     const blast_radius = Either.match(compiled, {
-      onLeft: (e) => ({ ...link("unavailable", `${input.modelsDir} does not compile: ${e.message}`), models: roots, direct: [], transitive: [], total: 0 }),
+      onLeft: (e) => ({ ...link("unavailable", `${modelsDir} does not compile: ${e.message}`), models: roots, direct: [], transitive: [], total: 0 }),
       onRight: (project) => {
         const known = roots.filter((m) => project.models.has(m))
         if (known.length === 0) return { ...link("no_data", "the subject's models are not in the compiled graph"), models: roots, direct: [], transitive: [], total: 0 }

@@ -15,10 +15,10 @@ import { type CompileError, PipelineCompiler } from "../services/Project/compile
 import type { ModelFileMismatch, ModelsUnreadable } from "../services/Project/errors"
 import { RunStore, type RunStoreFailed } from "../services/Runner/RunStore"
 import { UsageError } from "./errors"
+import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 
 /** `pcli backfill`. */
 export interface BackfillInput {
-  readonly modelsDir: string
   readonly models: ReadonlyArray<string>
   readonly fromLastRun: boolean
   readonly from?: string | undefined
@@ -71,20 +71,21 @@ export const backfillPlan = (
 ): Effect.Effect<
   BackfillOutput,
   BackfillError,
-  PlanStore | PipelineCompiler | RunStore | Ledger | Principal | Environment | FileSystem.FileSystem | Path.Path
+  PlanStore | PipelineCompiler | RunStore | Ledger | Principal | Environment | ProjectContext | FileSystem.FileSystem | Path.Path
 > =>
   Effect.gen(function* () {
     yield* checkBackfillFlags(input)
+    const { modelsDir } = yield* ProjectContext
     const compiler = yield* PipelineCompiler
-    const project = yield* compiler.compile({ modelsDir: input.modelsDir, env: yield* Environment })
+    const project = yield* compiler.compile({ modelsDir: modelsDir, env: yield* Environment })
     const { trigger, seeds } = yield* seedsOf(input)
     const unknown = seeds.filter((s) => !project.models.has(s))
-    if (unknown.length > 0) return yield* new ModelNotFound({ model: unknown.join("', '"), modelsDir: input.modelsDir })
+    if (unknown.length > 0) return yield* new ModelNotFound({ model: unknown.join("', '"), modelsDir: modelsDir })
 
     const models = closureOf(project, seeds, input.noDownstream)
     const layers = layersOf(project, models)
     const ordered = layers.flat()
-    const working = yield* readWorkingTree(input.modelsDir, new Set(ordered))
+    const working = yield* readWorkingTree(modelsDir, new Set(ordered))
     const fingerprints: Record<string, string | null> = {}
     for (const m of [...ordered].sort()) {
       const files = working.get(m)

@@ -153,5 +153,15 @@ export const brief = (input: BriefInput) =>
     return out
   })
 
+/**
+ * `brief`, and whether its cursor may move once the digest is delivered: only for `last`, and
+ * never onto a store that does not exist yet (advancing would create one).
+ */
+export const briefForDelivery = (input: BriefInput) =>
+  Effect.gen(function* () {
+    const out = yield* brief(input)
+    return { out, advanceCursor: input.since === "last" && (yield* StateStore).persisted }
+  })
+
 /** Moves the `last` cursor to a delivered digest's `generated_at`: brief's only write, and only for `--since last`. */
 export const advanceBriefCursor = (generatedAt: string) => Effect.flatMap(DigestStore, (d) => d.advanceCursor(generatedAt))

@@ -1,6 +1,5 @@
 import { Effect } from "effect"
-import { compiledModelJson, encodeJsonWithArrayBytes } from "../render/json"
-import { CompileOutput } from "../schemas/pipeline"
+import type { CompileOutput } from "../schemas/pipeline"
 import { Environment } from "../services/Environment/Environment"
 import * as Compiler from "../services/Project/compile"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
@@ -24,22 +23,13 @@ export const compile: Effect.Effect<
 })
 
 /**
- * `pcli compile`'s output as the one encoder writes it (`encodeJson(CompileOutput, …)` of `compile`),
- * through the compile index: a warm compile whose models' summaries are unchanged prints the text it printed before.
+ * `pcli compile`'s output as `encode` writes it, through the compile index: a warm compile whose
+ * models' summaries are unchanged returns the bytes it returned before. One encoding per project:
+ * the index keys what it keeps by the models directory alone.
  */
-export const compileJson = Effect.gen(function* () {
-  const { modelsDir } = yield* ProjectContext
-  const env = yield* Environment
-  return yield* Compiler.compileRendered({ modelsDir, env }, modelsDir, (project) => {
-    const out = compileOutput(project, modelsDir)
-    // `encodeJson(CompileOutput, out)`'s UTF-8 bytes, the models written by the field-by-field writer and the name lists as JSON.stringify writes them.
-    return encodeJsonWithArrayBytes(
-      CompileOutput,
-      { ...out, execution_order: [], execution_layers: [], models: [] },
-      "models",
-      compiledModelJson,
-      out.models,
-      { execution_order: out.execution_order, execution_layers: out.execution_layers }
-    )
+export const compileEncoded = (encode: (out: CompileOutput) => Effect.Effect<string | Uint8Array>) =>
+  Effect.gen(function* () {
+    const { modelsDir } = yield* ProjectContext
+    const env = yield* Environment
+    return yield* Compiler.compileRendered({ modelsDir, env }, modelsDir, (project) => encode(compileOutput(project, modelsDir)))
   })
-})

@@ -5,16 +5,15 @@ import type { DraftModelOutput } from "../schemas/authoring"
 import { Environment } from "../services/Environment/Environment"
 import { Ledger } from "../services/Ledger/Ledger"
 import { DraftNotAllowed, DraftWriteFailed } from "../services/Plans/errors"
-import { attributesOf } from "../services/Plans/gate"
 import { evaluationRow } from "../services/Plans/ledgerRows"
-import type { ModelAttributes } from "../services/PolicyEngine/attributes"
+import { attributesOf, type ModelAttributes } from "../services/PolicyEngine/attributes"
 import { PolicyEngine } from "../services/PolicyEngine/PolicyEngine"
 import { Principal } from "../services/Principal/Principal"
 import { downstreamClosure, loadAndCompile } from "../services/Project/compile"
 import { decodeModel } from "../services/Project/models"
+import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 
 export interface DraftModelInput {
-  readonly modelsDir: string
   /** Already checked against the model-name grammar by the surface. */
   readonly name: string
   readonly sql: string
@@ -72,10 +71,11 @@ export const draftModel = (input: DraftModelInput) =>
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
     const env = yield* Environment
+    const { modelsDir } = yield* ProjectContext
 
-    const attrs = yield* attributesFor(input.modelsDir, input.name)
+    const attrs = yield* attributesFor(modelsDir, input.name)
     // A draft can change the tags policy scopes on: both the model as it is and as drafted must pass.
-    const drafted = yield* proposedAttributes(input, attrs, path.join(input.modelsDir, `${input.name}.toml`))
+    const drafted = yield* proposedAttributes(input, attrs, path.join(modelsDir, `${input.name}.toml`))
     const outcome = yield* engine.gate(actor.class, "propose", Option.match(drafted, { onNone: () => [attrs], onSome: (d) => [attrs, d] }))
     let decision: { readonly effect: "allow" | "require_review" | "deny"; readonly ref: string } | undefined
     if (outcome._tag === "Evaluated") {
@@ -99,8 +99,8 @@ export const draftModel = (input: DraftModelInput) =>
     }
 
     const writes = [
-      { path: path.join(input.modelsDir, `${input.name}.sql`), text: input.sql },
-      ...(input.sidecar === undefined ? [] : [{ path: path.join(input.modelsDir, `${input.name}.toml`), text: input.sidecar }])
+      { path: path.join(modelsDir, `${input.name}.sql`), text: input.sql },
+      ...(input.sidecar === undefined ? [] : [{ path: path.join(modelsDir, `${input.name}.toml`), text: input.sidecar }])
     ]
     const ioError = (target: string) => (e: { readonly message: string }) => new DraftWriteFailed({ path: target, detail: e.message })
     const previous = yield* Effect.forEach(writes, (w) =>
@@ -119,7 +119,7 @@ export const draftModel = (input: DraftModelInput) =>
     yield* Effect.forEach(writes, (w) => writeFileAtomic(w.path, w.text).pipe(Effect.mapError(ioError(w.path)))).pipe(
       Effect.tapError(() => restore)
     )
-    const project = yield* loadAndCompile({ modelsDir: input.modelsDir, env }).pipe(Effect.tapError(() => restore))
+    const project = yield* loadAndCompile({ modelsDir: modelsDir, env }).pipe(Effect.tapError(() => restore))
     const downstream = new Set(downstreamClosure(project, input.name))
     return {
       command: "draft_model",

@@ -6,7 +6,8 @@ import { Ledger, type LedgerUnavailable } from "../services/Ledger/Ledger"
 import { AppliedState, appliedRevision } from "../services/Plans/AppliedState"
 import { diffRevisions } from "../services/Plans/diff"
 import { type AppliedStateIo, type BaseRefNotFound, type GitFailed, type PlanStoreIo, ProposalDenied } from "../services/Plans/errors"
-import { absentAttributes, attributesOf, evaluateItems, type GateItem, gateItems } from "../services/Plans/gate"
+import { absentAttributes, evaluateItems, type GateItem, gateItems } from "../services/Plans/gate"
+import { attributesOf } from "../services/PolicyEngine/attributes"
 import { readTreeAt, resolveCommit } from "../services/Plans/git"
 import { appendRows, evaluationRow, refusalRow } from "../services/Plans/ledgerRows"
 import { PlanStore } from "../services/Plans/PlanStore"
@@ -17,10 +18,10 @@ import { Principal } from "../services/Principal/Principal"
 import { type CompiledProject, type CompileError, downstreamClosure, PipelineCompiler } from "../services/Project/compile"
 import type { ModelFileMismatch, ModelsUnreadable } from "../services/Project/errors"
 import type { StatementFailed } from "../services/Warehouse/Warehouse"
+import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 
 /** `pcli plan [--model M…] [--base REF]`. */
 export interface PlanCreateInput {
-  readonly modelsDir: string
   /** Restrict the diff to these models (their downstream closure is still rebuilt). */
   readonly models: ReadonlyArray<string>
   /** Diff against this git ref instead of the last applied state. */
@@ -50,6 +51,7 @@ export type PlanCreateRequirements =
   | Ledger
   | Principal
   | Environment
+  | ProjectContext
   | FileSystem.FileSystem
   | Path.Path
   | CommandExecutor.CommandExecutor
@@ -97,13 +99,14 @@ export const planCreate = (input: PlanCreateInput): Effect.Effect<PlanOutput, Pl
     const ledger = yield* Ledger
     const store = yield* PlanStore
     const env = yield* Environment
+    const { modelsDir } = yield* ProjectContext
 
     const prepared = yield* Effect.gen(function* () {
       const compiler = yield* PipelineCompiler
-      const project = yield* compiler.compile({ modelsDir: input.modelsDir, env })
-      const working = yield* readWorkingTree(input.modelsDir)
-      const { base, revision } = yield* baseRevision(input.modelsDir, input.base)
-      yield* checkNamed(input.models, revision, working, input.modelsDir)
+      const project = yield* compiler.compile({ modelsDir: modelsDir, env })
+      const working = yield* readWorkingTree(modelsDir)
+      const { base, revision } = yield* baseRevision(modelsDir, input.base)
+      yield* checkNamed(input.models, revision, working, modelsDir)
       const candidates = input.models.length > 0 ? input.models : [...new Set([...working.keys(), ...revision.keys()])]
       const changes = yield* diffRevisions(revision, working, candidates, env)
       return { project, working, base, changes }

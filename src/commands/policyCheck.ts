@@ -4,13 +4,12 @@ import { ModelAttributesSource, type ModelAttributesUnavailable, type ModelNotFo
 import type { InvalidCapability, InvalidPrincipal } from "../services/PolicyEngine/errors"
 import { parseCapability, parsePrincipal } from "../services/PolicyEngine/input"
 import { PolicyEngine } from "../services/PolicyEngine/PolicyEngine"
+import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 
 export interface PolicyCheckInput {
   readonly principal: string
   readonly capability: string
   readonly model: string
-  /** `--models`, default `models`. */
-  readonly modelsDir: string
 }
 
 const sortedRecord = (record: Readonly<Record<string, string>>): Record<string, string> =>
@@ -22,14 +21,15 @@ export const policyCheck = (
 ): Effect.Effect<
   PolicyCheckOutput,
   InvalidPrincipal | InvalidCapability | ModelNotFound | ModelAttributesUnavailable,
-  PolicyEngine | ModelAttributesSource
+  PolicyEngine | ModelAttributesSource | ProjectContext
 > =>
   Effect.gen(function* () {
+    const { modelsDir } = yield* ProjectContext
     const principal = yield* parsePrincipal(input.principal)
     const capability = yield* parseCapability(input.capability)
     const engine = yield* PolicyEngine
     const source = yield* ModelAttributesSource
-    const attrs = yield* source.resolve(input.model, input.modelsDir)
+    const attrs = yield* source.resolve(input.model, modelsDir)
     const subject = toSubject(attrs)
     const declared = engine.check(principal, capability, attrs)
     // decisions.md item 31: the effect as the gate enforces it now, freezes and budgets applied.

@@ -8,12 +8,12 @@ import { compilePolicy, effectRank, evaluate } from "../services/PolicyEngine/ev
 import { PolicyEngine } from "../services/PolicyEngine/PolicyEngine"
 import { loadLazyConfigFile } from "../services/ProjectConfig/ProjectConfig"
 import { parseSince } from "./since"
+import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 
 export interface PolicyReplayInput {
   /** The proposed pcli.toml; only its `[policy]` block is read. */
   readonly proposedConfig: string
   readonly since?: string | undefined
-  readonly modelsDir: string
 }
 
 const KNOWN: ReadonlySet<string> = new Set(CAPABILITIES)
@@ -39,6 +39,7 @@ export const policyReplay = (input: PolicyReplayInput) =>
     const ledger = yield* Ledger
     const engine = yield* PolicyEngine
     const attributes = yield* ModelAttributesSource
+    const { modelsDir } = yield* ProjectContext
     const now = yield* Clock.currentTimeMillis
     const since = input.since === undefined ? undefined : yield* Either.match(parseSince(input.since, now), { onLeft: Effect.fail, onRight: Effect.succeed })
     const proposedFile = yield* loadLazyConfigFile(input.proposedConfig, yield* Environment)
@@ -52,7 +53,7 @@ export const policyReplay = (input: PolicyReplayInput) =>
       Effect.gen(function* () {
         const cached = subjects.get(model)
         if (cached !== undefined) return cached
-        const resolved = yield* Effect.either(attributes.resolve(model, input.modelsDir))
+        const resolved = yield* Effect.either(attributes.resolve(model, modelsDir))
         if (Either.isLeft(resolved)) {
           if (resolved.left._tag === "ModelAttributesUnavailable") {
             if (absent.size === 0) notes.push(`model attributes unavailable (${resolved.left.message}): models are replayed by name only`)
@@ -96,7 +97,7 @@ export const policyReplay = (input: PolicyReplayInput) =>
         last_decision_ref: g.last_decision_ref
       })
     }
-    if (absent.size > 0 && notes.length === 0) notes.push(`${absent.size} model(s) no longer in ${input.modelsDir} were replayed by name only`)
+    if (absent.size > 0 && notes.length === 0) notes.push(`${absent.size} model(s) no longer in ${modelsDir} were replayed by name only`)
     if (skipped > 0) notes.push(`${skipped} evaluation(s) without a known capability were not replayed`)
     const out: PolicyReplayOutput = {
       command: "policy_replay",

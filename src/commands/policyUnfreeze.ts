@@ -1,9 +1,10 @@
 import { Effect } from "effect"
 import type { PolicyFreezeOutput } from "../schemas/policy-output"
 import type { FreezeError, FreezeInput } from "../services/PolicyEngine/freeze"
-import type { PrincipalContext } from "../services/PolicyEngine/input"
 import { PolicyEngine } from "../services/PolicyEngine/PolicyEngine"
+import type { Principal } from "../services/Principal/Principal"
+import { freezeActor } from "./policyFreeze"
 
 /** `policy unfreeze`: humans only (an agent's attempt is recorded as a refusal); exact (principal, scope) matches. */
-export const policyUnfreeze = (input: FreezeInput, actor: PrincipalContext): Effect.Effect<PolicyFreezeOutput, FreezeError, PolicyEngine> =>
-  Effect.flatMap(PolicyEngine, (engine) => engine.unfreeze(input, actor))
+export const policyUnfreeze = (input: FreezeInput): Effect.Effect<PolicyFreezeOutput, FreezeError, PolicyEngine | Principal> =>
+  Effect.flatMap(Effect.zip(PolicyEngine, freezeActor), ([engine, actor]) => engine.unfreeze(input, actor))

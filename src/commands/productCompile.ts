@@ -1,13 +1,14 @@
+import { Effect } from "effect"
 import { compileProduct } from "../services/Products/compile"
-import type { ProductProject } from "../services/Products/files"
-import type { PolicySource } from "../services/Products/verify"
+import { ProductWorkspace } from "../services/Products/workspace"
 
 export interface ProductCompileInput {
-  readonly project: ProductProject
   readonly name: string
-  readonly policy: PolicySource
 }
 
 /** `product compile <name>`: refuses unless verify passes, recovers a crashed commit, commits Phase A or B. */
 export const productCompile = (input: ProductCompileInput) =>
-  compileProduct(input.project, input.name, input.policy)
+  Effect.gen(function* () {
+    const ws = yield* ProductWorkspace
+    return yield* compileProduct(ws.project, input.name, ws.policy)
+  })

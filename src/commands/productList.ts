@@ -1,5 +1,6 @@
-import type { ProductProject } from "../services/Products/files"
+import { Effect } from "effect"
 import { listProducts } from "../services/Products/status"
+import { ProductWorkspace } from "../services/Products/workspace"
 
-/** `product list`: every known product, sorted by name; read-only. */
-export const productList = (input: { readonly project: ProductProject }) => listProducts(input.project)
+/** `product list`: every known product, sorted by name; read-only; needs a pcli.toml that loads. */
+export const productList = Effect.flatMap(ProductWorkspace, (ws) => Effect.zipRight(ws.requireConfig, listProducts(ws.project)))

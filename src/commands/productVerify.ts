@@ -1,16 +1,14 @@
-import type { ProductVerifyOutput } from "../schemas/products"
-import type { ProductProject } from "../services/Products/files"
-import { type PolicySource, verifyExitCode, verifyProduct } from "../services/Products/verify"
 import { Effect } from "effect"
+import type { ProductVerifyOutput } from "../schemas/products"
+import { verifyExitCode, verifyProduct } from "../services/Products/verify"
+import { ProductWorkspace } from "../services/Products/workspace"
 
 export interface ProductVerifyInput {
-  readonly project: ProductProject
   readonly name: string
-  readonly policy: PolicySource
 }
 
-/** `product verify <name>`: writes nothing. The status maps to the exit code with `verifyExitCode`. */
+/** `product verify <name>`: writes nothing; a missing or broken pcli.toml is an input, not a failure. The status maps to the exit code with `verifyExitCode`. */
 export const productVerify = (input: ProductVerifyInput) =>
-  Effect.map(verifyProduct(input.project, input.name, input.policy), (r): ProductVerifyOutput => r.output)
+  Effect.flatMap(ProductWorkspace, (ws) => Effect.map(verifyProduct(ws.project, input.name, ws.policy), (r): ProductVerifyOutput => r.output))
 
 export { verifyExitCode }

@@ -4,7 +4,6 @@ import { ProposalNeedsReview } from "../services/Plans/errors"
 import { planCreate } from "./planCreate"
 
 export interface ProposeInput {
-  readonly modelsDir: string
   readonly models: ReadonlyArray<string>
   readonly base?: string | undefined
 }
@@ -18,7 +17,7 @@ export interface ProposeInput {
  */
 export const propose = (input: ProposeInput) =>
   Effect.gen(function* () {
-    const planned = yield* planCreate({ modelsDir: input.modelsDir, models: input.models, base: input.base, aiAuthored: true })
+    const planned = yield* planCreate({ models: input.models, base: input.base, aiAuthored: true })
     const review = planned.evaluations.find((e) => e.effect === "require_review")
     if (review !== undefined) return yield* new ProposalNeedsReview({ planId: planned.plan_id, model: review.model, rule: review.rule_id })
     return { command: "propose", plan_id: planned.plan_id, models: [...planned.models], next: planned.next } satisfies ProposeOutput

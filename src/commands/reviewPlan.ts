@@ -29,6 +29,7 @@ import { Principal } from "../services/Principal/Principal"
 import { type CompiledProject, PipelineCompiler } from "../services/Project/compile"
 import type { ModelFileMismatch, ModelsUnreadable } from "../services/Project/errors"
 import type { StatementFailed } from "../services/Warehouse/Warehouse"
+import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 
 const baseLabel = (plan: Plan): string =>
   isGatedPlan(plan) ? "" : plan.payload.base.kind === "git" ? plan.payload.base.ref : "applied"
@@ -46,7 +47,6 @@ const breakingCount = (plan: Plan) => (isGatedPlan(plan) ? 0 : breakingFindings(
 
 export interface ReviewInput {
   readonly planId: string
-  readonly modelsDir: string
   /** Recompute the findings of the plan's changed models against this git ref. */
   readonly base?: string | undefined
 }
@@ -56,17 +56,18 @@ export type ReviewError = PlanReadError | ModelsUnreadable | ModelFileMismatch |
 /** `pcli review <id> [--base REF]`: a dry run that writes nothing. */
 export const reviewPlan = (
   input: ReviewInput
-): Effect.Effect<ReviewOutput, ReviewError, PlanStore | Environment | FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor> =>
+): Effect.Effect<ReviewOutput, ReviewError, PlanStore | Environment | ProjectContext | FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor> =>
   Effect.gen(function* () {
     const store = yield* PlanStore
+    const { modelsDir } = yield* ProjectContext
     const plan = yield* store.read(input.planId)
-    const stale = yield* staleOf(plan, input.modelsDir)
+    const stale = yield* staleOf(plan, modelsDir)
     let changes = isGatedPlan(plan) ? [] : plan.payload.changes
     let baseRef = baseLabel(plan)
     if (input.base !== undefined && !isGatedPlan(plan)) {
-      const commit = yield* resolveCommit(input.modelsDir, input.base)
-      const revision = yield* readTreeAt(input.modelsDir, commit)
-      const working = yield* readWorkingTree(input.modelsDir)
+      const commit = yield* resolveCommit(modelsDir, input.base)
+      const revision = yield* readTreeAt(modelsDir, commit)
+      const working = yield* readWorkingTree(modelsDir)
       changes = yield* diffRevisions(revision, working, plan.payload.changes.map((c) => c.model), yield* Environment)
       baseRef = input.base
     }
@@ -93,7 +94,6 @@ export const reviewPlan = (
 
 export interface ApproveInput {
   readonly planId: string
-  readonly modelsDir: string
 }
 
 export type ApproveError = PlanReadError | ApprovalNeedsHuman | ModelsUnreadable | ModelFileMismatch | ReviewMarkerWriteFailed | LedgerUnavailable
@@ -104,8 +104,9 @@ export type ApproveError = PlanReadError | ApprovalNeedsHuman | ModelsUnreadable
  */
 export const approvePlan = (
   input: ApproveInput
-): Effect.Effect<ReviewOutput, ApproveError, PlanStore | Ledger | Principal | FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor> =>
+): Effect.Effect<ReviewOutput, ApproveError, PlanStore | Ledger | Principal | ProjectContext | FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor> =>
   Effect.gen(function* () {
+    const { modelsDir } = yield* ProjectContext
     const actor = yield* Principal
     const ledger = yield* Ledger
     const store = yield* PlanStore
@@ -118,8 +119,8 @@ export const approvePlan = (
         ledger.append(refusalRow({ actor, principal: actor.class, capability: null, planId: input.planId, error }))
       )
     )
-    const stale = yield* staleOf(plan, input.modelsDir)
-    const identity = yield* gitIdentity(input.modelsDir)
+    const stale = yield* staleOf(plan, modelsDir)
+    const identity = yield* gitIdentity(modelsDir)
     const reviewedAt = new Date(yield* Clock.currentTimeMillis).toISOString()
     const marker: ReviewMarker = {
       plan_id: plan.plan_id,
@@ -177,27 +178,26 @@ export const reviewStatus = (planId: string): Effect.Effect<ReviewStatusOutput, 
   })
 
 /** `pcli review --queue`: pending review-gated plans, highest score first (see queue.ts). */
-export const reviewQueue = (input: {
-  readonly modelsDir: string
-}): Effect.Effect<ReviewQueueOutput, PlanStoreIo, PlanStore | PipelineCompiler | Environment | FileSystem.FileSystem | Path.Path> =>
+export const reviewQueue: Effect.Effect<ReviewQueueOutput, PlanStoreIo, PlanStore | PipelineCompiler | Environment | ProjectContext | FileSystem.FileSystem | Path.Path> =
   Effect.gen(function* () {
+    const { modelsDir } = yield* ProjectContext
     const store = yield* PlanStore
     const compiler = yield* PipelineCompiler
     const listed = yield* store.list
     const plans = listed.flatMap((e) => (Either.isRight(e) ? [e.right] : []))
     const broken = listed.flatMap((e) => (Either.isLeft(e) ? [e.left] : []))
-    const compiled = yield* Effect.either(compiler.compile({ modelsDir: input.modelsDir, env: yield* Environment }))
+    const compiled = yield* Effect.either(compiler.compile({ modelsDir: modelsDir, env: yield* Environment }))
     const project: CompiledProject | undefined = Either.getOrUndefined(compiled)
     const entries = yield* Effect.forEach(plans, (plan) =>
       Effect.gen(function* () {
         const marker = yield* store.marker(plan.plan_id)
-        const stale = yield* Effect.orElseSucceed(staleOf(plan, input.modelsDir), () => [] as ReadonlyArray<string>)
+        const stale = yield* Effect.orElseSucceed(staleOf(plan, modelsDir), () => [] as ReadonlyArray<string>)
         return { plan, marker, stale: stale.length > 0 }
       })
     )
     const pending = rankQueue(entries, project, yield* Clock.currentTimeMillis)
     const notes = [
-      ...(Either.isLeft(compiled) ? [`${input.modelsDir} does not compile (${compiled.left.message}): blast radius unknown`] : []),
+      ...(Either.isLeft(compiled) ? [`${modelsDir} does not compile (${compiled.left.message}): blast radius unknown`] : []),
       ...broken.map((e) => `not listed (${e.code}): ${e.message}`)
     ]
     return {

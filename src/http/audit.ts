@@ -5,7 +5,6 @@ import { auditCustody } from "../commands/auditCustody"
 import { auditScorecard } from "../commands/auditScorecard"
 import { UsageError } from "../commands/errors"
 import { AuditListOutput, AuditScorecardOutput, CustodyOutput, type ScorecardDimension } from "../schemas/audit"
-import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import { ServeApi } from "./api"
 import { encodeJsonWithArray, ledgerRowJson } from "../render/json"
 import { answer, answerJson, singleParams } from "./respond"
@@ -26,8 +25,7 @@ export const AuditRoutes = HttpApiBuilder.group(ServeApi, "audit", (handlers) =>
       answerJson(
         Effect.gen(function* () {
           const { actor, product, since } = yield* singleParams(urlParams)
-          const { modelsDir, root } = yield* ProjectContext
-          const { entries, ...head } = yield* auditList({ since, actor, product, root, modelsDir })
+          const { entries, ...head } = yield* auditList({ since, actor, product })
           // The CLI's streamed bytes, whole: the rows written by the same hand-written writer.
           return yield* encodeJsonWithArray(AuditListOutput, { ...head, entries: [] }, "entries", ledgerRowJson, entries)
         })
@@ -42,6 +40,6 @@ export const AuditRoutes = HttpApiBuilder.group(ServeApi, "audit", (handlers) =>
       )
     )
     .handle("custody", ({ path }) =>
-      answer(CustodyOutput, Effect.flatMap(ProjectContext, ({ modelsDir }) => auditCustody({ subject: path.subject, modelsDir })))
+      answer(CustodyOutput, auditCustody({ subject: path.subject }))
     )
 )

@@ -8,14 +8,6 @@ export class ServeUnauthorized extends Data.TaggedError("ServeUnauthorized")<{ r
   }
 }
 
-/** `pcli serve --host` off loopback with no token: anyone on the network could read the ledger. */
-export class ServeTokenRequired extends Data.TaggedError("ServeTokenRequired")<{ readonly host: string }> {
-  readonly code = "serve-token-required"
-  override get message() {
-    return `refusing to bind ${this.host} without PCLI_SERVE_TOKEN: off loopback every route but health needs a bearer token`
-  }
-}
-
 /** The port could not be bound (in use, not permitted, unknown host). */
 export class ServeListenFailed extends Data.TaggedError("ServeListenFailed")<{ readonly address: string; readonly detail: string }> {
   readonly code = "serve-listen-failed"

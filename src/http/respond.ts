@@ -1,6 +1,6 @@
 import { HttpServerResponse } from "@effect/platform"
 import { type Cause, Effect, type Schema } from "effect"
-import { type Served, ServeReads } from "../layers/ServeLayer"
+import { keptOnServedContext, onServedContext, type Served } from "../commands/serve"
 import { UsageError } from "../commands/errors"
 import { NotImplemented } from "./errors"
 import { type DescribedError, describeCause, describeError } from "../render/errors"
@@ -23,11 +23,11 @@ export const errorResponse = (d: Pick<DescribedError, "code" | "message" | "stat
 
 export const failureResponse = (cause: Cause.Cause<unknown>) => errorResponse(describeCause(cause))
 
-const respond = <E>(body: Effect.Effect<string, E>) =>
+const respond = <E, R>(body: Effect.Effect<string, E, R>) =>
   Effect.matchCauseEffect(body, { onFailure: failureResponse, onSuccess: (text) => Effect.succeed(jsonBytes(text)) })
 
 /** Runs a read on the server's read context and answers with the JSON text it made (render/json.ts's). */
-export const answerJson = <E>(body: Effect.Effect<string, E, Served>) => Effect.flatMap(ServeReads, (reads) => respond(reads.run(body)))
+export const answerJson = <E>(body: Effect.Effect<string, E, Served>) => respond(onServedContext(body))
 
 /** Runs a command on the server's read context and answers with its output encoded as the CLI encodes it. */
 export const answer = <A, I, E>(schema: Schema.Schema<A, I, never>, command: Effect.Effect<A, E, Served>) =>
@@ -35,14 +35,12 @@ export const answer = <A, I, E>(schema: Schema.Schema<A, I, never>, command: Eff
 
 /**
  * As `answer`, for a command whose output depends on pcli.toml and the store alone: its response,
- * bytes encoded once, is kept and answered again until either changes (ServeReads.memo says when).
+ * bytes encoded once, is kept and answered again until either changes (services/Serve/ServeReads.ts says when).
  */
 export const answerKept = <A, I, E>(route: string, schema: Schema.Schema<A, I, never>, command: Effect.Effect<A, E, Served>) =>
-  Effect.flatMap(ServeReads, (reads) =>
-    Effect.catchAllCause(
-      reads.memo(route, Effect.map(Effect.flatMap(command, (value) => encodeJson(schema, value)), (text) => jsonBuffer(text))),
-      failureResponse
-    )
+  Effect.catchAllCause(
+    keptOnServedContext(route, Effect.map(Effect.flatMap(command, (value) => encodeJson(schema, value)), (text) => jsonBuffer(text))),
+    failureResponse
   )
 
 /** Query parameters each given at most once; a repeated one is a 400 `usage` (which value would win is a guess). */

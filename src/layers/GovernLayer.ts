@@ -2,7 +2,7 @@ import { Effect, Layer } from "effect"
 import * as Compiler from "../services/Project/compile"
 import * as Plans from "../services/Plans/layer"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
-import { modelAttributesLayer } from "./ModelAttributes"
+import { modelAttributesLayer } from "../services/Project/policyAttributes"
 import { type GlobalOptions, policyLayer, ProjectLayer, stateLayer } from "./ProjectLayer"
 import { RunServices } from "./RunLayer"
 

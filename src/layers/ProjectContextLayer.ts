@@ -10,7 +10,7 @@ import * as PolicyEngine from "../services/PolicyEngine/PolicyEngine"
 import { Principal, resolvePrincipal } from "../services/Principal/Principal"
 import { ProjectConfig } from "../services/ProjectConfig/ProjectConfig"
 import { ProjectContext, type ProjectOptions, requireConfig, resolveProject } from "../services/ProjectConfig/ProjectContext"
-import { makeModelAttributes } from "./ModelAttributes"
+import { makeModelAttributes } from "../services/Project/policyAttributes"
 
 /** The global flags every surface resolves a project from. */
 export interface GlobalOptions extends ProjectOptions {

@@ -3,7 +3,7 @@ import * as Digest from "../services/Digest/DigestStore"
 import * as Ledger from "../services/Ledger/sqlite"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import * as StateStore from "../services/StateStore/StateStore"
-import { modelAttributesLayer } from "./ModelAttributes"
+import { modelAttributesLayer } from "../services/Project/policyAttributes"
 import { type GlobalOptions, policyLayer, ProjectLayer } from "./ProjectContextLayer"
 
 export {

@@ -3,7 +3,7 @@ import { compactHeap } from "../platform/heap"
 import * as Compiler from "../services/Project/compile"
 import * as Runner from "../services/Runner/run"
 import * as RunStore from "../services/Runner/RunStore"
-import { modelAttributesLayer } from "./ModelAttributes"
+import { modelAttributesLayer } from "../services/Project/policyAttributes"
 import { type GlobalOptions, policyLayer, ProjectLayer, stateLayer } from "./ProjectLayer"
 import { warehouseLayer } from "./WarehouseTarget"
 

@@ -1,8 +1,7 @@
-import { Effect, Schema } from "effect"
+import { Schema } from "effect"
 import { draftModel } from "../commands/draftModel"
 import { propose } from "../commands/propose"
 import { DraftModelOutput, ProposeOutput } from "../schemas/authoring"
-import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import { GitRef, ModelName } from "./args"
 import { defineTool } from "./tool"
 
@@ -19,7 +18,7 @@ export const authoringTools = [
       sidecar: Schema.optional(Schema.String.pipe(Schema.maxLength(1_000_000)))
     }),
     output: DraftModelOutput,
-    run: (args) => Effect.flatMap(ProjectContext, (p) => draftModel({ modelsDir: p.modelsDir, ...args }))
+    run: (args) => draftModel(args)
   }),
   defineTool({
     name: "propose",
@@ -31,6 +30,6 @@ export const authoringTools = [
       base: Schema.optional(GitRef)
     }),
     output: ProposeOutput,
-    run: ({ models, base }) => Effect.flatMap(ProjectContext, (p) => propose({ modelsDir: p.modelsDir, models, base }))
+    run: ({ models, base }) => propose({ models, base })
   })
 ] as const

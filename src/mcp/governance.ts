@@ -1,4 +1,4 @@
-import { Effect, Schema } from "effect"
+import { Schema } from "effect"
 import { auditList } from "../commands/audit"
 import { policyCheck } from "../commands/policyCheck"
 import { policyShow } from "../commands/policyShow"
@@ -6,11 +6,8 @@ import { reviewQueue, reviewStatus } from "../commands/reviewPlan"
 import { AuditListOutput } from "../schemas/audit"
 import { ReviewQueueOutput, ReviewStatusOutput } from "../schemas/plans"
 import { PolicyCheckOutput, PolicyShowOutput } from "../schemas/policy-output"
-import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import { CapabilityArg, ModelName, NoArgs, PrincipalArg } from "./args"
 import { defineTool } from "./tool"
-
-const withProject = <A, E, R>(f: (p: ProjectContext["Type"]) => Effect.Effect<A, E, R>) => Effect.flatMap(ProjectContext, f)
 
 /** Read tools over the policy plane, plans and the decision ledger. */
 export const governanceTools = [
@@ -20,7 +17,7 @@ export const governanceTools = [
     readOnly: true,
     input: Schema.Struct({ principal: PrincipalArg, capability: CapabilityArg, model: ModelName }),
     output: PolicyCheckOutput,
-    run: (args) => withProject((p) => policyCheck({ ...args, modelsDir: p.modelsDir }))
+    run: (args) => policyCheck(args)
   }),
   defineTool({
     name: "policy_show",
@@ -44,7 +41,7 @@ export const governanceTools = [
     readOnly: true,
     input: NoArgs,
     output: ReviewQueueOutput,
-    run: () => withProject((p) => reviewQueue({ modelsDir: p.modelsDir }))
+    run: () => reviewQueue
   }),
   defineTool({
     name: "audit_query",
@@ -56,6 +53,6 @@ export const governanceTools = [
       product: Schema.optional(Schema.String.pipe(Schema.maxLength(128)))
     }),
     output: AuditListOutput,
-    run: (args) => withProject((p) => auditList({ ...args, root: p.root, modelsDir: p.modelsDir }))
+    run: (args) => auditList(args)
   })
 ] as const

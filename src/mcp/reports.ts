@@ -1,10 +1,8 @@
-import { Path } from "@effect/platform"
-import { Effect, Schema } from "effect"
+import { Schema } from "effect"
 import { brief } from "../commands/brief"
 import { productStatus } from "../commands/productStatus"
 import { BriefOutput } from "../schemas/brief"
 import { ProductStatusOutput } from "../schemas/products"
-import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import { defineTool } from "./tool"
 
 /** Read tools over reports and data products. */
@@ -24,11 +22,6 @@ export const reportTools = [
     readOnly: true,
     input: Schema.Struct({ name: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(128)) }),
     output: ProductStatusOutput,
-    run: ({ name }) =>
-      Effect.gen(function* () {
-        const { root, modelsDir } = yield* ProjectContext
-        const path = yield* Path.Path
-        return yield* productStatus({ project: { root, modelsRel: path.relative(root, modelsDir).split(path.sep).join("/") }, name })
-      })
+    run: ({ name }) => productStatus({ name })
   })
 ] as const

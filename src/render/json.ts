@@ -1,6 +1,6 @@
 import { Chunk, Effect, Schema, Stream } from "effect"
 import type { LedgerRow } from "../schemas/ledger"
-import type { CompileOutput } from "../schemas/pipeline"
+import { CompileOutput } from "../schemas/pipeline"
 
 /**
  * The one JSON encoder: Schema-encoded (keys in field order), 2-space indent, trailing
@@ -178,4 +178,15 @@ export const encodeJsonStreamingArray = <A, I, B, E, R>(
       )
       return Stream.concat(Stream.make(before), Stream.concat(body, Stream.suspend(() => Stream.make(`${emitted ? "\n  ]" : "]"}${after}`))))
     })
+  )
+
+/** `encodeJson(CompileOutput, out)`'s UTF-8 bytes: the models written by the field-by-field writer, the name lists as JSON.stringify writes them. */
+export const compileOutputJson = (out: CompileOutput): Effect.Effect<Uint8Array> =>
+  encodeJsonWithArrayBytes(
+    CompileOutput,
+    { ...out, execution_order: [], execution_layers: [], models: [] },
+    "models",
+    compiledModelJson,
+    out.models,
+    { execution_order: out.execution_order, execution_layers: out.execution_layers }
   )

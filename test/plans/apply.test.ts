@@ -50,9 +50,9 @@ const gold = {
   contract: GOLD_CONTRACT
 }
 
-const plan = (p: TestProject, base?: string, models: ReadonlyArray<string> = []) => planCreate({ modelsDir: p.modelsDir, models, base })
-const apply = (p: TestProject, planId: string) => applyPlan({ planId, modelsDir: p.modelsDir, projectRoot: p.root })
-const approve = (p: TestProject, planId: string) => as(human)(approvePlan({ planId, modelsDir: p.modelsDir }))
+const plan = (p: TestProject, base?: string, models: ReadonlyArray<string> = []) => planCreate({ models, base })
+const apply = (p: TestProject, planId: string) => applyPlan({ planId })
+const approve = (p: TestProject, planId: string) => as(human)(approvePlan({ planId }))
 
 describe("pcli apply: the governance loop end to end", () => {
   it.live("agent drops a pii column: denied naming the rule, nothing built; a human applies it; an agent's bronze model flows", () => {

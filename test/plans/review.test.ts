@@ -26,10 +26,10 @@ describe("pcli review", () => {
     const p = makeProject({ t: { sql: "SELECT 1 AS id, 'x' AS name" } })
     return Effect.gen(function* () {
       writeModel(p, "t", { sql: "SELECT 1 AS id" })
-      const planned = yield* as(agent)(planCreate({ modelsDir: p.modelsDir, models: [], base: "HEAD" }))
+      const planned = yield* as(agent)(planCreate({ models: [], base: "HEAD" }))
       expect(planned.kind).toBe("escalation")
 
-      const dry = yield* reviewPlan({ planId: planned.plan_id, modelsDir: p.modelsDir })
+      const dry = yield* reviewPlan({ planId: planned.plan_id })
       Schema.decodeUnknownSync(ReviewOutput)(dry)
       expect(dry).toMatchObject({ approved: false, marker_written: false, base_ref: "HEAD", stale: false })
       expect(dry.breaking_changes).toEqual([{ model: "t", finding: { kind: "column_removed", column: "name" } }])
@@ -37,11 +37,11 @@ describe("pcli review", () => {
       expect(status0).toMatchObject({ command: "review_status", reviewed: false, breaking_change_count: 1, product_binding: null })
 
       // Agents never sign off; the refusal is recorded.
-      const byAgent = yield* rowsWrittenBy(as(agent)(approvePlan({ planId: planned.plan_id, modelsDir: p.modelsDir })))
+      const byAgent = yield* rowsWrittenBy(as(agent)(approvePlan({ planId: planned.plan_id })))
       expect(left(byAgent.result)).toMatchObject({ code: "approval-needs-human" })
       expect(byAgent.rows).toHaveLength(1)
 
-      const approved = yield* rowsWrittenBy(as(human)(approvePlan({ planId: planned.plan_id, modelsDir: p.modelsDir })))
+      const approved = yield* rowsWrittenBy(as(human)(approvePlan({ planId: planned.plan_id })))
       expect(approved.rows).toMatchObject([{ kind: "approval", principal: "human", principal_id: "alice", plan_id: planned.plan_id, effect: "allow" }])
       expect(approved.rows[0]!.reason).toContain("reviewer@example.com")
       const store = yield* PlanStore
@@ -57,12 +57,12 @@ describe("pcli review", () => {
 
       // Editing the model makes the plan stale; review says so before apply refuses it.
       writeModel(p, "t", { sql: "SELECT 2 AS id" })
-      expect((yield* reviewPlan({ planId: planned.plan_id, modelsDir: p.modelsDir })).stale).toBe(true)
+      expect((yield* reviewPlan({ planId: planned.plan_id })).stale).toBe(true)
       // --base recomputes the plan's models against another ref.
       writeModel(p, "t", { sql: "SELECT 1 AS id, 'x' AS name, 2 AS extra" })
-      const rebased = yield* reviewPlan({ planId: planned.plan_id, modelsDir: p.modelsDir, base: "HEAD" })
+      const rebased = yield* reviewPlan({ planId: planned.plan_id, base: "HEAD" })
       expect(rebased).toMatchObject({ base_ref: "HEAD", breaking_changes: [], changes: [{ model: "t", change_class: "schema_change.additive" }] })
-      const badRef = yield* Effect.either(reviewPlan({ planId: planned.plan_id, modelsDir: p.modelsDir, base: "v9.9" }))
+      const badRef = yield* Effect.either(reviewPlan({ planId: planned.plan_id, base: "v9.9" }))
       expect(left(badRef)).toMatchObject({ code: "base-ref-not-found" })
     }).pipe(Effect.provide(projectLayer(p, POLICY)))
   })
@@ -92,10 +92,10 @@ describe("pcli review", () => {
       const restoreD = yield* write("restore", { models: ["d"] }, now) // 1 × 2 × 1, invalid marker
       const approvedB = yield* write("escalation", runPayload("b", "schema_change.breaking"), now)
       yield* write("run", runPayload("c", "schema_change.breaking"), now)
-      yield* as(human)(approvePlan({ planId: approvedB, modelsDir: p.modelsDir }))
+      yield* as(human)(approvePlan({ planId: approvedB }))
       fs.writeFileSync(store.markerPath(restoreD), "{")
 
-      const queue = yield* reviewQueue({ modelsDir: p.modelsDir })
+      const queue = yield* reviewQueue
       Schema.decodeUnknownSync(ReviewQueueOutput)(queue)
       const tied = [escalationD, restoreD].sort()
       expect(queue.pending.map((i) => i.plan_id)).toEqual([backfillC, gcA, ...tied])
@@ -128,7 +128,7 @@ describe("pcli review", () => {
       await Effect.runPromise(
         Effect.gen(function* () {
           writeModel(p, "t", { sql: "SELECT 2 AS id" })
-          planId = (yield* as(agent)(planCreate({ modelsDir: p.modelsDir, models: [], base: "HEAD" }))).plan_id
+          planId = (yield* as(agent)(planCreate({ models: [], base: "HEAD" }))).plan_id
         }).pipe(Effect.provide(projectLayer(p, POLICY)))
       )
       const results = await Promise.all([run(), run()])

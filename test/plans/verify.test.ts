@@ -24,8 +24,8 @@ const bronze = (sql: string) => ({ sql, extra: 'tags = { layer = "bronze" }\n[[t
 const addAndApply = (p: TestProject, name: string, sql: string) =>
   Effect.gen(function* () {
     writeModel(p, name, bronze(sql))
-    const planned = yield* as(agent)(planCreate({ modelsDir: p.modelsDir, models: [] }))
-    return { planned, applied: yield* Effect.either(as(agent)(applyPlan({ planId: planned.plan_id, modelsDir: p.modelsDir, projectRoot: p.root }))) }
+    const planned = yield* as(agent)(planCreate({ models: [] }))
+    return { planned, applied: yield* Effect.either(as(agent)(applyPlan({ planId: planned.plan_id }))) }
   })
 
 describe("verify_after and the autonomy budget", () => {
@@ -51,16 +51,16 @@ describe("verify_after and the autonomy budget", () => {
 
       // Two failures in the window: the rule's allow now needs review, at planning and at apply.
       writeModel(p, "e_third", bronze("SELECT 3 AS id"))
-      const third = yield* as(agent)(planCreate({ modelsDir: p.modelsDir, models: [] }))
+      const third = yield* as(agent)(planCreate({ models: [] }))
       expect(third.kind).toBe("escalation")
       expect(third.evaluations[0]!.reason).toContain("autonomy budget exhausted on rule 0 (2/2")
-      const refused = yield* rowsWrittenBy(as(agent)(applyPlan({ planId: third.plan_id, modelsDir: p.modelsDir, projectRoot: p.root })))
+      const refused = yield* rowsWrittenBy(as(agent)(applyPlan({ planId: third.plan_id })))
       expect(left(refused.result)).toMatchObject({ code: "marker-missing" })
       expect(refused.rows).toMatchObject([{ effect: "require_review", rule_id: 0, model: "e_third" }])
 
       // A human sign-off satisfies require_review; nothing is verified under a non-allow verdict.
-      yield* as(human)(approvePlan({ planId: third.plan_id, modelsDir: p.modelsDir }))
-      const approved = yield* as(agent)(applyPlan({ planId: third.plan_id, modelsDir: p.modelsDir, projectRoot: p.root }))
+      yield* as(human)(approvePlan({ planId: third.plan_id }))
+      const approved = yield* as(agent)(applyPlan({ planId: third.plan_id }))
       expect(approved.run.status).toBe("success")
       expect(approved.verifications).toEqual([])
     }).pipe(Effect.provide(projectLayer(p, POLICY)))

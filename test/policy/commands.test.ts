@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, Layer, Stream, TestClock } from "effect"
+import { Chunk, Effect, Layer, Option, Stream, TestClock } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as nodePath from "node:path"
@@ -7,16 +7,19 @@ import { pathToFileURL } from "node:url"
 import { PolicyFreezeOutput, PolicyShowOutput } from "../../src/schemas/policy-output"
 import { encodeJson } from "../../src/render/json"
 import { Ledger } from "../../src/services/Ledger/Ledger"
+import { ProjectContext } from "../../src/services/ProjectConfig/ProjectContext"
 import { ModelAttributesSource, ModelNotFound } from "../../src/services/PolicyEngine/attributes"
 import { failOnScenarioFailures, policyTest } from "../../src/commands/policyTest"
 import { policyCheck } from "../../src/commands/policyCheck"
-import { policyFreeze, type PrincipalContext } from "../../src/commands/policyFreeze"
+import { policyFreeze } from "../../src/commands/policyFreeze"
+import type { PrincipalContext } from "../../src/services/PolicyEngine/input"
 import { policyShow } from "../../src/commands/policyShow"
 import { policyUnfreeze } from "../../src/commands/policyUnfreeze"
 import type { PolicySettings } from "../../src/services/PolicyEngine/PolicyEngine"
 import { loadPolicy, model } from "./support/config"
 import { engineLayer } from "./support/engine"
 import { brokenLedgerLayer, seededLedgerLayer, row } from "./support/seededLedger"
+import { actingAs } from "./support/principal"
 
 const T0 = Date.parse("2026-03-01T00:00:00.000Z")
 const actor: PrincipalContext = { class: "human", id: "alice", idSource: "flag" }
@@ -85,12 +88,15 @@ const attributes = Layer.succeed(
   })
 )
 
+/** The project policy check reads its models directory from. */
+const project = Layer.succeed(ProjectContext, { config: Option.none(), root: ".", modelsDir: "models", state: { path: "state.sqlite", createParent: false } })
+
 const allRows = Effect.flatMap(Ledger, (l) => Effect.map(Stream.runCollect(l.query({})), Chunk.toReadonlyArray))
 
 describe("policy check", () => {
   it.effect("explains the verdict, matched rule, reason and attributes", () =>
     Effect.gen(function* () {
-      const out = yield* policyCheck({ principal: "agent", capability: "schema_change.additive", model: "stg_events", modelsDir: "models" })
+      const out = yield* policyCheck({ principal: "agent", capability: "schema_change.additive", model: "stg_events" })
       expect(out).toEqual({
         command: "policy_check",
         principal: "agent",
@@ -101,29 +107,29 @@ describe("policy check", () => {
         reason: "require_review by rule 1 (most-specific match); max_downstreams=10 exceeded (blast radius 12) — allow degraded to require_review",
         model_attributes: { tags: { layer: "bronze", owner: "data" }, classifications: ["email", "internal"], layer: "bronze", contracted: false, downstreams: 2, reachable_downstreams: 12 }
       })
-      const contracted = yield* policyCheck({ principal: "agent", capability: "value_change", model: "fct_orders", modelsDir: "models" })
+      const contracted = yield* policyCheck({ principal: "agent", capability: "value_change", model: "fct_orders" })
       expect(contracted.effect).toBe("deny")
       expect(contracted.model_attributes).toEqual({ tags: {}, classifications: [], contracted: true, downstreams: 0 })
       expect(Object.keys(contracted)[0]).toBe("command")
-    }).pipe(Effect.provide(Layer.merge(engineLayer(settings()), attributes))))
+    }).pipe(Effect.provide(Layer.mergeAll(engineLayer(settings()), attributes, project))))
 
   it.effect("without a [policy] block it shows the default posture", () =>
     Effect.gen(function* () {
-      const agent = yield* policyCheck({ principal: "agent", capability: "apply", model: "stg_events", modelsDir: "models" })
+      const agent = yield* policyCheck({ principal: "agent", capability: "apply", model: "stg_events" })
       expect([agent.effect, agent.matched_rule]).toEqual(["require_review", null])
-      const human = yield* policyCheck({ principal: "human", capability: "apply", model: "stg_events", modelsDir: "models" })
+      const human = yield* policyCheck({ principal: "human", capability: "apply", model: "stg_events" })
       expect(human.effect).toBe("allow")
-    }).pipe(Effect.provide(Layer.merge(engineLayer(settings({ configPresent: false, policy: undefined })), attributes))))
+    }).pipe(Effect.provide(Layer.mergeAll(engineLayer(settings({ configPresent: false, policy: undefined })), attributes, project))))
 
   it.effect("rejects bad input with typed errors", () =>
     Effect.gen(function* () {
       const run = (principal: string, capability: string, m: string) =>
-        Effect.flip(policyCheck({ principal, capability, model: m, modelsDir: "models" }))
+        Effect.flip(policyCheck({ principal, capability, model: m }))
       expect((yield* run("robot", "apply", "stg_events")).code).toBe("invalid-principal")
       expect((yield* run("agent", "apply_all", "stg_events")).code).toBe("invalid-capability")
       const missing = yield* run("agent", "apply", "nope")
       expect([missing.code, missing.message]).toEqual(["model-not-found", "model 'nope' not found in models"])
-    }).pipe(Effect.provide(Layer.merge(engineLayer(settings()), attributes))))
+    }).pipe(Effect.provide(Layer.mergeAll(engineLayer(settings()), attributes, project))))
 })
 
 describe("policy test", () => {
@@ -295,7 +301,7 @@ describe("policy freeze / unfreeze", () => {
   it.effect("freeze defaults to both principals (agent first) on scope any, one row each", () =>
     Effect.gen(function* () {
       yield* TestClock.setTime(T0)
-      const out = yield* policyFreeze({}, actor)
+      const out = yield* actingAs(actor)(policyFreeze({}))
       expect(out).toEqual({
         command: "policy_freeze",
         lifted: false,
@@ -318,19 +324,19 @@ describe("policy freeze / unfreeze", () => {
   it.effect("unfreeze must match the exact scope; a match lifts it and show stops listing it", () =>
     Effect.gen(function* () {
       yield* TestClock.setTime(T0)
-      yield* policyFreeze({ principal: "agent", scope: "model=stg_*", reason: "incident 9" }, actor)
+      yield* actingAs(actor)(policyFreeze({ principal: "agent", scope: "model=stg_*", reason: "incident 9" }))
       const before = yield* allRows
-      const miss = yield* Effect.flip(policyUnfreeze({ principal: "agent", scope: "model=stg_e*" }, actor))
+      const miss = yield* Effect.flip(actingAs(actor)(policyUnfreeze({ principal: "agent", scope: "model=stg_e*" })))
       expect([miss.code, miss.message]).toEqual([
         "no-matching-freeze",
         "no freeze in force for agent on scope 'model=stg_e*' (unfreeze must name the exact scope of the freeze; see pcli policy show)"
       ])
-      const wrongPrincipal = yield* Effect.flip(policyUnfreeze({ principal: "human", scope: "model=stg_*" }, actor))
+      const wrongPrincipal = yield* Effect.flip(actingAs(actor)(policyUnfreeze({ principal: "human", scope: "model=stg_*" })))
       expect(wrongPrincipal.code).toBe("no-matching-freeze")
       expect(yield* allRows).toEqual(before)
       expect((yield* policyShow).freezes).toHaveLength(1)
       yield* TestClock.adjust("1 second")
-      const lifted = yield* policyUnfreeze({ scope: "model=stg_*" }, actor)
+      const lifted = yield* actingAs(actor)(policyUnfreeze({ scope: "model=stg_*" }))
       expect([lifted.command, lifted.lifted, lifted.entries.map((e) => [e.principal, e.effect])]).toEqual(["policy_unfreeze", true, [["agent", "allow"]]])
       expect(lifted.entries[0]!.plan_id).toBe("unfreeze:agent:2026-03-01T00:00:01.000Z")
       expect((yield* policyShow).freezes).toEqual([])
@@ -338,21 +344,21 @@ describe("policy freeze / unfreeze", () => {
 
   it.effect("bad input is a one-line typed error and records nothing", () =>
     Effect.gen(function* () {
-      const selector = yield* Effect.flip(policyFreeze({ scope: "gold" }, actor))
+      const selector = yield* Effect.flip(actingAs(actor)(policyFreeze({ scope: "gold" })))
       expect([selector.code, selector.message]).toEqual([
         "invalid-selector",
         "invalid scope selector 'gold': expected one of any | layer=<name> | model=<glob> | classification=<value> | tag=<key>[=<value>]"
       ])
       for (const scope of ["layer=", "tag==v", "model=", "classification=", "owner=x"]) {
-        expect((yield* Effect.flip(policyFreeze({ scope }, actor))).code).toBe("invalid-selector")
+        expect((yield* Effect.flip(actingAs(actor)(policyFreeze({ scope })))).code).toBe("invalid-selector")
       }
-      expect((yield* Effect.flip(policyFreeze({ principal: "robot" }, actor))).code).toBe("invalid-principal")
+      expect((yield* Effect.flip(actingAs(actor)(policyFreeze({ principal: "robot" })))).code).toBe("invalid-principal")
       expect(yield* allRows).toEqual([])
     }).pipe(Effect.provide(engineLayer(settings()))))
 
   it.effect("without a [policy] block the row is still recorded, with a warning that nothing enforces it", () =>
     Effect.gen(function* () {
-      const out = yield* policyFreeze({ principal: "agent", scope: "tag=pii" }, actor)
+      const out = yield* actingAs(actor)(policyFreeze({ principal: "agent", scope: "tag=pii" }))
       // The CLI prefixes each note with "warning: " once; the note itself carries no prefix.
       expect(out.notes).toEqual(["freeze of agent on scope 'tag=pii' recorded but NOT enforced: pcli.toml has no [policy] block"])
       expect(yield* allRows).toHaveLength(1)
@@ -365,7 +371,7 @@ describe("policy freeze / unfreeze", () => {
     const policy = { ...loadPolicy(POLICY), freeze_marker_writes: true }
     return Effect.gen(function* () {
       yield* TestClock.setTime(T0)
-      yield* policyFreeze({ principal: "agent", scope: "layer=gold", reason: "hold" }, actor)
+      yield* actingAs(actor)(policyFreeze({ principal: "agent", scope: "layer=gold", reason: "hold" }))
       const files = fs.readdirSync(nodePath.join(dir, "freeze"))
       expect(files).toHaveLength(1)
       const body = JSON.parse(fs.readFileSync(nodePath.join(dir, "freeze", files[0]!), "utf8"))
@@ -374,7 +380,7 @@ describe("policy freeze / unfreeze", () => {
       expect(shown.freeze_sources).toEqual({ ledger: "local_mirror", markers: "read" })
       expect(shown.freezes.map((f) => f.source)).toEqual(["ledger", "marker"])
       yield* TestClock.adjust("1 second")
-      yield* policyUnfreeze({ principal: "agent", scope: "layer=gold" }, actor)
+      yield* actingAs(actor)(policyUnfreeze({ principal: "agent", scope: "layer=gold" }))
       expect(fs.readdirSync(nodePath.join(dir, "unfreeze"))).toHaveLength(1)
       expect((yield* policyShow).freezes).toEqual([])
     }).pipe(Effect.provide(engineLayer(settings({ policy, objectStoreUrl: url }))))

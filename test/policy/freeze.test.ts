@@ -8,7 +8,8 @@ import * as nodePath from "node:path"
 import { pathToFileURL } from "node:url"
 import { Ledger } from "../../src/services/Ledger/Ledger"
 import * as LedgerSqlite from "../../src/services/Ledger/sqlite"
-import { policyFreeze, type PrincipalContext } from "../../src/commands/policyFreeze"
+import { policyFreeze } from "../../src/commands/policyFreeze"
+import type { PrincipalContext } from "../../src/services/PolicyEngine/input"
 import { policyShow } from "../../src/commands/policyShow"
 import { policyUnfreeze } from "../../src/commands/policyUnfreeze"
 import { PolicyEngine, type PolicySettings } from "../../src/services/PolicyEngine/PolicyEngine"
@@ -16,6 +17,7 @@ import * as StateStore from "../../src/services/StateStore/StateStore"
 import { loadPolicy, model } from "./support/config"
 import { engineLayer } from "./support/engine"
 import { brokenLedgerLayer, seededLedgerLayer } from "./support/seededLedger"
+import { actingAs } from "./support/principal"
 
 const T0 = Date.parse("2026-03-01T00:00:00.000Z")
 const human: PrincipalContext = { class: "human", id: "alice", idSource: "flag" }
@@ -40,7 +42,7 @@ const ledgerRefusing = (when: string) => {
 describe("freeze semantics (decisions.md 31)", () => {
   it.effect("any principal may freeze: an agent's freeze records the agent as actor and the target separately", () =>
     Effect.gen(function* () {
-      const out = yield* policyFreeze({ principal: "human", scope: "layer=gold", reason: "agent saw drift" }, agent)
+      const out = yield* actingAs(agent)(policyFreeze({ principal: "human", scope: "layer=gold", reason: "agent saw drift" }))
       expect(out.entries.map((e) => [e.principal, e.effect, e.reason])).toEqual([["human", "deny", "agent saw drift"]])
       const [row] = yield* allRows
       expect([row!.principal, row!.principal_id, row!.principal_id_source, row!.target_principal]).toEqual(["agent", "bot-7", "env", "human"])
@@ -49,9 +51,9 @@ describe("freeze semantics (decisions.md 31)", () => {
   it.effect("freezing an already frozen (principal, scope) says so, keeps the first reason and records nothing new", () =>
     Effect.gen(function* () {
       yield* TestClock.setTime(T0)
-      yield* policyFreeze({ principal: "agent", scope: "any", reason: "first" }, human)
+      yield* actingAs(human)(policyFreeze({ principal: "agent", scope: "any", reason: "first" }))
       yield* TestClock.adjust("1 second")
-      const again = yield* policyFreeze({ principal: "agent", scope: "any", reason: "second" }, human)
+      const again = yield* actingAs(human)(policyFreeze({ principal: "agent", scope: "any", reason: "second" }))
       expect(again.entries).toEqual([])
       expect(again.already_frozen).toEqual([
         { source: "ledger", principal: "agent", scope: "any", reason: "first", since: "2026-03-01T00:00:00.000Z", plan_id: "freeze:agent:2026-03-01T00:00:00.000Z" }
@@ -61,7 +63,7 @@ describe("freeze semantics (decisions.md 31)", () => {
       ])
       expect(yield* allRows).toHaveLength(1)
       // Both principals: only the one not yet frozen gets a row.
-      const both = yield* policyFreeze({ reason: "third" }, human)
+      const both = yield* actingAs(human)(policyFreeze({ reason: "third" }))
       expect(both.entries.map((e) => [e.principal, e.reason])).toEqual([["human", "third"]])
       expect(both.already_frozen?.map((f) => f.principal)).toEqual(["agent"])
       expect(yield* allRows).toHaveLength(2)
@@ -73,7 +75,7 @@ describe("freeze semantics (decisions.md 31)", () => {
 
   it.effect("a freeze of both principals is one transaction: when the second row fails, neither is recorded", () =>
     Effect.gen(function* () {
-      const failure = yield* Effect.flip(policyFreeze({ scope: "any" }, human))
+      const failure = yield* Effect.flip(actingAs(human)(policyFreeze({ scope: "any" })))
       expect([failure.code, failure.message]).toEqual(["ledger-unavailable", "decision ledger: database or disk is full"])
       expect(yield* allRows).toEqual([])
     }).pipe(Effect.provide(engineLayer(settings(), ledgerRefusing("NEW.target_principal = 'human'")))))
@@ -82,14 +84,14 @@ describe("freeze semantics (decisions.md 31)", () => {
     Effect.gen(function* () {
       const atLimit = `model=${"x".repeat(1018)}`
       const emoji = `model=${"😀".repeat(1018)}` // 1,024 code points, 2,042 UTF-16 units
-      yield* policyFreeze({ principal: "agent", scope: atLimit }, human)
-      yield* policyFreeze({ principal: "agent", scope: emoji }, human)
-      const lifted = yield* policyUnfreeze({ principal: "agent", scope: atLimit }, human)
+      yield* actingAs(human)(policyFreeze({ principal: "agent", scope: atLimit }))
+      yield* actingAs(human)(policyFreeze({ principal: "agent", scope: emoji }))
+      const lifted = yield* actingAs(human)(policyUnfreeze({ principal: "agent", scope: atLimit }))
       expect(lifted.entries).toHaveLength(1)
       const before = yield* allRows
       for (const scope of [`${atLimit}x`, `model=${"y".repeat(50_000)}`]) {
         for (const run of [policyFreeze, policyUnfreeze]) {
-          const error = yield* Effect.flip(run({ scope }, human))
+          const error = yield* Effect.flip(actingAs(human)(run({ scope })))
           expect(error.code).toBe("selector-too-long")
           expect(error.message).toBe(`scope selector is ${scope.length} characters; the limit is 1024`)
         }
@@ -101,9 +103,9 @@ describe("freeze semantics (decisions.md 31)", () => {
   it.effect("only a human unfreezes: an agent's unfreeze is refused, ledgered as a refusal, and the freeze stays in force", () =>
     Effect.gen(function* () {
       yield* TestClock.setTime(T0)
-      yield* policyFreeze({ principal: "agent", scope: "layer=gold" }, human)
+      yield* actingAs(human)(policyFreeze({ principal: "agent", scope: "layer=gold" }))
       yield* TestClock.adjust("1 second")
-      const refused = yield* Effect.flip(policyUnfreeze({ principal: "agent", scope: "layer=gold" }, agent))
+      const refused = yield* Effect.flip(actingAs(agent)(policyUnfreeze({ principal: "agent", scope: "layer=gold" })))
       expect([refused.code, refused.message]).toEqual([
         "unfreeze-needs-human",
         "agent(bot-7) may not unfreeze agent on scope 'layer=gold': only a human may lift a freeze (run it as PCLI_PRINCIPAL=human); refusal recorded in the decision ledger"
@@ -118,15 +120,15 @@ describe("freeze semantics (decisions.md 31)", () => {
       const gate = yield* engine.gate("agent", "apply", [model({ name: "fct", tags: { layer: "gold" } })])
       expect(gate._tag === "Evaluated" && gate.verdicts[0]!.effect).toBe("deny")
       // No principal named: one refusal per principal, in one transaction. Bad input is checked first and records nothing.
-      yield* Effect.flip(policyUnfreeze({ scope: "layer=gold" }, agent))
+      yield* Effect.flip(actingAs(agent)(policyUnfreeze({ scope: "layer=gold" })))
       expect((yield* allRows).filter((r) => r.kind === "refusal").map((r) => r.target_principal)).toEqual(["agent", "agent", "human"])
-      expect((yield* Effect.flip(policyUnfreeze({ scope: "gold" }, agent))).code).toBe("invalid-selector")
+      expect((yield* Effect.flip(actingAs(agent)(policyUnfreeze({ scope: "gold" })))).code).toBe("invalid-selector")
       expect(yield* allRows).toHaveLength(4)
     }).pipe(Effect.provide(engineLayer(settings()))))
 
   it.effect("an agent's unfreeze is refused even when the refusal cannot be recorded, and says so", () =>
     Effect.gen(function* () {
-      const refused = yield* Effect.flip(policyUnfreeze({ scope: "any" }, agent))
+      const refused = yield* Effect.flip(actingAs(agent)(policyUnfreeze({ scope: "any" })))
       expect(refused.code).toBe("unfreeze-needs-human")
       expect(refused.message).toMatch(/; the refusal could not be recorded: disk I\/O error$/)
     }).pipe(Effect.provide(engineLayer(settings(), brokenLedgerLayer))))
@@ -143,7 +145,7 @@ describe("ledger row and durable marker stay consistent (markers first, then row
     const { dir, url } = tier()
     fs.writeFileSync(nodePath.join(dir, "freeze"), "a file where the freeze/ directory should be")
     return Effect.gen(function* () {
-      const failure = yield* Effect.flip(policyFreeze({ scope: "any" }, human))
+      const failure = yield* Effect.flip(actingAs(human)(policyFreeze({ scope: "any" })))
       expect(failure.code).toBe("freeze-marker-write-failed")
       expect(failure.message).toMatch(new RegExp(`^cannot write freeze marker to ${url}: put freeze/[0-9a-f-]+\\.json: `))
       expect(yield* allRows).toEqual([])
@@ -154,9 +156,9 @@ describe("ledger row and durable marker stay consistent (markers first, then row
   it.effect("an unfreeze over a tier that cannot be read lifts nothing: no row, and the freeze stays listed", () => {
     const { dir, url } = tier()
     return Effect.gen(function* () {
-      yield* policyFreeze({ principal: "agent", scope: "any" }, human)
+      yield* actingAs(human)(policyFreeze({ principal: "agent", scope: "any" }))
       fs.writeFileSync(nodePath.join(dir, "unfreeze"), "blocked")
-      const failure = yield* Effect.flip(policyUnfreeze({ principal: "agent", scope: "any" }, human))
+      const failure = yield* Effect.flip(actingAs(human)(policyUnfreeze({ principal: "agent", scope: "any" })))
       expect(failure.code).toBe("freeze-source-unreadable")
       fs.rmSync(nodePath.join(dir, "unfreeze"))
       expect((yield* allRows).map((r) => r.kind)).toEqual(["freeze"])
@@ -167,10 +169,10 @@ describe("ledger row and durable marker stay consistent (markers first, then row
   it("a freeze already in the ledger but missing its marker gets the marker, not a second row", async () => {
     const { dir, url } = tier()
     const ledger = seededLedgerLayer()
-    await Effect.runPromise(policyFreeze({ principal: "agent", scope: "any", reason: "first" }, human).pipe(Effect.provide(engineLayer(settings({ objectStoreUrl: url }), ledger))))
+    await Effect.runPromise(actingAs(human)(policyFreeze({ principal: "agent", scope: "any", reason: "first" })).pipe(Effect.provide(engineLayer(settings({ objectStoreUrl: url }), ledger))))
     expect(fs.existsSync(nodePath.join(dir, "freeze"))).toBe(false)
     const out = await Effect.runPromise(
-      Effect.zip(policyFreeze({ principal: "agent", scope: "any", reason: "second" }, human), allRows).pipe(
+      Effect.zip(actingAs(human)(policyFreeze({ principal: "agent", scope: "any", reason: "second" })), allRows).pipe(
         Effect.provide(engineLayer(settings({ policy: withMarkers, objectStoreUrl: url }), ledger))
       )
     )

@@ -4,7 +4,8 @@ import { Chunk, Effect, Stream } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { fromUrl } from "../../src/platform/ObjectStore/ObjectStore"
 import { Ledger } from "../../src/services/Ledger/Ledger"
-import { policyFreeze, type PrincipalContext } from "../../src/commands/policyFreeze"
+import { policyFreeze } from "../../src/commands/policyFreeze"
+import type { PrincipalContext } from "../../src/services/PolicyEngine/input"
 import { policyShow } from "../../src/commands/policyShow"
 import { policyUnfreeze } from "../../src/commands/policyUnfreeze"
 import { PolicyEngine, type PolicySettings } from "../../src/services/PolicyEngine/PolicyEngine"
@@ -14,6 +15,7 @@ import { freePort } from "../support/ports"
 import { type S3Handle, startS3rver } from "../support/s3rver"
 import { loadPolicy, model } from "./support/config"
 import { engineLayer } from "./support/engine"
+import { actingAs } from "./support/principal"
 
 let s3: S3Handle
 let azurite: AzuriteHandle
@@ -86,7 +88,7 @@ describe.each(backends)("freeze markers over $name", (b) => {
   it("freeze and unfreeze write markers the server holds; another machine's gate obeys them with an empty ledger", async () => {
     const prefix = fresh()
     const url = b.url(prefix)
-    await run(url, policyFreeze({ principal: "agent", scope: "layer=gold", reason: "incident 12" }, human))
+    await run(url, actingAs(human)(policyFreeze({ principal: "agent", scope: "layer=gold", reason: "incident 12" })))
     const frozen = await b.stored(prefix)
     expect(frozen).toHaveLength(1)
     expect(frozen[0]).toMatch(new RegExp(`^${prefix}/freeze/[0-9a-f-]{36}\\.json$`))
@@ -98,7 +100,7 @@ describe.each(backends)("freeze markers over $name", (b) => {
       [["marker", "agent", "layer=gold", "incident 12"]]
     ])
     // The unfreezing machine has no ledger row of the freeze: the marker is what it lifts.
-    const lifted = await run(url, policyUnfreeze({ principal: "agent", scope: "layer=gold" }, human))
+    const lifted = await run(url, actingAs(human)(policyUnfreeze({ principal: "agent", scope: "layer=gold" })))
     expect(lifted.entries.map((e) => e.principal)).toEqual(["agent"])
     expect((await b.stored(prefix)).filter((k) => k.includes("/unfreeze/"))).toHaveLength(1)
     expect(await gateEffect(url, "agent")).toBe("allow")
@@ -117,7 +119,7 @@ describe.each(backends)("freeze markers over $name", (b) => {
     const saved = Object.fromEntries(Object.keys(outage).map((k) => [k, process.env[k]]))
     Object.assign(process.env, outage)
     try {
-      const [error, rows] = await run(url, Effect.zip(Effect.flip(policyFreeze({ scope: "any" }, human)), allRows))
+      const [error, rows] = await run(url, Effect.zip(Effect.flip(actingAs(human)(policyFreeze({ scope: "any" }))), allRows))
       expect(error.code).toBe("freeze-marker-write-failed")
       expect(error.message).toMatch(new RegExp(`^cannot write freeze marker to ${url.replace(/[/.]/g, "\\$&")}: `))
       expect(rows).toEqual([])
@@ -133,9 +135,9 @@ describe("freeze markers: a PUT that fails while reads work (GCS emulator outage
     const [error, rows, shown] = await run(
       url,
       Effect.gen(function* () {
-        yield* policyFreeze({ principal: "agent", scope: "any" }, human)
+        yield* actingAs(human)(policyFreeze({ principal: "agent", scope: "any" }))
         gcs.failInserts = true
-        const error = yield* Effect.flip(policyUnfreeze({ principal: "agent", scope: "any" }, human))
+        const error = yield* Effect.flip(actingAs(human)(policyUnfreeze({ principal: "agent", scope: "any" })))
         gcs.failInserts = false
         return [error, yield* allRows, yield* policyShow] as const
       }).pipe(Effect.ensuring(Effect.sync(() => (gcs.failInserts = false))))

@@ -1,10 +1,10 @@
 import { Effect } from "effect"
 import type { Capability, PolicyEffect, Principal } from "../../schemas/policy"
 import { isGatedPlan, type Plan, type PlanBody, type PlanKind, type ReviewMarker } from "../../schemas/plans"
-import type { ModelAttributes } from "../PolicyEngine/attributes"
+import { attributesOf, type ModelAttributes } from "../PolicyEngine/attributes"
 import { effectRank } from "../PolicyEngine/evaluate"
 import { type ModelVerdict, PolicyEngine } from "../PolicyEngine/PolicyEngine"
-import type { CompiledModel, CompiledProject } from "../Project/compile"
+import type { CompiledProject } from "../Project/compile"
 import { type InvalidMarker, MarkerMissing, PolicyDenied } from "./errors"
 import type { MarkerState } from "./markers"
 
@@ -19,16 +19,6 @@ export const EXECUTABLE: ReadonlySet<PlanKind> = new Set(["run", "escalation", "
 
 /** The stricter of the invoker and the kind's default principal. */
 export const enforcedPrincipal = (kind: PlanKind, invoker: Principal): Principal => (AGENT_KINDS.has(kind) ? "agent" : invoker)
-
-export const attributesOf = (m: CompiledModel): ModelAttributes => ({
-  name: m.name,
-  tags: m.definition.sidecar.tags,
-  classifications: [...new Set(Object.values(m.definition.sidecar.classification))],
-  contracted: m.contracted,
-  layer: m.layer,
-  downstreams: m.downstreams,
-  reachableDownstreams: m.reachableDownstreams
-})
 
 /** One model to evaluate, at one capability. */
 export interface GateItem {

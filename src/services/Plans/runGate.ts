@@ -4,7 +4,8 @@ import { Ledger, type LedgerUnavailable } from "../Ledger/Ledger"
 import type { PolicyEngine } from "../PolicyEngine/PolicyEngine"
 import { Principal } from "../Principal/Principal"
 import { RunNeedsPlan } from "./errors"
-import { attributesOf, evaluateItems } from "./gate"
+import { attributesOf } from "../PolicyEngine/attributes"
+import { evaluateItems } from "./gate"
 import { appendRows, evaluationRow, refusalReason } from "./ledgerRows"
 
 /**

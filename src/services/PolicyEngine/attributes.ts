@@ -16,6 +16,27 @@ export interface ModelAttributes {
   readonly reachableDownstreams: number | undefined
 }
 
+/** What policy reads of a compiled model (Project/compile's CompiledModel), named here so PolicyEngine does not import Project. */
+export interface CompiledModelFacts {
+  readonly name: string
+  readonly definition: { readonly sidecar: { readonly tags: Readonly<Record<string, string>>; readonly classification: Readonly<Record<string, string>> } }
+  readonly contracted: boolean
+  readonly layer: string | undefined
+  readonly downstreams: number
+  readonly reachableDownstreams: number | undefined
+}
+
+/** A compiled model as policy sees it: the one mapping from the compiled project to model attributes. */
+export const attributesOf = (m: CompiledModelFacts): ModelAttributes => ({
+  name: m.name,
+  tags: m.definition.sidecar.tags,
+  classifications: [...new Set(Object.values(m.definition.sidecar.classification))],
+  contracted: m.contracted,
+  layer: m.layer,
+  downstreams: m.downstreams,
+  reachableDownstreams: m.reachableDownstreams
+})
+
 /** Normalised attributes as the evaluator and selectors use them. */
 export interface EvaluationSubject {
   readonly name: string

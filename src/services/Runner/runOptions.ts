@@ -1,36 +1,11 @@
 import { Effect } from "effect"
 import type { ModelRunStatus, RunStatus } from "../../schemas/pipeline"
+import type { ProgressEvent } from "../../schemas/progress"
 import type { RetryPolicy } from "../Warehouse/retry"
 import { type BuildState, INTERRUPTED } from "./RunStore"
 import type { BuildResult, PartitionOptions } from "./strategies"
 
-/** Per-model progress, for a live line on a TTY or one line per event off it; services never print. */
-export type ProgressEvent =
-  | {
-      readonly kind: "started"
-      readonly model: string
-      readonly strategy: string
-      /** Models started so far, this one included. */
-      readonly started: number
-      readonly done: number
-      readonly total: number
-    }
-  | {
-      readonly kind: "finished"
-      readonly model: string
-      readonly status: "success" | "failed" | "unchanged"
-      readonly strategy: string
-      readonly duration_ms: number
-      /** Rows the build wrote (success only). */
-      readonly rows?: number
-      /** Time-interval builds: intervals built. */
-      readonly intervals?: number
-      /** `[code] message` of a failure. */
-      readonly error?: string
-      readonly done: number
-      readonly total: number
-    }
-  | { readonly kind: "skipped"; readonly model: string; readonly because: string; readonly done: number; readonly total: number }
+export type { ProgressEvent }
 
 export interface RunOptions {
   /** Directory project-relative `storage_prefix`es resolve against. */

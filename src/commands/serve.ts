@@ -1,0 +1,50 @@
+import { Data, Effect, Option, Redacted } from "effect"
+import { isIP } from "node:net"
+import { Environment } from "../services/Environment/Environment"
+import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
+import { type Served, ServeReads } from "../services/Serve/ServeReads"
+import { UsageError } from "./errors"
+
+/** `pcli serve --host` off loopback with no token: anyone on the network could read the ledger. */
+export class ServeTokenRequired extends Data.TaggedError("ServeTokenRequired")<{ readonly host: string }> {
+  readonly code = "serve-token-required"
+  override get message() {
+    return `refusing to bind ${this.host} without PCLI_SERVE_TOKEN: off loopback every route but health needs a bearer token`
+  }
+}
+
+export interface ServeInput {
+  readonly host: string
+  readonly port: number
+}
+
+const isLoopback = (host: string) =>
+  host === "localhost" || host === "::1" || host === "[::1]" || (isIP(host) === 4 && host.startsWith("127."))
+
+/** A port outside 0..65535 is a usage error. */
+export const checkServeFlags = (input: ServeInput): Effect.Effect<void, UsageError> =>
+  !Number.isInteger(input.port) || input.port < 0 || input.port > 65535
+    ? Effect.fail(new UsageError({ detail: `--port must be 0..65535, got ${input.port}` }))
+    : Effect.void
+
+/**
+ * `pcli serve`'s checks before anything listens: the port, a bearer token off loopback, and the
+ * project (a pcli.toml that does not load is refused here, as every command refuses it). The token.
+ */
+export const serveToken = (input: ServeInput) =>
+  Effect.gen(function* () {
+    yield* checkServeFlags(input)
+    const env = yield* Environment
+    const token = Option.fromNullable(env.PCLI_SERVE_TOKEN).pipe(Option.filter((t) => t !== ""), Option.map(Redacted.make))
+    if (!isLoopback(input.host) && Option.isNone(token)) return yield* new ServeTokenRequired({ host: input.host })
+    yield* ProjectContext
+    return token
+  })
+
+/** A read command on `pcli serve`'s current read context (built again first when pcli.toml or the store changed). */
+export const onServedContext = <A, E>(self: Effect.Effect<A, E, Served>) => Effect.flatMap(ServeReads, (reads) => reads.run(self))
+
+/** As `onServedContext`, for a value that depends on pcli.toml and the store alone: kept per route until either changes. */
+export const keptOnServedContext = <A, E>(route: string, self: Effect.Effect<A, E, Served>) => Effect.flatMap(ServeReads, (reads) => reads.memo(route, self))
+
+export type { Served }
