@@ -41,8 +41,7 @@ export const runFreeze = (name: "freeze" | "unfreeze", opts: FreezeOptions) =>
       scope: Option.getOrUndefined(opts.scope),
       reason: Option.getOrUndefined(opts.reason)
     }
-    const context = { class: actor.class, id: actor.id, idSource: actor.source }
-    const out = yield* (name === "freeze" ? policyFreeze : policyUnfreeze)(input, context)
+    const out = yield* (name === "freeze" ? policyFreeze : policyUnfreeze)(input, actor)
     for (const note of out.notes ?? []) yield* writeStderr(`warning: ${sanitize(note)}\n`)
     yield* emit(opts.output, PolicyFreezeOutput, out, freezeText)
   }).pipe(Effect.provide(PolicyWriteLayer(globalOptions(opts))))

@@ -1,15 +1,15 @@
 import { Effect } from "effect"
 import type { PolicyFreezeOutput } from "../schemas/policy-output"
 import type { FreezeError, FreezeInput } from "../services/PolicyEngine/freeze"
-import type { PrincipalContext } from "../services/PolicyEngine/input"
 import { PolicyEngine } from "../services/PolicyEngine/PolicyEngine"
+import type { ActingPrincipal } from "../services/Principal/Principal"
 
-export type { FreezeInput, PrincipalContext }
+export type { FreezeInput }
 
 /**
  * `policy freeze`: any principal may freeze. A freeze already in force on the exact scope is
  * kept with its first reason (`already_frozen`); markers are written first, then every row in
  * one transaction, so a failed marker write records nothing.
  */
-export const policyFreeze = (input: FreezeInput, actor: PrincipalContext): Effect.Effect<PolicyFreezeOutput, FreezeError, PolicyEngine> =>
+export const policyFreeze = (input: FreezeInput, actor: ActingPrincipal): Effect.Effect<PolicyFreezeOutput, FreezeError, PolicyEngine> =>
   Effect.flatMap(PolicyEngine, (engine) => engine.freeze(input, actor))

@@ -1,9 +1,9 @@
 import { Effect } from "effect"
 import type { PolicyFreezeOutput } from "../schemas/policy-output"
 import type { FreezeError, FreezeInput } from "../services/PolicyEngine/freeze"
-import type { PrincipalContext } from "../services/PolicyEngine/input"
 import { PolicyEngine } from "../services/PolicyEngine/PolicyEngine"
+import type { ActingPrincipal } from "../services/Principal/Principal"
 
 /** `policy unfreeze`: humans only (an agent's attempt is recorded as a refusal); exact (principal, scope) matches. */
-export const policyUnfreeze = (input: FreezeInput, actor: PrincipalContext): Effect.Effect<PolicyFreezeOutput, FreezeError, PolicyEngine> =>
+export const policyUnfreeze = (input: FreezeInput, actor: ActingPrincipal): Effect.Effect<PolicyFreezeOutput, FreezeError, PolicyEngine> =>
   Effect.flatMap(PolicyEngine, (engine) => engine.unfreeze(input, actor))

@@ -114,9 +114,9 @@ export const tableExists = (schema: string, table: string) =>
   ).pipe(Effect.orDie)
 
 export const freeze = (input: { principal?: string; scope?: string }) =>
-  policyFreeze(input, { class: "human", id: "alice", idSource: "flag" }).pipe(Effect.orDie)
+  policyFreeze(input, { class: "human", id: "alice", source: "flag" }).pipe(Effect.orDie)
 export const unfreeze = (input: { principal?: string; scope?: string }) =>
-  policyUnfreeze(input, { class: "human", id: "alice", idSource: "flag" }).pipe(Effect.orDie)
+  policyUnfreeze(input, { class: "human", id: "alice", source: "flag" }).pipe(Effect.orDie)
 
 /** Fails the test with the value when an Either is not the expected side. */
 export const left = <A, E>(e: { readonly _tag: "Left" | "Right"; readonly left?: E; readonly right?: A }): E => {

@@ -10,7 +10,8 @@ import { Ledger } from "../../src/services/Ledger/Ledger"
 import { ModelAttributesSource, ModelNotFound } from "../../src/services/PolicyEngine/attributes"
 import { failOnScenarioFailures, policyTest } from "../../src/commands/policyTest"
 import { policyCheck } from "../../src/commands/policyCheck"
-import { policyFreeze, type PrincipalContext } from "../../src/commands/policyFreeze"
+import { policyFreeze } from "../../src/commands/policyFreeze"
+import type { ActingPrincipal } from "../../src/services/Principal/Principal"
 import { policyShow } from "../../src/commands/policyShow"
 import { policyUnfreeze } from "../../src/commands/policyUnfreeze"
 import type { PolicySettings } from "../../src/services/PolicyEngine/PolicyEngine"
@@ -19,7 +20,7 @@ import { engineLayer } from "./support/engine"
 import { brokenLedgerLayer, seededLedgerLayer, row } from "./support/seededLedger"
 
 const T0 = Date.parse("2026-03-01T00:00:00.000Z")
-const actor: PrincipalContext = { class: "human", id: "alice", idSource: "flag" }
+const actor: ActingPrincipal = { class: "human", id: "alice", source: "flag" }
 
 const POLICY = `[policy]
 version = 1
