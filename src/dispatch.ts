@@ -19,11 +19,11 @@ export const dispatch = (dir: string, args: ReadonlyArray<string>): Handover => 
   const line = readCommandLine(fromManifest(manifest), args)
   if (line._tag !== "Help") {
     const globals = globalThis as Record<symbol, unknown>
-    const light = line._tag === "Run" && line.read !== undefined ? `pcli-${entryName(line.read.path)}` : undefined
+    const read = line._tag === "Run" ? line.read : undefined
     // The light entries are the bundles the build made from src/light/: a command without one runs in the full bundle.
-    if (light !== undefined && existsSync(join(dir, `${light}.cjs`))) {
-      globals[LIGHT_LINE_KEY] = line._tag === "Run" ? line.read : undefined
-      return light
+    if (read !== undefined && existsSync(join(dir, `pcli-${entryName(read.path)}.cjs`))) {
+      globals[LIGHT_LINE_KEY] = read
+      return `pcli-${entryName(read.path)}`
     }
     globals[COMMAND_LINE_KEY] = line
     return "pcli-bundle"
