@@ -1,7 +1,8 @@
-// Cold start of light commands, as a ratio to `node -e 0` measured in the same run (median of 10).
-// `policy check` / `policy show` run on a fresh playground whose compile cache is warm (nothing changed).
+// Cold start of every read command, as a ratio to `node -e 0` measured in the same run (median of 10).
+// They run on a fresh playground that has been run once, planned, and frozen and unfrozen (a state store
+// with runs and ledger rows, one plan) and whose compile cache is warm (nothing changed since).
 import { execFileSync } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync, readdirSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { median, printTable, timeProcess } from "./support"
@@ -11,22 +12,47 @@ const scratch = mkdtempSync(join(tmpdir(), "pcli-bench-startup-"))
 process.on("exit", () => rmSync(scratch, { recursive: true, force: true }))
 execFileSync(process.execPath, [bin, "playground", "pg"], { cwd: scratch, stdio: "ignore" })
 const sample = join(scratch, "pg")
-const check = [bin, "policy", "check", "--principal", "agent", "--capability", "apply", "--model", "stg_orders"]
-execFileSync(process.execPath, check, { cwd: sample, stdio: "ignore" }) // fills the compile cache
+const pcli = (...args: ReadonlyArray<string>) => execFileSync(process.execPath, [bin, ...args], { cwd: sample, stdio: "ignore" })
+pcli("run")
+pcli("plan")
+pcli("policy", "freeze", "--reason", "bench")
+pcli("policy", "unfreeze", "--reason", "bench")
+const planId = readdirSync(join(sample, ".pcli", "plans"))[0]!.replace(/\.json$/, "")
+const check = ["policy", "check", "--principal", "agent", "--capability", "apply", "--model", "stg_orders"]
+pcli(...check) // fills the compile cache
 const RUNS = Number(process.env["BENCH_RUNS"] ?? "10")
 const TARGET = 2.0
 
-const cases: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
-  ["node -e 0 (baseline)", ["-e", "0"]],
-  ["pcli --help", [bin, "--help"]],
-  ["pcli policy show", [bin, "policy", "show"]],
-  ["pcli policy check (nothing changed)", check],
-  ["pcli validate", [bin, "validate"]]
+// Every read command (interface: read-only, or writes nothing but brief's cursor), and --help.
+// `product` runs on a name with no spec: it starts and fails as a real one starts.
+const commands: ReadonlyArray<ReadonlyArray<string>> = [
+  ["--help"],
+  ["validate"],
+  ["compile"],
+  ["policy", "show"],
+  check,
+  ["policy", "test"],
+  ["policy", "replay", "--config", "pcli.toml"],
+  ["audit"],
+  ["audit", "--scorecard"],
+  ["audit", "--for", "stg_orders"],
+  ["audit", "--verify"],
+  ["history"],
+  ["state", "info"],
+  ["brief"],
+  ["review", "--queue"],
+  ["review", planId, "--status"],
+  ["product", "list"],
+  ["product", "status", "orders"],
+  ["product", "journal", "orders"],
+  ["product", "verify", "orders"]
 ]
+const label = (args: ReadonlyArray<string>) => `pcli ${args.map((a) => (a === planId ? "<plan-id>" : a)).join(" ")}`
+const cases: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [["node -e 0 (baseline)", ["-e", "0"]], ...commands.map((args) => [label(args), [bin, ...args]] as const)]
 
 // Interleaved, so a burst of load on the machine hits every case alike.
 const samples = cases.map(() => [] as Array<number>)
-timeProcess(process.execPath, [bin, "--help"], sample) // warm the OS file cache, not V8
+for (const [, args] of cases) timeProcess(process.execPath, args, sample) // warm the OS file cache (and a missing V8 cache)
 for (let i = 0; i < RUNS; i++) cases.forEach(([, args], c) => samples[c]!.push(timeProcess(process.execPath, args, sample)))
 
 const base = median(samples[0]!)

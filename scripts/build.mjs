@@ -1,8 +1,8 @@
 // Bundles the CLI into one file; native and heavy SDK packages stay external and load lazily.
 import { build } from "esbuild"
-import { execFileSync } from "node:child_process"
+import { execFileSync, spawnSync } from "node:child_process"
 import { createHash } from "node:crypto"
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { createRequire } from "node:module"
@@ -44,8 +44,20 @@ const common = {
 }
 
 await build({ ...common, entryPoints: ["src/main.ts"], outfile: "dist/pcli-bundle.cjs" })
-// The light entries (src/cli/lightLine.ts names them): one command each, without @effect/cli or any other command.
-const lightEntries = { "pcli-policy-check": "policyCheck", "pcli-policy-show": "policyShow", "pcli-validate": "validate", "pcli-compile": "compile" }
+// The light entries: one bundle per command of src/light/options.ts's LIGHT_COMMANDS, from src/light/<words joined by ->.ts,
+// without @effect/cli or any other command. The bin (src/dispatch.ts) runs a line it read in full on its command's bundle, when there is one.
+await build({
+  ...common,
+  stdin: {
+    contents: `import { LIGHT_COMMANDS } from "./src/light/options"; import { entryName } from "./src/light/entry"; process.stdout.write(JSON.stringify(Object.keys(LIGHT_COMMANDS).map((c) => entryName(c.split(" ")))))`,
+    resolveDir: ".",
+    loader: "ts"
+  },
+  outfile: "dist/light-gen.cjs"
+})
+const lightEntries = Object.fromEntries(JSON.parse(execFileSync(process.execPath, ["dist/light-gen.cjs"], { encoding: "utf8" })).map((entry) => [`pcli-${entry}`, entry]))
+rmSync("dist/light-gen.cjs")
+for (const old of readdirSync("dist").filter((f) => /^pcli-.*\.(cjs|v8cache)$/.test(f) && !f.startsWith("pcli-bundle") && !f.startsWith("pcli-read-ahead"))) rmSync(`dist/${old}`)
 // compile hashes every file it reads: it keeps node:crypto (and its one-shot hash) loaded up front.
 const eagerCrypto = new Set(["pcli-compile"])
 // In a light entry node:crypto (a few ms to load) loads when a command first hashes or draws random
@@ -123,22 +135,35 @@ rmSync("dist/pcli-bundle.policy.v8cache", { force: true })
 execFileSync(process.execPath, ["../../dist/pcli.cjs", "validate", "--output=text"], { cwd: "examples/sample", stdio: "ignore" })
 // The light validate's cache, made the same way.
 execFileSync(process.execPath, ["../../dist/pcli.cjs", "validate"], { cwd: "examples/sample", stdio: "ignore" })
-// The policy caches: `policy check` (light, then the full bundle's) and `policy show` on a playground whose compile cache is warm (its usual case).
+// The light entries' caches, on a playground with a state store (a freeze and its unfreeze on the ledger)
+// and a warm compile cache (their usual case): `policy check` and `compile` after a first run wrote the
+// compile index, every other light command by the first example of its --help.
 const playground = mkdtempSync(join(tmpdir(), "pcli-build-"))
 try {
   const bin = resolve("dist/pcli.cjs")
+  const pg = join(playground, "pg")
   execFileSync(process.execPath, [bin, "playground", "pg"], { cwd: playground, stdio: "ignore" })
+  execFileSync(process.execPath, [bin, "policy", "freeze", "--reason", "build"], { cwd: pg, stdio: "ignore" })
+  execFileSync(process.execPath, [bin, "policy", "unfreeze", "--reason", "build"], { cwd: pg, stdio: "ignore" })
   const check = [bin, "policy", "check", "--principal", "agent", "--capability", "apply", "--model", "stg_orders"]
-  execFileSync(process.execPath, check, { cwd: join(playground, "pg"), stdio: "ignore" })
+  execFileSync(process.execPath, check, { cwd: pg, stdio: "ignore" })
   rmSync("dist/pcli-policy-check.v8cache", { force: true })
-  execFileSync(process.execPath, check, { cwd: join(playground, "pg"), stdio: "ignore" })
-  execFileSync(process.execPath, [bin, "policy", "show"], { cwd: join(playground, "pg"), stdio: "ignore" })
-  // The light compile's cache: made by a warm compile (its usual case), after a cold one wrote the compile index.
-  execFileSync(process.execPath, [bin, "compile", "--output", "json"], { cwd: join(playground, "pg"), stdio: "ignore" })
+  execFileSync(process.execPath, check, { cwd: pg, stdio: "ignore" })
+  execFileSync(process.execPath, [bin, "compile", "--output", "json"], { cwd: pg, stdio: "ignore" })
   rmSync("dist/pcli-compile.v8cache", { force: true })
-  execFileSync(process.execPath, [bin, "compile", "--output", "json"], { cwd: join(playground, "pg"), stdio: "ignore" })
+  execFileSync(process.execPath, [bin, "compile", "--output", "json"], { cwd: pg, stdio: "ignore" })
   // The full bundle's policy cache: the same check in a form the light entry leaves to the bundle (`--output=text`).
-  execFileSync(process.execPath, [...check, "--output=text"], { cwd: join(playground, "pg"), stdio: "ignore" })
+  execFileSync(process.execPath, [...check, "--output=text"], { cwd: pg, stdio: "ignore" })
+  const manifest = JSON.parse(readFileSync("dist/pcli-commands.json", "utf8"))
+  const nodes = (node) => [node, ...node.children.flatMap(nodes)]
+  for (const node of nodes(manifest).filter((n) => lightEntries[`pcli-${n.path.join("-")}`] !== undefined)) {
+    if (existsSync(`dist/pcli-${node.path.join("-")}.v8cache`)) continue
+    const lines = node.help.split("\n").map((l) => l.trim())
+    const example = lines.slice(lines.findIndex((l) => l.startsWith("EXAMPLE"))).find((l) => `${l} `.startsWith(`pcli ${node.path.join(" ")} `))
+    const words = (example ?? `pcli ${node.path.join(" ")}`).split(" ").slice(1)
+    // An example may fail here (no such product, no proposed config): its cache still holds the start-up path.
+    spawnSync(process.execPath, [bin, ...words], { cwd: pg, stdio: "ignore" })
+  }
 } finally {
   rmSync(playground, { recursive: true, force: true })
 }

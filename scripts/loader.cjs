@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// The pcli bin, bundled by the build with the dispatcher (src/dispatch.ts): a plain light line goes
-// straight to its light entry (policy check, policy show or validate); any other line is read against
-// the build-time command manifest, which answers --help without a bundle. The bundle that runs the
+// The pcli bin, bundled by the build with the dispatcher (src/dispatch.ts), which reads the line once
+// against the build-time command manifest and answers --help without a bundle; a read command's plain
+// line goes to its light entry (src/light/), any other to the full bundle. The bundle that runs the
 // line (a light entry, else the full one) runs with a V8 code cache (Node 20 has no module compile
 // cache), which saves most of the bundle's compile time at every start.
 "use strict"

@@ -1,6 +1,8 @@
 // Reads the command line before @effect/cli does: finds the command, moves global flags given
 // before it to after it, answers --help, and words the common mistakes itself (unknown flag
-// with a suggestion, missing value, repeated flag, bad choice), one line each.
+// with a suggestion, missing value, repeated flag, bad choice), one line each. A plain line is
+// also read in full (each flag's values, the positional words), so a light entry (src/light/) can
+// run it without @effect/cli; test/cli/lightReading.property.test.ts checks that reading against it.
 import { AutoCorrect } from "@effect/cli"
 import * as CliConfig from "@effect/cli/CliConfig"
 import { stripVTControlCharacters } from "node:util"
@@ -8,8 +10,21 @@ import { type CommandLineNode, type FlagSpec, orderedChildren } from "./commandL
 
 export type CommandLine<N = unknown> =
   | { readonly _tag: "Help"; readonly node: N }
-  | { readonly _tag: "Run"; readonly argv: ReadonlyArray<string> }
+  | { readonly _tag: "Run"; readonly argv: ReadonlyArray<string>; readonly read: ReadLine | undefined }
   | { readonly _tag: "Invalid"; readonly message: string }
+
+/**
+ * A line read in full, as @effect/cli would read it: the command, each given flag's values by flag
+ * name (none for a switch) and the positional words. Only for plain lines; anything @effect/cli may
+ * read otherwise (a built-in flag, `--flag=value`, a value starting with `-`, a switch followed by a
+ * boolean word, a name in capitals, an odd integer, a missing required flag or argument) reads as
+ * undefined, and @effect/cli reads it in the full bundle, with its own errors.
+ */
+export interface ReadLine {
+  readonly path: ReadonlyArray<string>
+  readonly flags: Readonly<Record<string, ReadonlyArray<string>>>
+  readonly args: ReadonlyArray<string>
+}
 
 const MAX_ECHO = 200
 
@@ -63,9 +78,21 @@ const suggest = (word: string, candidates: ReadonlyArray<string>) => {
 interface Scan {
   readonly flags: ReadonlyMap<string, FlagSpec>
   readonly seen: Set<string>
+  /** Each given flag's values, by flag name: what a light entry reads. */
+  readonly values: Map<string, Array<string>>
   problem: string | undefined
   help: boolean
+  /** Cleared by anything the full reading (ReadLine) leaves to @effect/cli. */
+  plain: boolean
 }
+
+/** Words @effect/cli may take as a switch's value (`--verify true`). */
+const BOOLEAN_WORDS = new Set(["true", "false", "yes", "no", "on", "off", "y", "n", "1", "0"])
+
+/** Integers @effect/cli and Number() read alike. */
+const PLAIN_INTEGER = /^(0|[1-9][0-9]{0,14})$/
+
+const isBuiltIn = (flag: FlagSpec) => builtIns.includes(flag)
 
 const flagTable = (flags: ReadonlyArray<FlagSpec>) => new Map(flags.flatMap((f) => [f.name, ...f.aliases].map((n) => [n.toLowerCase(), f] as const)))
 
@@ -89,11 +116,19 @@ const readFlag = (scan: Scan, args: ReadonlyArray<string>, i: number, isValueBou
   }
   if (!flag.repeated && scan.seen.has(flag.name)) note(`${flag.name} given twice`)
   scan.seen.add(flag.name)
-  if (flag.value === undefined) return 1
+  if (inline !== undefined || isBuiltIn(flag) || args[i] !== flag.name) scan.plain = false
+  const values = scan.values.get(flag.name) ?? []
+  scan.values.set(flag.name, values)
   const next = args[i + 1]
+  if (flag.value === undefined) {
+    if (next !== undefined && BOOLEAN_WORDS.has(next.toLowerCase())) scan.plain = false
+    return 1
+  }
   const [value, used] = inline !== undefined ? [inline, 1] : next === undefined || isValueBoundary(next) ? ["", 1] : [next, 2]
   if (value === "") note(`${flag.name} needs a value`)
   else if (flag.choices !== undefined && !flag.choices.includes(value)) note(`${flag.name} must be one of ${flag.choices.join(", ")}, got '${echo(value)}'`)
+  if (value.startsWith("-") || (flag.value === "integer" && !PLAIN_INTEGER.test(value))) scan.plain = false
+  values.push(value)
   return used
 }
 
@@ -108,7 +143,7 @@ const childNamed = <N extends CommandLineNode<N>>(node: N, token: string) => nod
  */
 export const readCommandLine = <N extends CommandLineNode<N>>(root: N, args: ReadonlyArray<string>): CommandLine<N> => {
   const before = flagTable([...root.shape().flags, ...builtIns])
-  const scan: Scan = { flags: before, seen: new Set(), problem: undefined, help: false }
+  const scan: Scan = { flags: before, seen: new Set(), values: new Map(), problem: undefined, help: false, plain: true }
   let node = root
   const moved: Array<string> = []
   const movedNames: Array<string> = []
@@ -141,21 +176,33 @@ export const readCommandLine = <N extends CommandLineNode<N>>(root: N, args: Rea
   if (node.children.length > 0) {
     if (scan.help || args.length === node.path.length) return { _tag: "Help", node }
     // `pcli --version`, `pcli --completions bash`: @effect/cli answers these without a command.
-    if (scan.problem === undefined && answeredWithoutCommand.some((f) => scan.seen.has(f))) return { _tag: "Run", argv: args }
+    if (scan.problem === undefined && answeredWithoutCommand.some((f) => scan.seen.has(f))) return { _tag: "Run", argv: args, read: undefined }
     const names = orderedChildren(node).map((c) => c.path[c.path.length - 1]!).join(", ")
     return { _tag: "Invalid", message: scan.problem ?? `${label} needs a command: ${names}` }
   }
   const own = flagTable([...node.shape().flags, ...builtIns])
   // A global flag given before a command that does not take it is reported as that command's.
   const foreign = movedNames.find((name) => !own.has(name) && scan.flags.has(name))
-  const leafScan: Scan = { flags: own, seen: scan.seen, problem: scan.problem ?? (foreign === undefined ? undefined : `${label} takes no ${foreign} flag`), help: scan.help }
+  const leafScan: Scan = { ...scan, flags: own, problem: scan.problem ?? (foreign === undefined ? undefined : `${label} takes no ${foreign} flag`) }
   const rest = args.slice(i)
+  const positional: Array<string> = []
   for (let j = 0; j < rest.length; ) {
-    j += isFlagToken(rest[j]!) ? readFlag(leafScan, rest, j, (t) => isKnownFlag(own, t)) : 1
+    if (isFlagToken(rest[j]!)) j += readFlag(leafScan, rest, j, (t) => isKnownFlag(own, t))
+    else positional.push(rest[j++]!)
   }
   if (leafScan.help) return { _tag: "Help", node }
   if (leafScan.problem !== undefined) return { _tag: "Invalid", message: leafScan.problem }
-  return { _tag: "Run", argv: [...node.path, ...moved, ...rest] }
+  return { _tag: "Run", argv: [...node.path, ...moved, ...rest], read: readLine(node, leafScan, positional) }
+}
+
+/** The full reading of a line argv.ts accepted, when it is plain and complete (ReadLine). */
+const readLine = <N extends CommandLineNode<N>>(node: N, scan: Scan, positional: ReadonlyArray<string>): ReadLine | undefined => {
+  const { flags, args } = node.shape()
+  if (!scan.plain || positional.some((word) => word.startsWith("-"))) return undefined
+  if (flags.some((f) => !f.optional && !scan.values.has(f.name))) return undefined
+  const required = args.filter((a) => !a.optional).length
+  if (positional.length < required || (!args.some((a) => a.repeated) && positional.length > args.length)) return undefined
+  return { path: node.path, flags: Object.fromEntries(scan.values), args: positional }
 }
 
 /** Whether the error document goes to stdout: `--output json` anywhere on the line, as given. */

@@ -48,3 +48,6 @@ export const orderedChildren = <N extends CommandLineNode<N>>(node: N): Readonly
 
 /** Where the bin (dispatch.ts) hands a command line it has read, but not answered, to the bundle (main.ts). */
 export const COMMAND_LINE_KEY = Symbol.for("pcli/commandLine")
+
+/** Where the bin hands a line it has read in full (argv.ts's ReadLine) to a light entry (src/light/). */
+export const LIGHT_LINE_KEY = Symbol.for("pcli/lightLine")

@@ -1,5 +1,5 @@
-// The flags every command takes, as plain values. Kept free of @effect/cli so the light entry
-// (src/light.ts) can build them without the option parser.
+// The flags every command takes, as plain values. Kept free of @effect/cli so the light
+// entries (src/light/) can build them without the option parser.
 import { Option } from "effect"
 import type { GlobalOptions } from "../layers/ProjectLayer"
 

@@ -2,9 +2,8 @@ import { Effect } from "effect"
 import type { PolicyFreezeOutput } from "../schemas/policy-output"
 import type { FreezeError, FreezeInput } from "../services/PolicyEngine/freeze"
 import { PolicyEngine } from "../services/PolicyEngine/PolicyEngine"
-import type { Principal } from "../services/Principal/Principal"
-import { freezeActor } from "./policyFreeze"
+import { Principal } from "../services/Principal/Principal"
 
 /** `policy unfreeze`: humans only (an agent's attempt is recorded as a refusal); exact (principal, scope) matches. */
 export const policyUnfreeze = (input: FreezeInput): Effect.Effect<PolicyFreezeOutput, FreezeError, PolicyEngine | Principal> =>
-  Effect.flatMap(Effect.zip(PolicyEngine, freezeActor), ([engine, actor]) => engine.unfreeze(input, actor))
+  Effect.flatMap(Effect.zip(PolicyEngine, Principal), ([engine, actor]) => engine.unfreeze(input, actor))

@@ -1,3 +1,5 @@
+import * as CommandExecutor from "@effect/platform/CommandExecutor"
+import type { FileSystem } from "@effect/platform/FileSystem"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
 import { Context, Effect, FiberRef, HashSet, Layer, Logger } from "effect"
@@ -29,12 +31,22 @@ export const CoreLayer = Layer.mergeAll(
   Telemetry.layerFromEnv
 )
 
+/** Node's command executor, loaded when a command first starts a subprocess (review's `git`): most light commands never do. */
+const lazyCommandExecutor = (files: Context.Context<FileSystem>) =>
+  CommandExecutor.makeExecutor((command) =>
+    Effect.gen(function* () {
+      const { layer } = yield* Effect.promise(() => import("@effect/platform-node/NodeCommandExecutor"))
+      const executor = Context.get(yield* Layer.build(layer).pipe(Effect.provide(files)), CommandExecutor.CommandExecutor)
+      return yield* executor.start(command)
+    })
+  )
+
 /**
- * What the light entries' commands (src/light/: policy check, policy show, validate) use of
- * CoreLayer: files, paths, the environment, logs and traces. They publish no event (only discover
- * does) and print through the streams, never `Console`, so the event bus and PlainConsole would
- * change nothing for them. Built in order in one layer: merged, the same services cost a start
- * about 1,400 more fiber steps and 13 more fibers.
+ * What the light entries' commands (src/light/, the read commands) use of AppLayer: files, paths,
+ * the environment, logs, traces and subprocesses. They publish no event (only discover does) and
+ * print through the streams, never `Console`, so the event bus and PlainConsole would change
+ * nothing for them. Built in order in one layer: merged, the same services cost a start about
+ * 1,400 more fiber steps and 13 more fibers.
  */
 export const LightCoreLayer = Layer.scopedContext(
   Effect.gen(function* () {
@@ -43,6 +55,9 @@ export const LightCoreLayer = Layer.scopedContext(
     // What StderrLogger does, as one scoped update of the fiber's loggers.
     yield* Effect.locallyScopedWith(FiberRef.currentLoggers, (loggers) => HashSet.add(HashSet.remove(loggers, Logger.defaultLogger), stderrLogger))
     const telemetry = yield* Layer.build(Telemetry.layerFromEnv)
-    return Context.merge(Context.merge(path, files), telemetry).pipe(Context.add(Environment, { ...process.env }))
+    return Context.merge(Context.merge(path, files), telemetry).pipe(
+      Context.add(Environment, { ...process.env }),
+      Context.add(CommandExecutor.CommandExecutor, lazyCommandExecutor(files))
+    )
   })
 )

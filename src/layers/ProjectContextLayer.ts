@@ -18,7 +18,7 @@ export interface GlobalOptions extends ProjectOptions {
 }
 
 /** The acting principal, resolved before anything else so a bad PCLI_PRINCIPAL fails every command alike. */
-export const principalLayer = (options: GlobalOptions) => Layer.effect(Principal, resolvePrincipal(Option.fromNullable(options.principalId)))
+export const principalLayer = (options: GlobalOptions) => Layer.effect(Principal, resolvePrincipal(options.principalId))
 
 /**
  * Where the project is (config, root, models, state path), read once. `needsProject`: commands
@@ -64,7 +64,7 @@ const readLedger = (state: ProjectContext["Type"]["state"]) =>
 export const PolicyQueryLayer = (options: GlobalOptions) =>
   Layer.scopedContext(
     Effect.gen(function* () {
-      const principal = yield* resolvePrincipal(Option.fromNullable(options.principalId))
+      const principal = yield* resolvePrincipal(options.principalId)
       const project = yield* resolveProject(options, false)
       const ledger = yield* readLedger(project.state)
       const services = Context.make(Principal, principal).pipe(Context.add(ProjectContext, project), Context.add(Ledger, ledger))
@@ -78,7 +78,7 @@ export const PolicyQueryLayer = (options: GlobalOptions) =>
 export const ConfigLayer = (options: GlobalOptions) =>
   Layer.effectContext(
     Effect.gen(function* () {
-      const principal = yield* resolvePrincipal(Option.fromNullable(options.principalId))
+      const principal = yield* resolvePrincipal(options.principalId)
       const config = yield* requireConfig(options)
       return Context.make(Principal, principal).pipe(Context.add(ProjectConfig, config))
     })

@@ -12,7 +12,7 @@ import { ModelAttributesSource, ModelNotFound } from "../../src/services/PolicyE
 import { failOnScenarioFailures, policyTest } from "../../src/commands/policyTest"
 import { policyCheck } from "../../src/commands/policyCheck"
 import { policyFreeze } from "../../src/commands/policyFreeze"
-import type { PrincipalContext } from "../../src/services/PolicyEngine/input"
+import type { ActingPrincipal } from "../../src/services/Principal/Principal"
 import { policyShow } from "../../src/commands/policyShow"
 import { policyUnfreeze } from "../../src/commands/policyUnfreeze"
 import type { PolicySettings } from "../../src/services/PolicyEngine/PolicyEngine"
@@ -22,7 +22,7 @@ import { brokenLedgerLayer, seededLedgerLayer, row } from "./support/seededLedge
 import { actingAs } from "./support/principal"
 
 const T0 = Date.parse("2026-03-01T00:00:00.000Z")
-const actor: PrincipalContext = { class: "human", id: "alice", idSource: "flag" }
+const actor: ActingPrincipal = { class: "human", id: "alice", source: "flag" }
 
 const POLICY = `[policy]
 version = 1

@@ -9,7 +9,7 @@ import { pathToFileURL } from "node:url"
 import { Ledger } from "../../src/services/Ledger/Ledger"
 import * as LedgerSqlite from "../../src/services/Ledger/sqlite"
 import { policyFreeze } from "../../src/commands/policyFreeze"
-import type { PrincipalContext } from "../../src/services/PolicyEngine/input"
+import type { ActingPrincipal } from "../../src/services/Principal/Principal"
 import { policyShow } from "../../src/commands/policyShow"
 import { policyUnfreeze } from "../../src/commands/policyUnfreeze"
 import { PolicyEngine, type PolicySettings } from "../../src/services/PolicyEngine/PolicyEngine"
@@ -20,8 +20,8 @@ import { brokenLedgerLayer, seededLedgerLayer } from "./support/seededLedger"
 import { actingAs } from "./support/principal"
 
 const T0 = Date.parse("2026-03-01T00:00:00.000Z")
-const human: PrincipalContext = { class: "human", id: "alice", idSource: "flag" }
-const agent: PrincipalContext = { class: "agent", id: "bot-7", idSource: "env" }
+const human: ActingPrincipal = { class: "human", id: "alice", source: "flag" }
+const agent: ActingPrincipal = { class: "agent", id: "bot-7", source: "env" }
 const POLICY = loadPolicy(`[policy]\nversion = 1\ndefault_agent_effect = "allow"\n`)
 
 const settings = (extra: Partial<PolicySettings> = {}): PolicySettings => ({ configPresent: true, policy: POLICY, ledger: { kind: "remote" }, ...extra })

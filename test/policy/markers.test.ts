@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { fromUrl } from "../../src/platform/ObjectStore/ObjectStore"
 import { Ledger } from "../../src/services/Ledger/Ledger"
 import { policyFreeze } from "../../src/commands/policyFreeze"
-import type { PrincipalContext } from "../../src/services/PolicyEngine/input"
+import type { ActingPrincipal } from "../../src/services/Principal/Principal"
 import { policyShow } from "../../src/commands/policyShow"
 import { policyUnfreeze } from "../../src/commands/policyUnfreeze"
 import { PolicyEngine, type PolicySettings } from "../../src/services/PolicyEngine/PolicyEngine"
@@ -40,7 +40,7 @@ afterAll(async () => {
   await Promise.all([s3.stop(), azurite.stop(), gcs.close()])
 })
 
-const human: PrincipalContext = { class: "human", id: "oncall", idSource: "flag" }
+const human: ActingPrincipal = { class: "human", id: "oncall", source: "flag" }
 const withMarkers = { ...loadPolicy(`[policy]\nversion = 1\ndefault_agent_effect = "allow"\n`), freeze_marker_writes: true }
 const settings = (url: string): PolicySettings => ({ configPresent: true, policy: withMarkers, ledger: { kind: "remote" }, objectStoreUrl: url })
 const gold = model({ name: "fct_orders", tags: { layer: "gold" } })

@@ -10,7 +10,7 @@ import { type ActiveFreeze, applyDynamic, ledgerFreezes, markerFreezes } from ".
 import { FreezeSourceUnreadable } from "./errors"
 import { compilePolicy, evaluate, type Verdict } from "./evaluate"
 import { type FreezeError, type FreezeInput, freezeOperations } from "./freeze"
-import type { PrincipalContext } from "./input"
+import type { ActingPrincipal } from "../Principal/Principal"
 import { markerStoreForUrl } from "./markers"
 import { runScenarios, type ScenarioError, type ScenarioReport } from "./scenarios"
 import { type PolicyView, policyView } from "./show"
@@ -66,9 +66,9 @@ export interface PolicyEngineService {
   /** `policy test`: every `[[policy.tests]]` scenario through the evaluator. */
   readonly test: Effect.Effect<ScenarioReport, ScenarioError>
   /** Any principal may freeze; what is already in force is kept with its first reason. */
-  readonly freeze: (input: FreezeInput, actor: PrincipalContext) => Effect.Effect<PolicyFreezeOutput, FreezeError>
+  readonly freeze: (input: FreezeInput, actor: ActingPrincipal) => Effect.Effect<PolicyFreezeOutput, FreezeError>
   /** Humans only; lifts freezes whose (principal, scope) match exactly. */
-  readonly unfreeze: (input: FreezeInput, actor: PrincipalContext) => Effect.Effect<PolicyFreezeOutput, FreezeError>
+  readonly unfreeze: (input: FreezeInput, actor: ActingPrincipal) => Effect.Effect<PolicyFreezeOutput, FreezeError>
 }
 
 export class PolicyEngine extends Context.Tag("pcli/PolicyEngine")<PolicyEngine, PolicyEngineService>() {}

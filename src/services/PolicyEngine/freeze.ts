@@ -6,7 +6,8 @@ import type { LedgerRow, LedgerService, LedgerUnavailable, NewLedgerRow } from "
 import { type ActiveFreeze, type FreezeMarkerBody, ledgerFreezes, markerFreezes } from "./dynamic"
 import { type FreezeSourceUnreadable, type InvalidPrincipal, NoMatchingFreeze, SelectorTooLong, UnfreezeNeedsHuman } from "./errors"
 import type { CompiledPolicy } from "./evaluate"
-import { parsePrincipal, type PrincipalContext } from "./input"
+import type { ActingPrincipal } from "../Principal/Principal"
+import { parsePrincipal } from "./input"
 import type { FreezeMarkerStore, MarkerWriteFailed } from "./markers"
 import type { PolicySettings } from "./PolicyEngine"
 import { type InvalidSelector, InvalidSelector as InvalidSelectorError, parseSelectorOption } from "./selector"
@@ -55,11 +56,11 @@ const markerBody = (body: FreezeMarkerBody) => `${JSON.stringify(body, null, 2)}
 const notEnforced = (direction: "freeze" | "unfreeze", principals: ReadonlyArray<Principal>, scope: string, configured: boolean) =>
   configured ? [] : [`${direction} of ${principals.join(" and ")} on scope '${scope}' recorded but NOT enforced: pcli.toml has no [policy] block`]
 
-const freezeRow = (kind: "freeze" | "unfreeze" | "refusal", principal: Principal, scope: string, reason: string, planId: string, actor: PrincipalContext): NewLedgerRow => ({
+const freezeRow = (kind: "freeze" | "unfreeze" | "refusal", principal: Principal, scope: string, reason: string, planId: string, actor: ActingPrincipal): NewLedgerRow => ({
   kind,
   principal: actor.class,
   principal_id: actor.id,
-  principal_id_source: actor.idSource,
+  principal_id_source: actor.source,
   target_principal: principal,
   capability: "apply",
   model: scope,
@@ -83,7 +84,7 @@ const entryOf = (row: LedgerRow, principal: Principal): FreezeEntry => ({
  * missing (ledger row, durable marker) is written. Markers first, then every row in one
  * transaction: a failed marker write records nothing (docs/decisions.md).
  */
-const freeze = (deps: FreezeDeps, input: FreezeInput, actor: PrincipalContext): Effect.Effect<PolicyFreezeOutput, FreezeError> =>
+const freeze = (deps: FreezeDeps, input: FreezeInput, actor: ActingPrincipal): Effect.Effect<PolicyFreezeOutput, FreezeError> =>
   Effect.gen(function* () {
     const { principals, scope } = yield* freezeTarget(input)
     const { ledger } = deps
@@ -129,7 +130,7 @@ const freeze = (deps: FreezeDeps, input: FreezeInput, actor: PrincipalContext): 
   })
 
 /** An agent's unfreeze: one refusal row per named principal (one transaction), then `unfreeze-needs-human`. */
-const refuseUnfreeze = (ledger: LedgerService, principals: ReadonlyArray<Principal>, scope: string, label: string, actor: PrincipalContext) =>
+const refuseUnfreeze = (ledger: LedgerService, principals: ReadonlyArray<Principal>, scope: string, label: string, actor: ActingPrincipal) =>
   Effect.gen(function* () {
     const recordedAt = yield* now
     const written = yield* Effect.either(
@@ -155,7 +156,7 @@ const refuseUnfreeze = (ledger: LedgerService, principals: ReadonlyArray<Princip
   })
 
 /** `policy unfreeze`: humans only; lifts only freezes whose (principal, scope string) match exactly. */
-const unfreeze = (deps: FreezeDeps, input: FreezeInput, actor: PrincipalContext): Effect.Effect<PolicyFreezeOutput, FreezeError> =>
+const unfreeze = (deps: FreezeDeps, input: FreezeInput, actor: ActingPrincipal): Effect.Effect<PolicyFreezeOutput, FreezeError> =>
   Effect.gen(function* () {
     const { principals, scope } = yield* freezeTarget(input)
     const { ledger } = deps
@@ -199,6 +200,6 @@ export interface FreezeDeps {
 
 /** The engine's freeze and unfreeze operations over one ledger and marker tier. */
 export const freezeOperations = (deps: FreezeDeps) => ({
-  freeze: (input: FreezeInput, actor: PrincipalContext) => freeze(deps, input, actor),
-  unfreeze: (input: FreezeInput, actor: PrincipalContext) => unfreeze(deps, input, actor)
+  freeze: (input: FreezeInput, actor: ActingPrincipal) => freeze(deps, input, actor),
+  unfreeze: (input: FreezeInput, actor: ActingPrincipal) => unfreeze(deps, input, actor)
 })

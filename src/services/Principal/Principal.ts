@@ -1,4 +1,4 @@
-import { Context, Data, Effect, Option } from "effect"
+import { Context, Data, Effect } from "effect"
 import { Environment } from "../Environment/Environment"
 import type { PrincipalClass, PrincipalIdSource } from "../Ledger/Ledger"
 
@@ -51,13 +51,16 @@ const principalClass = Effect.gen(function* () {
   return raw === "human" || raw === "agent" ? raw : yield* new InvalidPrincipalClass({ value: raw })
 })
 
-/** decisions.md item 3: class from PCLI_PRINCIPAL; id from the flag, else PCLI_PRINCIPAL_ID, else `unnamed`. */
-export const resolvePrincipal = (flagId: Option.Option<string>) =>
+/**
+ * decisions.md item 3: class from PCLI_PRINCIPAL; id from the flag, else PCLI_PRINCIPAL_ID, else `unnamed`.
+ * `flagId` is `--principal-id` as the global options carry it (undefined when not given).
+ */
+export const resolvePrincipal = (flagId: string | undefined): Effect.Effect<ActingPrincipal, InvalidPrincipalClass | InvalidPrincipalId | PrincipalIdReserved, Environment> =>
   Effect.gen(function* () {
     const env = yield* Environment
     const cls = yield* principalClass
-    const [id, source, origin]: readonly [string, PrincipalIdSource, string] = Option.isSome(flagId)
-      ? [flagId.value, "flag", "--principal-id"]
+    const [id, source, origin]: readonly [string, PrincipalIdSource, string] = flagId !== undefined
+      ? [flagId, "flag", "--principal-id"]
       : env["PCLI_PRINCIPAL_ID"] !== undefined && env["PCLI_PRINCIPAL_ID"] !== ""
         ? [env["PCLI_PRINCIPAL_ID"], "env", "PCLI_PRINCIPAL_ID"]
         : ["unnamed", "default", "default"]

@@ -1,11 +1,11 @@
 import { FileSystem, Path } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer, Scope } from "effect"
+import { Context, Effect, ExecutionStrategy, Exit, Layer, Scope } from "effect"
 import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
 import { type StateStoreError, StateStoreCorrupt, StateStoreIo, StateStoreNewer, StateStoreOlder } from "./errors"
-import { CURRENT_SCHEMA_VERSION, migrations } from "./migrations"
+import { CURRENT_SCHEMA_VERSION } from "./schemaVersion"
 
 /**
  * How a command uses the store. `read`: never writes a current store, migrates an older one,
@@ -62,34 +62,30 @@ const emptyStoreImage = (): string | undefined => {
   return existsSync(image) ? image : undefined
 }
 
-/** Schema version of an existing file: 0 for an empty SQLite file, refused if not ours. */
-const probeVersion = (path: string) =>
-  Effect.scoped(
-    Effect.gen(function* () {
-      const sql = yield* openClient(path, true)
-      const tables = yield* sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'table'`
-      if (tables.length === 0) return 0
-      if (!tables.some((t) => t.name === "meta")) {
-        return yield* new StateStoreCorrupt({ path, detail: "not a pcli state store (no meta table)" })
-      }
-      const rows = yield* sql<{ value: string }>`SELECT value FROM meta WHERE key = 'schema_version'`
-      const version = Number(rows[0]?.value)
-      if (!Number.isInteger(version) || version < 0) {
-        return yield* new StateStoreCorrupt({ path, detail: "meta.schema_version is missing or malformed" })
-      }
-      return version
-    })
-  ).pipe(
-    Effect.catchTag("SqlError", (e) =>
-      Effect.fail(new StateStoreCorrupt({ path, detail: String((e.cause as Error | undefined)?.message ?? e.message) }))
-    )
+/** Schema version of an existing file, read through `sql`: 0 for an empty SQLite file, refused if not ours. */
+const probeVersion = (sql: SqlClient.SqlClient, path: string) =>
+  Effect.gen(function* () {
+    const tables = yield* sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'table'`
+    if (tables.length === 0) return 0
+    if (!tables.some((t) => t.name === "meta")) {
+      return yield* new StateStoreCorrupt({ path, detail: "not a pcli state store (no meta table)" })
+    }
+    const rows = yield* sql<{ value: string }>`SELECT value FROM meta WHERE key = 'schema_version'`
+    const version = Number(rows[0]?.value)
+    if (!Number.isInteger(version) || version < 0) {
+      return yield* new StateStoreCorrupt({ path, detail: "meta.schema_version is missing or malformed" })
+    }
+    return version
+  }).pipe(
+    Effect.catchTag("SqlError", (e) => Effect.fail(new StateStoreCorrupt({ path, detail: String((e.cause as Error | undefined)?.message ?? e.message) })))
   )
 
-/** Runs every migration past `from` in one transaction and records the new version. */
+/** Runs every migration past `from` in one transaction and records the new version. The migrations load only then. */
 const migrate = (sql: SqlClient.SqlClient, from: number, path: string) =>
   sql
     .withTransaction(
       Effect.gen(function* () {
+        const { migrations } = yield* Effect.promise(() => import("./migrations"))
         for (const m of migrations) {
           if (m.version <= from) continue
           for (const statement of m.statements) yield* sql.unsafe(statement)
@@ -141,13 +137,15 @@ const open = (
       yield* migrate(sql, 0, path)
       return [sql, info(true)] as const
     }
-    const version = yield* probeVersion(path)
+    // The probe's read-only handle is the one a read of a current store keeps (one open, not two); else it is closed first.
+    const probeScope = yield* Scope.fork(yield* Effect.scope, ExecutionStrategy.sequential)
+    const reader = yield* openClient(path, true).pipe(Scope.extend(probeScope))
+    const version = yield* probeVersion(reader, path)
     if (version > CURRENT_SCHEMA_VERSION) {
       return yield* new StateStoreNewer({ path, found: version, supported: CURRENT_SCHEMA_VERSION })
     }
-    if (version === CURRENT_SCHEMA_VERSION && mode !== "write") {
-      return [yield* openClient(path, true), info(true)] as const
-    }
+    if (version === CURRENT_SCHEMA_VERSION && mode !== "write") return [reader, info(true)] as const
+    yield* Scope.close(probeScope, Exit.void)
     if (mode === "server") {
       return yield* new StateStoreOlder({ path, found: version, supported: CURRENT_SCHEMA_VERSION })
     }

@@ -1,4 +1,5 @@
 import type { Migration } from "./Migration"
+import { CURRENT_SCHEMA_VERSION } from "./schemaVersion"
 import { migration as ledger } from "./migrations/001_ledger"
 import { migration as pipeline } from "./migrations/002_pipeline"
 import { migration as ledgerTarget } from "./migrations/003_ledger_target"
@@ -12,4 +13,5 @@ import { migration as ledgerReports } from "./migrations/009_ledger_reports"
 /** Every migration, in version order. The last version is the store's current version. */
 export const migrations: ReadonlyArray<Migration> = [ledger, pipeline, ledgerTarget, products, ledgerChain, tombstones, runPlanLink, incremental, ledgerReports]
 
-export const CURRENT_SCHEMA_VERSION = migrations[migrations.length - 1]!.version
+// The current version lives in schemaVersion.ts (test/foundation/schemaVersion.test.ts checks it is the last migration's).
+export { CURRENT_SCHEMA_VERSION }

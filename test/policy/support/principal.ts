@@ -1,9 +1,8 @@
 import { Effect } from "effect"
-import type { PrincipalContext } from "../../../src/services/PolicyEngine/input"
-import { Principal } from "../../../src/services/Principal/Principal"
+import { type ActingPrincipal, Principal } from "../../../src/services/Principal/Principal"
 
 /** Runs a command as this principal (commands read the acting principal from their requirements). */
 export const actingAs =
-  (actor: PrincipalContext) =>
+  (actor: ActingPrincipal) =>
   <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, Exclude<R, Principal>> =>
-    Effect.provideService(self, Principal, { class: actor.class, id: actor.id, source: actor.idSource })
+    Effect.provideService(self, Principal, actor)
