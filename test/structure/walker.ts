@@ -28,7 +28,7 @@ export const edgesOf = (files: ReadonlyMap<string, string>): ReadonlyArray<Edge>
   )
 
 const under = (dir: string) => (file: string) => file === dir || file.startsWith(`${dir}/`)
-const isSurface = (file: string) => ["src/cli", "src/http", "src/mcp"].some((d) => under(d)(file))
+const isSurface = (file: string) => ["src/cli", "src/http", "src/mcp", "src/light"].some((d) => under(d)(file))
 const isServices = under("src/services")
 const isLayers = under("src/layers")
 const isSchemas = under("src/schemas")
