@@ -2,7 +2,7 @@
 import { build } from "esbuild"
 import { execFileSync, spawnSync } from "node:child_process"
 import { createHash } from "node:crypto"
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { createRequire } from "node:module"
@@ -15,6 +15,21 @@ for (const file of readdirSync("src", { recursive: true }).map(String).filter((f
   sources.update(file).update("\0").update(readFileSync(`src/${file}`)).update("\0")
 }
 const buildId = `${pkg.version}+${sources.digest("hex").slice(0, 16)}`
+// `npm ci` builds (prepare) and `npm test` builds again (pretest): a build whose inputs are unchanged
+// since the last one is skipped. Inputs: the sources, these scripts, the lockfile, the sample project, node.
+const inputs = createHash("sha256").update(buildId).update(process.version)
+for (const dir of ["scripts", "examples/sample"]) {
+  for (const file of readdirSync(dir, { recursive: true }).map(String).sort()) {
+    if (!file.includes(".pcli") && statSync(`${dir}/${file}`).isFile()) inputs.update(file).update("\0").update(readFileSync(`${dir}/${file}`)).update("\0")
+  }
+}
+const inputsDigest = inputs.update(readFileSync("package-lock.json")).digest("hex")
+const stamp = "dist/.build-inputs"
+if (!process.argv.includes("--force") && existsSync("dist/pcli.cjs") && existsSync(stamp) && readFileSync(stamp, "utf8") === inputsDigest) {
+  console.log("dist/ is current (its inputs are unchanged): build skipped; --force rebuilds")
+  process.exit(0)
+}
+rmSync(stamp, { force: true })
 
 const common = {
   bundle: true,
@@ -167,3 +182,4 @@ try {
 } finally {
   rmSync(playground, { recursive: true, force: true })
 }
+writeFileSync(stamp, inputsDigest)

@@ -1,7 +1,7 @@
 // Loaded only when `pcli brief` runs.
 import { Effect } from "effect"
 import { advanceBriefCursor, briefForDelivery } from "../commands/brief"
-import { commandLayer } from "../layers/commandLayers"
+import * as commandLayer from "../layers/commandLayers"
 import { briefMarkdown } from "../render/text/brief"
 import { BriefOutput, type BriefSince } from "../schemas/brief"
 import { type CommonOptions, globalOptions } from "./options"

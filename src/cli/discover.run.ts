@@ -1,7 +1,7 @@
 // Loaded only when `pcli discover` runs: the HTTP client and cache SDKs stay off the start-up path.
 import { Effect, Option } from "effect"
 import { discover } from "../commands/discover"
-import { commandLayer } from "../layers/commandLayers"
+import * as commandLayer from "../layers/commandLayers"
 import { DiscoverOutput } from "../schemas/discover"
 import { renderDiscoverText } from "../render/text/discover"
 import type { DiscoverOptions } from "./discover"

@@ -1,7 +1,7 @@
 // Loaded only when `pcli history` runs.
 import { Effect, Option } from "effect"
 import { history } from "../commands/history"
-import { commandLayer } from "../layers/commandLayers"
+import * as commandLayer from "../layers/commandLayers"
 import { historyListText, historyRunText } from "../render/text/history"
 import { HistoryListOutput, HistoryRunOutput } from "../schemas/history"
 import { type CommonOptions, globalOptions } from "./options"

@@ -2,7 +2,7 @@
 import { Effect, Option } from "effect"
 import { playground } from "../commands/playground"
 import { runModels } from "../commands/runModels"
-import { commandLayer } from "../layers/commandLayers"
+import * as commandLayer from "../layers/commandLayers"
 import { ReportedFailure, RunInterrupted } from "../render/errors"
 import { liveProgressText, progressText } from "../render/text/progress"
 import { PlaygroundOutput } from "../schemas/playground"

@@ -6,7 +6,7 @@ import { productJournal } from "../commands/productJournal"
 import { productList } from "../commands/productList"
 import { productStatus } from "../commands/productStatus"
 import { productVerify } from "../commands/productVerify"
-import { commandLayer } from "../layers/commandLayers"
+import * as commandLayer from "../layers/commandLayers"
 import { ProductVerifyFailed, ProductVerifyNeedsInput } from "../render/errors"
 import {
   ProductApproveOutput,

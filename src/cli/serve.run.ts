@@ -2,7 +2,7 @@
 import { HttpServer } from "@effect/platform"
 import { Deferred, Effect, Exit, Layer } from "effect"
 import { checkServeFlags, serveToken } from "../commands/serve"
-import { commandLayer } from "../layers/commandLayers"
+import * as commandLayer from "../layers/commandLayers"
 import { lineBatch } from "../http/requestLog"
 import { type CommonOptions, globalOptions } from "./options"
 

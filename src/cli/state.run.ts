@@ -1,7 +1,7 @@
 // Loaded only when `pcli state info` runs: the state store stays off the start-up path.
 import { Effect } from "effect"
 import { stateInfo } from "../commands/stateInfo"
-import { commandLayer } from "../layers/commandLayers"
+import * as commandLayer from "../layers/commandLayers"
 import { stateInfoText } from "../render/text/state"
 import { StateInfoOutput } from "../schemas/state"
 import { type CommonOptions, globalOptions } from "./options"
