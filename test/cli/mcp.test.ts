@@ -1,11 +1,12 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { Effect } from "effect"
 import { execFileSync } from "node:child_process"
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { makeProject, PCLI_BIN, runCli } from "../support/cli"
+import { makeProject, runCli } from "../support/cli"
+import { commitAll, connectMcp } from "../support/mcpClient"
 import { readLedgerRows } from "../support/stateStore"
 
 const POLICY = `[policy]
@@ -63,10 +64,7 @@ const gitProject = () => {
     "models/gold_customers.toml": sidecar("gold_customers", "gold", `[classification]\nemail = "pii"\n`),
     "models/gold_customers.contract.toml": CONTRACT
   })
-  const git = (...args: Array<string>) => execFileSync("git", args, { cwd, stdio: ["ignore", "pipe", "pipe"] })
-  git("init", "-q")
-  git("-c", "user.email=t@example.com", "-c", "user.name=t", "add", ".")
-  git("-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qm", "base")
+  commitAll(cwd)
   return cwd
 }
 
@@ -92,15 +90,7 @@ const rss = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${
 beforeAll(async () => {
   cwd = gitProject()
   // PCLI_PRINCIPAL=human and an id cannot turn the server into a human: it is always agent mcp-<profile>.
-  transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [PCLI_BIN, "mcp", "--profile", "ci"],
-    cwd,
-    env: { PATH: process.env["PATH"] ?? "", HOME: process.env["HOME"] ?? "", PCLI_PRINCIPAL: "human", PCLI_PRINCIPAL_ID: "alice" },
-    stderr: "pipe"
-  })
-  client = new Client({ name: "pcli-test", version: "1.0.0" })
-  await client.connect(transport)
+  ;({ client, transport } = await connectMcp(cwd, { PCLI_PRINCIPAL: "human", PCLI_PRINCIPAL_ID: "alice" }))
 })
 
 afterAll(async () => {

@@ -1,11 +1,11 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { Effect } from "effect"
 import { execFileSync } from "node:child_process"
 import { existsSync, readdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { makeProject, PCLI_BIN, runCli } from "../support/cli"
+import { makeProject, runCli } from "../support/cli"
+import { commitAll, connectMcp } from "../support/mcpClient"
 import { readLedgerRows } from "../support/stateStore"
 
 // propose and apply disagree on purpose, each way round (decisions.md 39).
@@ -57,19 +57,8 @@ beforeAll(async () => {
     "models/silver_b.sql": "SELECT 2 AS id",
     "models/silver_b.toml": sidecar("silver_b")
   })
-  const git = (...args: Array<string>) => execFileSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] })
-  git("init", "-q")
-  git("add", ".")
-  git("commit", "-qm", "base")
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [PCLI_BIN, "mcp", "--profile", "ci"],
-    cwd,
-    env: { PATH: process.env["PATH"] ?? "", HOME: process.env["HOME"] ?? "" },
-    stderr: "pipe"
-  })
-  client = new Client({ name: "pcli-test", version: "1.0.0" })
-  await client.connect(transport)
+  commitAll(cwd)
+  client = (await connectMcp(cwd)).client
 })
 
 afterAll(async () => {
