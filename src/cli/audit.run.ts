@@ -9,7 +9,6 @@ import { ReportedFailure } from "../render/errors"
 import { auditListTextStream, auditVerifyText, custodyText, scorecardText } from "../render/text/audit"
 import { encodeJsonStreamingArray, ledgerRowJson } from "../render/json"
 import { AuditListOutput, AuditScorecardOutput, AuditVerifyOutput, CustodyOutput } from "../schemas/audit"
-import { LedgerRow } from "../schemas/ledger"
 import { type CommonOptions, globalOptions } from "./options"
 import { emit, writeStdout } from "./output"
 

@@ -5,7 +5,7 @@ import { type CacheStore, skipped, written } from "./CacheStore"
 import { decodeEntry } from "./decode"
 import { contentHash, serializeEnvelope } from "./dedupe"
 import { CacheKvError } from "./errors"
-import { type CacheKey, kvKey } from "./keys"
+import { kvKey } from "./keys"
 
 export const DEFAULT_KV_TTL_SECONDS = 600
 
