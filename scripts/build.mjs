@@ -16,14 +16,14 @@ for (const file of readdirSync("src", { recursive: true }).map(String).filter((f
 }
 const buildId = `${pkg.version}+${sources.digest("hex").slice(0, 16)}`
 // `npm ci` builds (prepare) and `npm test` builds again (pretest): a build whose inputs are unchanged
-// since the last one is skipped. Inputs: the sources, these scripts, the lockfile, the sample project, node.
+// since the last one is skipped. Inputs: the sources, these scripts, the lockfile, tsconfig (esbuild reads it), the sample project, node.
 const inputs = createHash("sha256").update(buildId).update(process.version)
 for (const dir of ["scripts", "examples/sample"]) {
   for (const file of readdirSync(dir, { recursive: true }).map(String).sort()) {
     if (!file.includes(".pcli") && statSync(`${dir}/${file}`).isFile()) inputs.update(file).update("\0").update(readFileSync(`${dir}/${file}`)).update("\0")
   }
 }
-const inputsDigest = inputs.update(readFileSync("package-lock.json")).digest("hex")
+const inputsDigest = inputs.update(readFileSync("package-lock.json")).update(readFileSync("tsconfig.json")).digest("hex")
 const stamp = "dist/.build-inputs"
 if (!process.argv.includes("--force") && existsSync("dist/pcli.cjs") && existsSync(stamp) && readFileSync(stamp, "utf8") === inputsDigest) {
   console.log("dist/ is current (its inputs are unchanged): build skipped; --force rebuilds")
