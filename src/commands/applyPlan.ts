@@ -24,6 +24,7 @@ import {
   gateItems,
   markerRequirement
 } from "../services/Plans/gate"
+import { builtContext } from "../services/Plans/scopeChange"
 import { appendRows, evaluationRow, refusalReason, refusalRow, verificationRow } from "../services/Plans/ledgerRows"
 import { PlanStore, type PlanReadError } from "../services/Plans/PlanStore"
 import { fingerprintOf, readWorkingTree, type Revision, staleModels } from "../services/Plans/revisions"
@@ -36,7 +37,7 @@ import type { ModelFileMismatch, ModelsUnreadable } from "../services/Project/er
 import { runOutput } from "../services/Runner/output"
 import { PipelineRunner } from "../services/Runner/run"
 import type { RunRecord } from "../schemas/pipeline"
-import type { RunStoreFailed } from "../services/Runner/RunStore"
+import type { RunStore, RunStoreFailed } from "../services/Runner/RunStore"
 import type { SelectionError } from "../services/Runner/selection"
 import type { WarehouseLocked } from "../services/Warehouse/embedded"
 import { type StatementFailed, Warehouse } from "../services/Warehouse/Warehouse"
@@ -77,6 +78,7 @@ export type ApplyError =
 
 export type ApplyRequirements =
   | SqlClient.SqlClient
+  | RunStore
   | PlanStore
   | AppliedState
   | PolicyEngine
@@ -128,7 +130,7 @@ const admit = (input: ApplyInput, actor: ActingPrincipal, executable: ReadonlySe
     }).pipe(Effect.tapError(refused(principal, planId)))
 
     // (2) The policy gate, for the enforced principal; freezes and budgets only tighten.
-    const evaluated = yield* evaluateItems(principal, gateItems(plan, project))
+    const evaluated = yield* evaluateItems(principal, gateItems(plan, project, yield* builtContext))
     const denied = evaluated === undefined ? undefined : denial(planId, evaluated)
 
     // (3) The marker gate: a deny is refused whatever marker exists.

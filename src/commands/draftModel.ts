@@ -6,7 +6,8 @@ import { Environment } from "../services/Environment/Environment"
 import { Ledger } from "../services/Ledger/Ledger"
 import { DraftNotAllowed, DraftWriteFailed } from "../services/Plans/errors"
 import { evaluationRow } from "../services/Plans/ledgerRows"
-import { attributesOf, type ModelAttributes } from "../services/PolicyEngine/attributes"
+import { asBuilt, attributesOf, type ModelAttributes } from "../services/PolicyEngine/attributes"
+import { builtAttributes } from "../services/Plans/scopeChange"
 import { PolicyEngine } from "../services/PolicyEngine/PolicyEngine"
 import { Principal } from "../services/Principal/Principal"
 import { downstreamClosure, loadAndCompile } from "../services/Project/compile"
@@ -76,10 +77,15 @@ export const draftModel = (input: DraftModelInput) =>
     const attrs = yield* attributesFor(modelsDir, input.name)
     // A draft can change the tags policy scopes on: both the model as it is and as drafted must pass.
     const drafted = yield* proposedAttributes(input, attrs, path.join(modelsDir, `${input.name}.toml`))
-    const outcome = yield* engine.gate(actor.class, "propose", Option.match(drafted, { onNone: () => [attrs], onSome: (d) => [attrs, d] }))
+    // And as it was last built (decisions.md 33): files edited behind pcli's back do not move it out of scope.
+    const recorded = engine.configured ? (yield* builtAttributes).get(input.name) : undefined
+    const built = recorded === undefined ? [] : [asBuilt(attrs, recorded)]
+    const subjects = [...Option.match(drafted, { onNone: () => [attrs], onSome: (d) => [attrs, d] }), ...built]
+    const outcome = yield* engine.gate(actor.class, "propose", subjects)
     let decision: { readonly effect: "allow" | "require_review" | "deny"; readonly ref: string } | undefined
     if (outcome._tag === "Evaluated") {
-      const verdict = strictest(outcome.verdicts)
+      const worst = strictest(outcome.verdicts)
+      const verdict = built.length > 0 && worst === outcome.verdicts[outcome.verdicts.length - 1] ? { ...worst, reason: `as last built: ${worst.reason}` } : worst
       const row = yield* ledger.append(
         evaluationRow({
           actor,

@@ -6,7 +6,8 @@ import { Ledger, type LedgerUnavailable } from "../services/Ledger/Ledger"
 import { AppliedState, appliedRevision } from "../services/Plans/AppliedState"
 import { diffRevisions } from "../services/Plans/diff"
 import { type AppliedStateIo, type BaseRefNotFound, type GitFailed, type PlanStoreIo, ProposalDenied } from "../services/Plans/errors"
-import { absentAttributes, evaluateItems, type GateItem, gateItems } from "../services/Plans/gate"
+import { absentAttributes, type BuiltContext, evaluateItems, type GateItem, gateItems, judgedAsBuilt } from "../services/Plans/gate"
+import { builtContext } from "../services/Plans/scopeChange"
 import { attributesOf } from "../services/PolicyEngine/attributes"
 import { readTreeAt, resolveCommit } from "../services/Plans/git"
 import { appendRows, evaluationRow, refusalRow } from "../services/Plans/ledgerRows"
@@ -14,6 +15,7 @@ import { PlanStore } from "../services/Plans/PlanStore"
 import { fingerprintOf, readWorkingTree, type Revision } from "../services/Plans/revisions"
 import { ModelNotFound } from "../services/PolicyEngine/attributes"
 import type { PolicyEngine } from "../services/PolicyEngine/PolicyEngine"
+import type { RunStore, RunStoreFailed } from "../services/Runner/RunStore"
 import { Principal } from "../services/Principal/Principal"
 import { type CompiledProject, type CompileError, downstreamClosure, PipelineCompiler } from "../services/Project/compile"
 import type { ModelFileMismatch, ModelsUnreadable } from "../services/Project/errors"
@@ -42,12 +44,14 @@ export type PlanCreateError =
   | StatementFailed
   | LedgerUnavailable
   | ProposalDenied
+  | RunStoreFailed
 
 export type PlanCreateRequirements =
   | PlanStore
   | AppliedState
   | PipelineCompiler
   | PolicyEngine
+  | RunStore
   | Ledger
   | Principal
   | Environment
@@ -73,10 +77,11 @@ const checkNamed = (names: ReadonlyArray<string>, base: Revision, working: Revis
   )
 
 /** `propose` for each model the change touches, as it is in the working tree (as recorded at the base when removed). */
-const proposeItems = (changes: RunPayload["changes"], project: CompiledProject): ReadonlyArray<GateItem> =>
+const proposeItems = (changes: RunPayload["changes"], project: CompiledProject, built: BuiltContext): ReadonlyArray<GateItem> =>
   changes.map((c) => {
     const m = project.models.get(c.model)
-    return { model: c.model, capability: "propose" as const, attributes: m === undefined ? absentAttributes(c.model, c.base_attributes) : attributesOf(m) }
+    const item = { model: c.model, capability: "propose" as const, attributes: m === undefined ? absentAttributes(c.model, c.base_attributes) : attributesOf(m) }
+    return judgedAsBuilt(item, m, built, false)
   })
 
 /** What the user runs next; a deny recorded while planning is said up front. */
@@ -108,15 +113,17 @@ export const planCreate = (input: PlanCreateInput): Effect.Effect<PlanOutput, Pl
       const { base, revision } = yield* baseRevision(modelsDir, input.base)
       yield* checkNamed(input.models, revision, working, modelsDir)
       const candidates = input.models.length > 0 ? input.models : [...new Set([...working.keys(), ...revision.keys()])]
-      const changes = yield* diffRevisions(revision, working, candidates, env)
-      return { project, working, base, changes }
+      // What each model was last built under: scope attribute changes since then are breaking, and the gate judges both.
+      const built = yield* builtContext
+      const changes = yield* diffRevisions(revision, working, candidates, env, built)
+      return { project, working, base, changes, built }
     }).pipe(
       // A plan that cannot be made is a refusal too: one row, nothing evaluated.
       Effect.tapError((error) =>
         ledger.append(refusalRow({ actor, principal: actor.class, capability: "propose", planId: null, error }))
       )
     )
-    const { project, working, base, changes } = prepared
+    const { project, working, base, changes, built } = prepared
 
     const present = changes.filter((c) => c.after !== null).map((c) => c.model)
     const touched = new Set(present)
@@ -130,10 +137,10 @@ export const planCreate = (input: PlanCreateInput): Effect.Effect<PlanOutput, Pl
     const payload: RunPayload = { base, changes, models, fingerprints }
 
     // A proposal is first checked at `propose` for each model it changes (decisions.md 39).
-    const proposed = input.aiAuthored === true ? yield* evaluateItems(actor.class, proposeItems(changes, project)) : undefined
+    const proposed = input.aiAuthored === true ? yield* evaluateItems(actor.class, proposeItems(changes, project, built)) : undefined
     const refusedAt = proposed?.find((e) => e.verdict.effect === "deny")
     // Evaluated exactly as apply will evaluate it (the kind does not change what is asked).
-    const items = gateItems({ kind: "run", payload }, project)
+    const items = gateItems({ kind: "run", payload }, project, built)
     const evaluated = refusedAt === undefined ? yield* evaluateItems(actor.class, items) : []
     const kind = input.aiAuthored === true ? "ai_authored" : evaluated?.some((e) => e.verdict.effect === "require_review") === true ? "escalation" : "run"
     const denied = refusedAt ?? (input.aiAuthored === true ? evaluated?.find((e) => e.verdict.effect === "deny") : undefined)

@@ -28,7 +28,7 @@ export const runModels = (input: RunModelsInput) =>
       return yield* new UsageError({ detail: "--from and --to go together: give both or neither" })
     }
     const project = yield* compiledProject
-    yield* gateAgentRun(project, input.models)
+    const gated = yield* gateAgentRun(project, input.models)
     const { root } = yield* ProjectContext
     const runner = yield* Runner.PipelineRunner
     const options: Runner.RunOptions = {
@@ -39,7 +39,7 @@ export const runModels = (input: RunModelsInput) =>
       ...(input.from !== undefined && input.to !== undefined ? { partition: { from: input.from, to: input.to } } : {}),
       ...(input.onProgress === undefined ? {} : { onProgress: input.onProgress })
     }
-    const states = yield* openUnlessReused(project, options)
+    const states = yield* openUnlessReused(project, options, gated)
     const record = yield* runner.run(project, states === undefined ? options : { ...options, buildStates: states })
     const out: RunOutput = runOutput(record)
     return out

@@ -1,6 +1,7 @@
 import { Effect, Layer } from "effect"
 import * as Compiler from "../services/Project/compile"
 import * as Plans from "../services/Plans/layer"
+import * as RunStore from "../services/Runner/RunStore"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import { modelAttributesLayer } from "../services/Project/policyAttributes"
 import { type GlobalOptions, policyLayer, ProjectLayer, stateLayer } from "./ProjectLayer"
@@ -9,9 +10,10 @@ import { RunServices } from "./RunLayer"
 /** Plan store and applied state under the project root. */
 export const plansLayer = Layer.unwrapEffect(Effect.map(ProjectContext, (p) => Plans.layer(p.root)))
 
-/** `pcli plan`: compiler, policy and ledger (evaluations are recorded), plans. */
+/** `pcli plan`: compiler, policy and ledger (evaluations are recorded), plans, the builds' recorded attributes. */
 export const PlanLayer = (options: GlobalOptions) =>
   Layer.mergeAll(plansLayer, Compiler.layer, policyLayer, modelAttributesLayer).pipe(
+    Layer.provideMerge(RunStore.layer),
     Layer.provideMerge(stateLayer("write")),
     Layer.provideMerge(ProjectLayer(options, true))
   )

@@ -4,6 +4,7 @@ import { Effect, Layer } from "effect"
 import { makeFramer } from "../mcp/framing"
 import { mcpPrincipal, Principal } from "../services/Principal/Principal"
 import * as Compiler from "../services/Project/compile"
+import * as RunStore from "../services/Runner/RunStore"
 import { watchedModelAttributesLayer } from "../services/Project/policyAttributes"
 import { ProjectContext, resolveProject } from "../services/ProjectConfig/ProjectContext"
 import { plansLayer } from "./GovernLayer"
@@ -20,6 +21,7 @@ const mcpProjectLayer = (options: GlobalOptions, profile: string) =>
  */
 export const McpLayer = (options: GlobalOptions, profile: string) =>
   Layer.mergeAll(plansLayer, Compiler.layer, policyLayer, watchedModelAttributesLayer, ProductWorkspaceLayer(options)).pipe(
+    Layer.provideMerge(RunStore.layer),
     Layer.provideMerge(stateLayer("write")),
     Layer.provideMerge(mcpProjectLayer(options, profile))
   )

@@ -46,6 +46,7 @@ export const errorTable: Readonly<Record<string, ErrorRow>> = {
   ModelsUnreadable: invalid(),
   ModelFileMismatch: invalid(),
   DuplicateModel: invalid(),
+  DuplicateTarget: invalid("give each model its own schema.table"),
   ModelSqlInvalid: invalid(),
   UnknownReference: invalid(),
   AmbiguousReference: invalid(),

@@ -20,6 +20,7 @@ export const FINDING_KINDS = [
   "column_nullability_loosened",
   "target_changed",
   "contract_removed",
+  "scope_attribute_changed",
   "sql_body_changed",
   "strategy_changed",
   "metadata_changed",

@@ -1,6 +1,9 @@
 import { Effect } from "effect"
 import type { ModelChange } from "../../schemas/plans"
-import { analyzeRevisions, BREAKING_FINDINGS, changeFindings, classifyFindings } from "../Project/changes"
+import type { ChangeFinding } from "../../schemas/plans"
+import type { BuiltAttributes } from "../PolicyEngine/attributes"
+import { type AnalyzedRevision, analyzeRevisions, BREAKING_FINDINGS, changeFindings, classifyFindings } from "../Project/changes"
+import { type BuiltContext, scopeAttributeChanges } from "./scopeChange"
 import type { StatementFailed } from "../Warehouse/Warehouse"
 import { fingerprintOf, type Revision } from "./revisions"
 
@@ -12,7 +15,8 @@ export const diffRevisions = (
   base: Revision,
   working: Revision,
   candidates: Iterable<string>,
-  env: Readonly<Record<string, string | undefined>>
+  env: Readonly<Record<string, string | undefined>>,
+  scope?: BuiltContext
 ): Effect.Effect<ReadonlyArray<ModelChange>, StatementFailed> =>
   Effect.gen(function* () {
     const changed = [...new Set(candidates)].sort().flatMap((model) => {
@@ -32,7 +36,7 @@ export const diffRevisions = (
     return changed.map((c): ModelChange => {
       const before = c.before === undefined ? undefined : analyzed[at++]
       const after = c.after === undefined ? undefined : analyzed[at++]
-      const findings = changeFindings(before, after)
+      const findings = withScopeFindings(changeFindings(before, after), c.model, before, after, scope)
       const removed = after === undefined && before !== undefined
       return {
         model: c.model,
@@ -52,6 +56,33 @@ export const diffRevisions = (
       }
     })
   })
+
+/** What policy scopes read of one analyzed revision. */
+const attributesOfRevision = (r: AnalyzedRevision): BuiltAttributes => ({
+  tags: r.sidecar?.tags ?? {},
+  classification: r.sidecar?.classification ?? {},
+  contracted: r.files.contract !== null
+})
+
+/**
+ * With a scope context, the scope attribute changes (decisions.md 33) since the model's last
+ * build, or since the base when it has none, join the findings.
+ */
+const withScopeFindings = (
+  findings: ReadonlyArray<ChangeFinding>,
+  model: string,
+  before: AnalyzedRevision | undefined,
+  after: AnalyzedRevision | undefined,
+  scope: BuiltContext | undefined
+): ReadonlyArray<ChangeFinding> => {
+  if (scope === undefined || after === undefined) return findings
+  const was = scope.attributes.get(model) ?? (before === undefined ? undefined : attributesOfRevision(before))
+  if (was === undefined) return findings
+  const extra = scopeAttributeChanges(was, attributesOfRevision(after), scope.reads).filter(
+    (f) => !(f.kind === "contract_removed" && findings.some((g) => g.kind === "contract_removed"))
+  )
+  return extra.length === 0 ? findings : [...findings, ...extra]
+}
 
 /** Findings that make a change breaking, for review output. */
 export const breakingFindings = (changes: ReadonlyArray<ModelChange>) =>

@@ -1,12 +1,15 @@
 import { Effect } from "effect"
 import type { Capability, PolicyEffect, Principal } from "../../schemas/policy"
 import { isGatedPlan, type Plan, type PlanBody, type PlanKind, type ReviewMarker } from "../../schemas/plans"
-import { attributesOf, type ModelAttributes } from "../PolicyEngine/attributes"
+import { asBuilt, attributesOf, builtAttributesOf, type CompiledModelFacts, type ModelAttributes } from "../PolicyEngine/attributes"
 import { effectRank } from "../PolicyEngine/evaluate"
 import { type ModelVerdict, PolicyEngine } from "../PolicyEngine/PolicyEngine"
 import type { CompiledProject } from "../Project/compile"
 import { type InvalidMarker, MarkerMissing, PolicyDenied } from "./errors"
 import type { MarkerState } from "./markers"
+import { type BuiltContext, describeScopeChanges, sameScopeAttributes, scopeAttributeChanges } from "./scopeChange"
+
+export type { BuiltContext } from "./scopeChange"
 
 /** gc and backfill are agent actions whoever applies them (decisions.md item 8). */
 const AGENT_KINDS: ReadonlySet<PlanKind> = new Set(["gc", "backfill"])
@@ -25,6 +28,12 @@ export interface GateItem {
   readonly model: string
   readonly capability: Capability
   readonly attributes: ModelAttributes
+  /** The model as last built or applied: judged too, and the stricter effect wins (decisions.md 33). */
+  readonly built?: ModelAttributes | undefined
+  /** A second capability judged too (an agent run of a model whose scope attributes changed). */
+  readonly alsoAt?: Capability | undefined
+  /** Scope attributes changed since the last build, named in the reason. */
+  readonly changed?: ReadonlyArray<string> | undefined
 }
 
 /** A model the project no longer has: what the plan recorded about it, blast radius unknown. */
@@ -37,25 +46,42 @@ export const absentAttributes = (name: string, recorded?: { readonly tags: Reado
 })
 
 /**
+ * The item judged as its model was last built too (decisions.md 33). With `upgrade`, a
+ * scope-relevant attribute change makes it `schema_change.breaking`, its own capability still judged.
+ */
+export const judgedAsBuilt = (item: GateItem, model: CompiledModelFacts | undefined, context: BuiltContext | undefined, upgrade: boolean): GateItem => {
+  const built = context?.attributes.get(item.model)
+  if (model === undefined || built === undefined) return item
+  const changed = describeScopeChanges(scopeAttributeChanges(built, builtAttributesOf(model), context!.reads))
+  const breaking = upgrade && changed.length > 0 && item.capability !== "schema_change.breaking"
+  return {
+    ...item,
+    built: asBuilt(item.attributes, built),
+    ...(changed.length > 0 ? { changed } : {}),
+    ...(breaking ? { capability: "schema_change.breaking" as const, alsoAt: item.capability } : {})
+  }
+}
+
+/**
  * What a plan asks policy about: run-like plans evaluate each directly changed model at its
  * change class and each downstream model it rebuilds at `value_change`; gc, restore and
- * backfill plans evaluate their kind's capability for every model they name.
+ * backfill plans evaluate their kind's capability for every model they name. With `built`,
+ * each model is judged as last built too.
  */
-export const gateItems = (plan: PlanBody, project: CompiledProject): ReadonlyArray<GateItem> => {
+export const gateItems = (plan: PlanBody, project: CompiledProject, built?: BuiltContext): ReadonlyArray<GateItem> => {
   const attrs = (name: string) => {
     const m = project.models.get(name)
     return m === undefined ? absentAttributes(name) : attributesOf(m)
   }
+  const judged = (item: GateItem, upgrade: boolean) => judgedAsBuilt(item, project.models.get(item.model), built, upgrade)
   if (isGatedPlan(plan)) {
     const capability = plan.kind
-    return plan.payload.models.map((model) => ({ model, capability, attributes: attrs(model) }))
+    return plan.payload.models.map((model) => judged({ model, capability, attributes: attrs(model) }, false))
   }
   const direct = new Map(plan.payload.changes.map((c) => [c.model, c]))
-  const items: Array<GateItem> = plan.payload.models.map((model) => ({
-    model,
-    capability: direct.get(model)?.change_class ?? "value_change",
-    attributes: attrs(model)
-  }))
+  const items: Array<GateItem> = plan.payload.models.map((model) =>
+    judged({ model, capability: direct.get(model)?.change_class ?? "value_change", attributes: attrs(model) }, true)
+  )
   const running = new Set(plan.payload.models)
   for (const change of plan.payload.changes) {
     if (!running.has(change.model)) {
@@ -67,7 +93,41 @@ export const gateItems = (plan: PlanBody, project: CompiledProject): ReadonlyArr
 
 export type Evaluated = { readonly item: GateItem; readonly verdict: ModelVerdict }
 
-/** Runs the enforcement gate per capability group; `undefined` when there is no `[policy]` block. */
+/** One question put to the gate: a capability, about the model as proposed or as built. */
+interface Probe {
+  readonly item: number
+  readonly capability: Capability
+  readonly attributes: ModelAttributes
+  readonly asBuilt: boolean
+}
+
+const probesOf = (item: GateItem, i: number): ReadonlyArray<Probe> => {
+  const built = item.built === undefined || sameScopeAttributes(item.built, item.attributes) ? undefined : item.built
+  return [item.capability, ...(item.alsoAt === undefined ? [] : [item.alsoAt])].flatMap((capability) => [
+    { item: i, capability, attributes: item.attributes, asBuilt: false },
+    ...(built === undefined ? [] : [{ item: i, capability, attributes: built, asBuilt: true }])
+  ])
+}
+
+/** The strictest answer among an item's probes (the first on a tie), its reason naming both sides when they differ. */
+const combine = (item: GateItem, answers: ReadonlyArray<{ readonly probe: Probe; readonly verdict: ModelVerdict }>): Evaluated => {
+  const first = answers[0]!
+  if (answers.length === 1 && item.changed === undefined) return { item, verdict: first.verdict }
+  const worst = answers.reduce((w, a) => (effectRank(a.verdict.effect) > effectRank(w.verdict.effect) ? a : w))
+  const proposed = answers.filter((a) => !a.probe.asBuilt).reduce((w, a) => (effectRank(a.verdict.effect) > effectRank(w.verdict.effect) ? a : w))
+  const at = worst.probe.capability === item.capability ? "" : `at ${worst.probe.capability}: `
+  let reason =
+    worst.probe.asBuilt && worst.verdict.effect !== proposed.verdict.effect
+      ? `as last built: ${at}${worst.verdict.reason}; as proposed: ${proposed.verdict.reason}`
+      : `${at}${worst.verdict.reason}`
+  if (item.changed !== undefined && item.changed.length > 0) reason += `; changed since the last build: ${item.changed.join(", ")}`
+  return { item: { ...item, capability: worst.probe.capability }, verdict: { ...worst.verdict, reason } }
+}
+
+/**
+ * Runs the enforcement gate once per capability, over every item as proposed and (when it
+ * differs) as last built; each item gets the strictest answer. `undefined` without `[policy]`.
+ */
 export const evaluateItems = (
   principal: Principal,
   items: ReadonlyArray<GateItem>
@@ -75,15 +135,18 @@ export const evaluateItems = (
   Effect.gen(function* () {
     const engine = yield* PolicyEngine
     if (!engine.configured) return undefined
+    const probes = items.flatMap(probesOf)
     const groups = new Map<Capability, Array<number>>()
-    items.forEach((item, i) => groups.set(item.capability, [...(groups.get(item.capability) ?? []), i]))
-    const verdicts: Array<ModelVerdict | undefined> = new Array(items.length)
+    probes.forEach((probe, i) => groups.set(probe.capability, [...(groups.get(probe.capability) ?? []), i]))
+    const verdicts: Array<ModelVerdict | undefined> = new Array(probes.length)
     for (const [capability, indexes] of groups) {
-      const outcome = yield* engine.gate(principal, capability, indexes.map((i) => items[i]!.attributes))
+      const outcome = yield* engine.gate(principal, capability, indexes.map((i) => probes[i]!.attributes))
       if (outcome._tag === "NotConfigured") return undefined
       indexes.forEach((i, k) => (verdicts[i] = outcome.verdicts[k]))
     }
-    return items.map((item, i) => ({ item, verdict: verdicts[i]! }))
+    const byItem: Array<Array<{ readonly probe: Probe; readonly verdict: ModelVerdict }>> = items.map(() => [])
+    probes.forEach((probe, i) => byItem[probe.item]!.push({ probe, verdict: verdicts[i]! }))
+    return items.map((item, i) => combine(item, byItem[i]!))
   })
 
 /** The most restrictive effect among evaluations (allow when there are none). */

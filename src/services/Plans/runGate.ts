@@ -1,29 +1,41 @@
 import { Effect } from "effect"
 import type { CompiledProject } from "../Project/compile"
 import { Ledger, type LedgerUnavailable } from "../Ledger/Ledger"
-import type { PolicyEngine } from "../PolicyEngine/PolicyEngine"
+import { PolicyEngine } from "../PolicyEngine/PolicyEngine"
+import { type BuildState, RunStore, type RunStoreFailed } from "../Runner/RunStore"
 import { Principal } from "../Principal/Principal"
 import { RunNeedsPlan } from "./errors"
 import { attributesOf } from "../PolicyEngine/attributes"
-import { evaluateItems } from "./gate"
+import { evaluateItems, judgedAsBuilt } from "./gate"
+import { attributesByModel, type BuiltContext } from "./scopeChange"
 import { appendRows, evaluationRow, refusalReason } from "./ledgerRows"
 
 /**
  * decisions.md item 30: an agent's `pcli run` is a mutating action. Each selected model is
  * evaluated at `apply` through the enforcement gate (freezes and budgets included), one ledger
  * row each; any deny or require_review refuses the whole run before any work. Humans pass.
+ * Each model is judged as last built too; a scope-relevant attribute change is judged at
+ * `schema_change.breaking` as well as `apply` (decisions.md 33). Returns the builds it read.
  */
 export const gateAgentRun = (
   project: CompiledProject,
   selected: ReadonlyArray<string>
-): Effect.Effect<void, RunNeedsPlan | LedgerUnavailable, PolicyEngine | Ledger | Principal> =>
+): Effect.Effect<ReadonlyMap<string, BuildState> | undefined, RunNeedsPlan | LedgerUnavailable | RunStoreFailed, PolicyEngine | Ledger | Principal | RunStore> =>
   Effect.gen(function* () {
     const actor = yield* Principal
-    if (actor.class !== "agent") return
+    if (actor.class !== "agent") return undefined
+    const engine = yield* PolicyEngine
+    if (!engine.configured) return undefined
+    // One read of the builds: the gate judges each model as built too, and the run reuses them.
+    const states = yield* (yield* RunStore).buildStates
+    const built: BuiltContext = { attributes: attributesByModel(states), reads: engine.scopeReads }
     const names = selected.length > 0 ? selected.filter((n) => project.models.has(n)) : [...project.models.keys()]
-    const items = names.map((model) => ({ model, capability: "apply" as const, attributes: attributesOf(project.models.get(model)!) }))
+    const items = names.map((model) => {
+      const m = project.models.get(model)!
+      return judgedAsBuilt({ model, capability: "apply" as const, attributes: attributesOf(m) }, m, built, true)
+    })
     const evaluated = yield* evaluateItems("agent", items)
-    if (evaluated === undefined) return
+    if (evaluated === undefined) return states
     const blocked = evaluated.filter((e) => e.verdict.effect !== "allow")
     const refusal = blocked.length === 0 ? undefined : new RunNeedsPlan({ blocked: blocked.map((e) => ({ model: e.item.model, effect: e.verdict.effect, rule: e.verdict.matched_rule })) })
     const ledger = yield* Ledger
@@ -34,7 +46,7 @@ export const gateAgentRun = (
           actor,
           principal: "agent",
           model: e.item.model,
-          capability: "apply",
+          capability: e.item.capability,
           effect: e.verdict.effect,
           ruleId: e.verdict.static.matched_rule,
           planId: null,
@@ -43,4 +55,5 @@ export const gateAgentRun = (
       )
     )
     if (refusal !== undefined) return yield* refusal
+    return states
   })

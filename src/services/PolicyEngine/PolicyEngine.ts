@@ -12,6 +12,7 @@ import { compilePolicy, evaluate, type Verdict } from "./evaluate"
 import { type FreezeError, type FreezeInput, freezeOperations } from "./freeze"
 import type { ActingPrincipal } from "../Principal/Principal"
 import { markerStoreForUrl } from "./markers"
+import { type ScopeReads, scopeReadsOf } from "./scopeReads"
 import { runScenarios, type ScenarioError, type ScenarioReport } from "./scenarios"
 import { type PolicyView, policyView } from "./show"
 
@@ -50,6 +51,8 @@ export interface PolicyEngineService {
   readonly configured: boolean
   /** The rule at a position in file order (its `verify_after` checks, for apply). */
   readonly rule: (id: number) => PolicyRule | undefined
+  /** The attributes the rules' scopes read (a change to one is `schema_change.breaking`). */
+  readonly scopeReads: ScopeReads
   /** Static evaluation only (check, test): freezes and budgets can only tighten it. */
   readonly check: (principal: Principal, capability: Capability, model: ModelAttributes) => Verdict
   /**
@@ -180,6 +183,7 @@ export const make = (settings: PolicySettings) =>
     return PolicyEngine.of({
       configured: compiled.configured,
       rule: (id) => compiled.rules[id]?.rule,
+      scopeReads: scopeReadsOf(settings.policy),
       check: (principal, capability, model) => evaluate(compiled, principal, capability, toSubject(model)),
       gate,
       show: Effect.map(freezeView, (view) => policyView(settings.policy, compiled, view)),

@@ -37,6 +37,32 @@ export const attributesOf = (m: CompiledModelFacts): ModelAttributes => ({
   reachableDownstreams: m.reachableDownstreams
 })
 
+/**
+ * What policy scopes read of a model as one build made it (recorded with the build): its tags,
+ * each column's classification, and whether a contract was in force.
+ */
+export interface BuiltAttributes {
+  readonly tags: Readonly<Record<string, string>>
+  readonly classification: Readonly<Record<string, string>>
+  readonly contracted: boolean
+}
+
+/** The attributes a compiled model is built under. */
+export const builtAttributesOf = (m: Pick<CompiledModelFacts, "definition" | "contracted">): BuiltAttributes => ({
+  tags: m.definition.sidecar.tags,
+  classification: m.definition.sidecar.classification,
+  contracted: m.contracted
+})
+
+/** The model judged as it was built: recorded tags, classifications and contract over today's name and blast radius. */
+export const asBuilt = (proposed: ModelAttributes, built: BuiltAttributes): ModelAttributes => ({
+  ...proposed,
+  tags: built.tags,
+  classifications: [...new Set(Object.values(built.classification))],
+  contracted: built.contracted,
+  layer: Object.prototype.hasOwnProperty.call(built.tags, "layer") ? built.tags["layer"] : undefined
+})
+
 /** Normalised attributes as the evaluator and selectors use them. */
 export interface EvaluationSubject {
   readonly name: string

@@ -159,7 +159,8 @@ export const BREAKING_FINDINGS: ReadonlySet<FindingKind> = new Set([
   "column_type_changed",
   "column_nullability_loosened",
   "target_changed",
-  "contract_removed"
+  "contract_removed",
+  "scope_attribute_changed"
 ])
 const ADDITIVE: ReadonlySet<FindingKind> = new Set(["model_added", "column_added"])
 

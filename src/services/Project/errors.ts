@@ -33,6 +33,20 @@ export class DuplicateModel extends Data.TaggedError("DuplicateModel")<{
   }
 }
 
+/**
+ * Two models resolve to one physical relation. Judged on the embedded warehouse's naming
+ * (`schema.table`: the file's catalog is the only catalog), so no target can overwrite another's table.
+ */
+export class DuplicateTarget extends Data.TaggedError("DuplicateTarget")<{
+  readonly models: readonly [string, string]
+  readonly relation: string
+}> {
+  readonly code = "duplicate-target"
+  override get message() {
+    return `models ${this.models[0]} and ${this.models[1]} both resolve to relation ${this.relation} (the embedded warehouse ignores the catalog)`
+  }
+}
+
 /** One model whose SQL failed to compile: where (file, and line when DuckDB gives a position) and why. */
 export interface ModelSqlProblem {
   readonly model: string

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Context, Data, Effect, Layer, Schema } from "effect"
 import { type ModelExecution, RunRecord } from "../../schemas/pipeline"
+import type { BuiltAttributes } from "../PolicyEngine/attributes"
 
 /** Code of a skipped model's execution: an upstream failed (decisions.md item 23). */
 export const UPSTREAM_FAILED = "upstream-failed"
@@ -80,6 +81,8 @@ export interface BuildState {
   readonly sql_hash: string
   readonly recipe_hash: string
   readonly built_at: string
+  /** What policy scopes read of the model as built (absent for builds recorded before it was kept). */
+  readonly attributes?: BuiltAttributes | undefined
 }
 
 /** One built interval of a time_interval model, with a digest of the rows it holds. */
@@ -177,8 +180,9 @@ interface StoredSummary extends Omit<RunSummaryRow, "model"> {
   readonly m_attempts?: number | null
 }
 
-interface StoredBuild extends Omit<BuildState, "inputs"> {
+interface StoredBuild extends Omit<BuildState, "inputs" | "attributes"> {
   readonly inputs_json: string
+  readonly attributes_json: string | null
 }
 
 const toNumberOrNull = (v: unknown) => (v === null || v === undefined ? null : Number(v))
@@ -247,8 +251,9 @@ export const layer: Layer.Layer<RunStore, never, SqlClient.SqlClient> = Layer.ef
                 const rows = run.models.slice(i, i + INSERT_BATCH).map((m) => ({ run_id: run.run_id, ...toModelRow(m) }))
                 yield* sql`INSERT INTO run_models ${sql.insert(rows)}`
               }
-              for (const { inputs, ...b } of changes?.builds ?? []) {
-                yield* sql`INSERT OR REPLACE INTO model_builds ${sql.insert({ ...b, inputs_json: JSON.stringify(inputs) })}`
+              for (const { inputs, attributes, ...b } of changes?.builds ?? []) {
+                const attributes_json = attributes === undefined ? null : JSON.stringify(attributes)
+                yield* sql`INSERT OR REPLACE INTO model_builds ${sql.insert({ ...b, inputs_json: JSON.stringify(inputs), attributes_json })}`
               }
               for (const change of changes?.intervals ?? []) {
                 if (change.replaceAll) yield* sql`DELETE FROM model_intervals WHERE model_name = ${change.model_name}`
@@ -263,7 +268,19 @@ export const layer: Layer.Layer<RunStore, never, SqlClient.SqlClient> = Layer.ef
           )
           .pipe(Effect.mapError(failed)),
       buildStates: sql<StoredBuild>`SELECT * FROM model_builds`.pipe(
-        Effect.map((rows) => new Map(rows.map(({ inputs_json, ...b }) => [b.model_name, { ...b, inputs: JSON.parse(inputs_json) as Record<string, string> }]))),
+        Effect.map(
+          (rows) =>
+            new Map(
+              rows.map(({ inputs_json, attributes_json, ...b }) => [
+                b.model_name,
+                {
+                  ...b,
+                  inputs: JSON.parse(inputs_json) as Record<string, string>,
+                  ...(attributes_json === null || attributes_json === undefined ? {} : { attributes: JSON.parse(attributes_json) as BuiltAttributes })
+                }
+              ])
+            )
+        ),
         Effect.mapError(failed)
       ),
       intervalsOf: (model) =>

@@ -34,6 +34,7 @@ import { reusableByState, tablesPresent } from "./noop"
 import { checkSelection, type SelectionError } from "./selection"
 import { unchangedExecutions } from "./unchanged"
 import { connectionLanes } from "./lanes"
+import { builtAttributesOf } from "../PolicyEngine/attributes"
 import {
   ensureSchemas,
   type BuildError,
@@ -271,7 +272,8 @@ const runProjectWith = (
             run_id: runId,
             output_hash: r.output?.hash ?? null,
             output_path: r.output?.filePath ?? null,
-            built_at: iso(finished)
+            built_at: iso(finished),
+            attributes: builtAttributesOf(model)
           })
           if (isInterval) {
             const digests = yield* tableDigests(model).pipe(Effect.option)

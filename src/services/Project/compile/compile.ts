@@ -6,6 +6,7 @@ import type {
   AmbiguousReference,
   DependencyCycle,
   DuplicateModel,
+  DuplicateTarget,
   InvalidStrategy,
   ModelSqlInvalid,
   UnknownReference
@@ -71,6 +72,7 @@ export type CompileError =
   | AmbiguousReference
   | DependencyCycle
   | DuplicateModel
+  | DuplicateTarget
   | InvalidStrategy
   | StatementFailed
 

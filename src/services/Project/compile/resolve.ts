@@ -3,7 +3,7 @@ import type { SourceRef } from "../../../schemas/model"
 import { parsePartitionKey } from "../partitionKeys"
 import type { CompiledModel, CompiledProject } from "./compile"
 import type { ModelSummary } from "../models"
-import { AmbiguousReference, DependencyCycle, DuplicateModel, InvalidStrategy, UnknownReference } from "../errors"
+import { AmbiguousReference, DependencyCycle, DuplicateModel, DuplicateTarget, InvalidStrategy, UnknownReference } from "../errors"
 import { findCycle } from "./graph"
 import { depthsIndexed, kahnOrderIndexed, reachableCountsIndexed } from "./graphIndexed"
 import { formatTableRef, type TableRef } from "../sql"
@@ -75,17 +75,18 @@ const strategyProblem = (model: ModelSummary): InvalidStrategy | undefined => {
 }
 
 /** Checks names, targets and strategies (in the items' order, the first problem wins), and numbers the models. */
-export const indexModels = <D>(items: ReadonlyArray<Item<D>>): Either.Either<IndexedModels<D>, DuplicateModel | InvalidStrategy> => {
+export const indexModels = <D>(items: ReadonlyArray<Item<D>>): Either.Either<IndexedModels<D>, DuplicateModel | DuplicateTarget | InvalidStrategy> => {
   const byName = new Map<string, Item<D>>()
   const byTarget = new Map<string, string>()
   for (const item of items) {
     const def = item.summary
     if (byName.has(def.name)) return Either.left(new DuplicateModel({ model: def.name, detail: "defined twice" }))
     byName.set(def.name, item)
+    // One physical table, one owner: on the embedded warehouse `a.mart.x` and `b.mart.x` are one table.
     const t = def.target
-    const key = `${t.catalog}.${t.schema}.${t.table}`.toLowerCase()
+    const key = `${t.schema}.${t.table}`.toLowerCase()
     const other = byTarget.get(key)
-    if (other !== undefined) return Either.left(new DuplicateModel({ model: def.name, detail: `target ${key} is also the target of ${other}` }))
+    if (other !== undefined) return Either.left(new DuplicateTarget({ models: [other, def.name], relation: key }))
     byTarget.set(key, def.name)
     const strategy = def.strategy.type
     if (strategy === "content_addressed" || strategy === "time_interval") {
