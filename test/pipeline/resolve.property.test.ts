@@ -47,7 +47,8 @@ describe("reference resolution", () => {
   it("resolves as the plain rule: upstreams, sources, ambiguity and self-references", () => {
     fc.assert(
       fc.property(
-        fc.uniqueArray(model, { minLength: 1, maxLength: 6, selector: (t) => `${t.catalog}.${t.schema}.${t.table}`.toLowerCase() }),
+        // Unique by physical relation (schema.table): two models on one relation are `duplicate-target`.
+        fc.uniqueArray(model, { minLength: 1, maxLength: 6, selector: (t) => `${t.schema}.${t.table}`.toLowerCase() }),
         fc.array(fc.array(ref, { maxLength: 3 }), { minLength: 6, maxLength: 6 }),
         fc.array(fc.array(fc.record({ schema: part, table: part }), { maxLength: 2 }), { minLength: 6, maxLength: 6 }),
         (targets, refLists, sourceLists) => {
