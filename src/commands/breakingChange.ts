@@ -3,6 +3,7 @@ import type { BreakingChangeOutput } from "../schemas/lineage"
 import { Environment } from "../services/Environment/Environment"
 import { breakingFindings, diffRevisions } from "../services/Plans/diff"
 import { readTreeAt, resolveCommit } from "../services/Plans/git"
+import { builtContext } from "../services/Plans/scopeChange"
 import { readWorkingTree } from "../services/Plans/revisions"
 import { ModelNotFound } from "../services/PolicyEngine/attributes"
 import { downstreamClosure } from "../services/Project/compile"
@@ -24,7 +25,8 @@ export const breakingChange = (input: BreakingChangeInput) =>
     const base = yield* readTreeAt(modelsDir, commit)
     const working = yield* readWorkingTree(modelsDir, new Set([input.model]))
     if (!base.has(input.model) && !working.has(input.model)) return yield* new ModelNotFound({ model: input.model, modelsDir })
-    const [change] = yield* diffRevisions(base, working, [input.model], env)
+    // Classified as `pcli plan` classifies it: scope attribute changes since the last build are breaking too.
+    const [change] = yield* diffRevisions(base, working, [input.model], env, yield* builtContext)
     const project = yield* compiledProject
     const downstream = new Set(downstreamClosure(project, input.model))
     return {

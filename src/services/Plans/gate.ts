@@ -85,7 +85,10 @@ export const gateItems = (plan: PlanBody, project: CompiledProject, built?: Buil
   const running = new Set(plan.payload.models)
   for (const change of plan.payload.changes) {
     if (!running.has(change.model)) {
-      items.push({ model: change.model, capability: change.change_class, attributes: absentAttributes(change.model, change.base_attributes) })
+      // A removed model: the plan's record of it, and (not trusting the file alone) what its last build recorded.
+      const attributes = absentAttributes(change.model, change.base_attributes)
+      const recorded = built?.attributes.get(change.model)
+      items.push({ model: change.model, capability: change.change_class, attributes, ...(recorded === undefined ? {} : { built: asBuilt(attributes, recorded) }) })
     }
   }
   return items
