@@ -49,6 +49,12 @@ principal = "agent"
 capability = "propose"
 effect = "deny"
 scope = { layer = "mart" }
+
+[[policy.rules]]
+principal = "agent"
+capability = "schema_change.breaking"
+effect = "require_review"
+scope = { layer = "raw", tags = { tier = "gold" } }
 `
 
 const sidecar = (name: string, layer: string, extra = "", catalog = "warehouse", schema = layer) =>
@@ -65,7 +71,9 @@ const ORIGINAL: Record<string, string> = {
   "models/stg_customers.sql": "SELECT 1 AS id, 'a@example.com' AS email",
   "models/stg_customers.toml": sidecar("stg_customers", "raw", PII),
   "models/mart_customer_ltv.sql": "SELECT 42 AS ltv",
-  "models/mart_customer_ltv.toml": sidecar("mart_customer_ltv", "mart")
+  "models/mart_customer_ltv.toml": sidecar("mart_customer_ltv", "mart"),
+  "models/raw_events.sql": "SELECT 1 AS id",
+  "models/raw_events.toml": sidecar("raw_events", "raw", `tier = "gold"\n`)
 }
 
 const agent = { PCLI_PRINCIPAL: "agent", PCLI_PRINCIPAL_ID: "bot-1" }
@@ -184,6 +192,21 @@ describe("judge scope before and after the change (issue 32 item 1)", () => {
   it("classification removal (the pii column nulled): refused everywhere, naming the column", async () => {
     write({ "models/stg_customers.sql": "SELECT 1 AS id, NULL::VARCHAR AS email", "models/stg_customers.toml": sidecar("stg_customers", "raw") })
     await attack("stg_customers", "SELECT email FROM raw.stg_customers", "a@example.com", "classification pii removed from column email", 2)
+    restore()
+  })
+})
+
+describe("an agent run of a model whose scope attributes changed is judged at schema_change.breaking", () => {
+  it("re-tiering gold -> silver meets the review rule for breaking changes though apply allows both sides", async () => {
+    write({ "models/raw_events.sql": "SELECT 2 AS id", "models/raw_events.toml": sidecar("raw_events", "raw", `tier = "silver"\n`) })
+    const before = (await ledger()).length
+    const run = await json(["run", "--model", "raw_events"])
+    expect(run.code, run.stderr).toBe(1)
+    expect(run.out["error"].code).toBe("run-needs-plan")
+    const rows = (await ledger()).slice(before)
+    expect(rows.map((r) => [r.model, r.capability, r.effect, r.rule_id])).toEqual([["raw_events", "schema_change.breaking", "require_review", 6]])
+    expect(String(rows[0]!.reason)).toContain("tag tier changed gold -> silver")
+    expect(await value("SELECT id FROM raw.raw_events")).toBe(1)
     restore()
   })
 })
