@@ -68,10 +68,10 @@ export const claimUnlessRefused = <R extends { readonly code: string; readonly m
         onSuccess: (claim) => ({ refusal: undefined as R | PlanAlreadyApplied | LedgerUnavailable | undefined, claim: claim as Claim | undefined })
       })
 
-/** A built run that did not fully succeed is a failed apply (its approval is used up; see claimApply). */
+/** A run that did not fully succeed, or a gc/restore that refused an item, is a failed apply (its approval is used up; see claimApply). */
 const fullySucceeded = (value: unknown) => {
-  const run = (value as { readonly run?: { readonly status?: string } }).run
-  return run?.status === undefined || run.status === "success"
+  const out = value as { readonly run?: { readonly status?: string }; readonly refused_count?: number }
+  return (out.run?.status === undefined || out.run.status === "success") && (out.refused_count ?? 0) === 0
 }
 
 /** Settles `claim` when the apply ends, however it ends (a failure to record it is not the apply's failure). */
