@@ -151,7 +151,7 @@ export class PlanAlreadyApplied extends Data.TaggedError("PlanAlreadyApplied")<{
       this.status === "applied"
         ? `was applied (${since}); a plan applies once: write a new plan for another change`
         : this.status === "applying"
-          ? `is being applied (${since} has not finished); nothing was run`
+          ? `is being applied (${since} has not finished; if it was killed, a human approves the plan again to retry); nothing was run`
           : `failed (${since})${this.approvalSeq === null ? "" : `, which used up approval row ${this.approvalSeq}`}; to retry, plan again and have a human approve it again`
     return `plan ${this.planId} ${state}`
   }
