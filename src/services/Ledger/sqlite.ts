@@ -75,16 +75,6 @@ export const make = Effect.gen(function* () {
   const append = (row: NewLedgerRow) => Effect.map(appendAll([row]), (stored) => stored[0]!)
   const appendSealed = (row: NewLedgerRow) => Effect.map(appendSealedAll([row]), (sealed) => sealed[0]!)
 
-  const chainedAt = (seq: number) =>
-    Effect.gen(function* () {
-      const [values] = yield* Effect.mapError(sql`SELECT ${PAGE_COLUMNS}, row_hash FROM ledger WHERE seq = ${seq}`.values, unavailable)
-      if (values === undefined) return Option.none<ChainedRow>()
-      const decoded = decodeStored(values.slice(0, -1), 1)
-      if (Either.isLeft(decoded)) return yield* new LedgerUnavailable({ detail: `ledger row ${seq} is malformed` })
-      const chained = yield* verifier.chainsFrom(seq)
-      return Option.some<ChainedRow>({ row: decoded.right, seq, row_hash: String(values[values.length - 1]), chained })
-    })
-
   const where = (filter: LedgerFilter) => {
     const conditions: Array<Statement.Fragment> = []
     if (filter.since !== undefined) conditions.push(sql`timestamp >= ${filter.since.toISOString()}`)
@@ -101,6 +91,17 @@ export const make = Effect.gen(function* () {
   const PAGE_COLUMNS = sql.literal(["seq", ...STORED_COLUMNS].join(", "))
   const page = (filter: LedgerFilter, after: number) =>
     sql`SELECT ${PAGE_COLUMNS} FROM ledger WHERE ${sql.and([sql`seq > ${after}`, ...where(filter)])} ORDER BY seq LIMIT ${PAGE}`.values
+
+  /** The row at `seq` with its stored hash, and whether the chain verifies from it to the head (decisions.md 34). */
+  const chainedAt = (seq: number) =>
+    Effect.gen(function* () {
+      const [values] = yield* Effect.mapError(sql`SELECT ${PAGE_COLUMNS}, row_hash FROM ledger WHERE seq = ${seq}`.values, unavailable)
+      if (values === undefined) return Option.none<ChainedRow>()
+      const decoded = decodeStored(values.slice(0, -1), 1)
+      if (Either.isLeft(decoded)) return yield* new LedgerUnavailable({ detail: `ledger row ${seq} is malformed` })
+      const chained = yield* verifier.chainsFrom(seq)
+      return Option.some<ChainedRow>({ row: decoded.right, seq, row_hash: String(values[values.length - 1]), chained })
+    })
 
   const count = (filter: LedgerFilter) => {
     const conditions = where(filter)
