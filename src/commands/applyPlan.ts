@@ -9,6 +9,8 @@ import {
   type AppliedStateIo,
   type InvalidMarker,
   type MarkerMissing,
+  type MarkerUnrecorded,
+  type PlanAlreadyApplied,
   type PlanStoreIo,
   PlanKindNotExecutable,
   PlanStale,
@@ -29,6 +31,7 @@ import { appendRows, evaluationRow, refusalReason, refusalRow, verificationRow }
 import { PlanStore, type PlanReadError } from "../services/Plans/PlanStore"
 import { fingerprintOf, readWorkingTree, type Revision, staleModels } from "../services/Plans/revisions"
 import { runCheck, verificationReason } from "../services/Plans/verify"
+import { type Claim, claimUnlessRefused, releaseFailed, settledBy } from "../services/Plans/claims"
 import { PolicyEngine } from "../services/PolicyEngine/PolicyEngine"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import { type ActingPrincipal, Principal } from "../services/Principal/Principal"
@@ -60,7 +63,7 @@ export interface ApplyInput {
   readonly planId: string
 }
 
-export type ApplyRefusal = PlanReadError | PlanStale | PolicyDenied | MarkerMissing | InvalidMarker | PlanKindNotExecutable
+export type ApplyRefusal = PlanReadError | PlanStale | PolicyDenied | MarkerMissing | InvalidMarker | MarkerUnrecorded | PlanAlreadyApplied | PlanKindNotExecutable
 
 export type ApplyError =
   | ApplyRefusal
@@ -99,6 +102,7 @@ interface Admitted {
   readonly current: Revision
   readonly evaluated: ReadonlyArray<Evaluated> | undefined
   readonly marker: ReviewMarker | undefined
+  readonly claim: Claim | undefined
   readonly evaluations: ReadonlyArray<Evaluation>
 }
 
@@ -137,11 +141,13 @@ const admit = (input: ApplyInput, actor: ActingPrincipal, executable: ReadonlySe
     const why = denied === undefined ? markerRequirement(plan, evaluated ?? []) : undefined
     const markerOutcome =
       why === undefined ? undefined : yield* Effect.either(Effect.flatMap(store.marker(planId), (state) => checkMarker(planId, state, why)))
-    const refusal =
+    const gateRefusal =
       denied ??
       (markerOutcome?._tag === "Left" ? markerOutcome.left : undefined) ??
       (executable.has(plan.kind) ? undefined : new PlanKindNotExecutable({ planId, kind: plan.kind }))
     const marker = markerOutcome?._tag === "Right" ? markerOutcome.right : undefined
+    // (3b) A plan applies once: the claim is taken before any row says "applied".
+    const { refusal, claim } = yield* claimUnlessRefused(planId, gateRefusal, marker, actor)
 
     if (evaluated === undefined) {
       // No [policy] block: nothing is evaluated or recorded, but a refusal still leaves its row.
@@ -149,13 +155,13 @@ const admit = (input: ApplyInput, actor: ActingPrincipal, executable: ReadonlySe
         yield* refused(principal, planId)(refusal)
         return yield* refusal
       }
-      return { plan, principal, project, current, evaluated, marker, evaluations: [] } satisfies Admitted
+      return { plan, principal, project, current, evaluated, marker, claim, evaluations: [] } satisfies Admitted
     }
     const outcome =
       refusal !== undefined
         ? refusalReason(refusal)
         : marker !== undefined
-          ? `approved by ${marker.approver.email} at ${marker.reviewed_at}; applied`
+          ? `approved by ${marker.approver.principal} (${marker.approver.email}) at ${marker.reviewed_at}; applied`
           : "applied"
     const rows = yield* appendRows(
       ledger,
@@ -171,7 +177,7 @@ const admit = (input: ApplyInput, actor: ActingPrincipal, executable: ReadonlySe
           reason: `${verdict.reason}; ${outcome}`
         })
       )
-    )
+    ).pipe(Effect.tapError(() => releaseFailed(claim)))
     const evaluations = evaluated.map(({ item, verdict }, i): Evaluation => ({
       model: item.model,
       capability: item.capability,
@@ -181,7 +187,7 @@ const admit = (input: ApplyInput, actor: ActingPrincipal, executable: ReadonlySe
       decision_ref: rows[i]!.decision_ref
     }))
     if (refusal !== undefined) return yield* refusal
-    return { plan, principal, project, current, evaluated, marker, evaluations } satisfies Admitted
+    return { plan, principal, project, current, evaluated, marker, claim, evaluations } satisfies Admitted
   })
 
 /** Step 5: for each allow rule with `verify_after` that admitted a model, run its checks and record the outcome. */
@@ -236,6 +242,13 @@ function applyWith(input: ApplyInput, executeGc: boolean): Effect.Effect<ApplyOu
     // Project-relative `storage_prefix`es resolve against the project's root.
     const projectRoot = (yield* ProjectContext).root
     const admitted = yield* admit(input, actor, executeGc ? EXECUTABLE : new Set([...EXECUTABLE].filter((k) => k !== "gc" && k !== "restore")))
+    return yield* execute(admitted, actor, projectRoot, executeGc).pipe(settledBy(admitted.claim))
+  })
+}
+
+/** Steps 4–5, once admitted and claimed. */
+const execute = (admitted: Admitted, actor: ActingPrincipal, projectRoot: string, executeGc: boolean) =>
+  Effect.gen(function* () {
     const { plan } = admitted
     // The warehouse opens once every gate has passed: a refused apply leaves no warehouse file behind.
     const warehouse = yield* Warehouse
@@ -283,4 +296,3 @@ function applyWith(input: ApplyInput, executeGc: boolean): Effect.Effect<ApplyOu
       verifications: [...verifications]
     }
   })
-}

@@ -75,7 +75,16 @@ export const auditCustody = (input: CustodyInput) =>
     }
 
     const approvalRow = planRows.find((r) => r.kind === "approval")
-    const approval = approvalRow === undefined ? null : { approver: label(approvalRow.principal, approvalRow.principal_id), approved_at: approvalRow.timestamp, decision_ref: approvalRow.decision_ref }
+    const gitIdentity = approvalRow?.reason?.match(/^plan approved by (.+) at \S+$/)?.[1]
+    const approval =
+      approvalRow === undefined
+        ? null
+        : {
+            approver: label(approvalRow.principal, approvalRow.principal_id),
+            ...(gitIdentity === undefined ? {} : { git_identity: gitIdentity }),
+            approved_at: approvalRow.timestamp,
+            decision_ref: approvalRow.decision_ref
+          }
     const plan = Option.match(planFile, {
       onNone: () => ({
         ...(planId === null ? link("unavailable", "no plan is linked to the subject") : link("unavailable", `plan file for ${planId} not found (never written here, or deleted)`)),

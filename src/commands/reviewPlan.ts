@@ -17,11 +17,13 @@ import {
   type BaseRefNotFound,
   type GitFailed,
   type InvalidMarker,
+  type MarkerUnrecorded,
   type PlanStoreIo,
   type ReviewMarkerWriteFailed
 } from "../services/Plans/errors"
 import { gitIdentity, readTreeAt, resolveCommit } from "../services/Plans/git"
-import { approvalRow, refusalRow } from "../services/Plans/ledgerRows"
+import { refusalRow } from "../services/Plans/ledgerRows"
+import { principalLabel, recordApproval, reviewState } from "../services/Plans/approvals"
 import { PlanStore, type PlanReadError } from "../services/Plans/PlanStore"
 import { rankQueue } from "../services/Plans/queue"
 import { readWorkingTree, staleModels } from "../services/Plans/revisions"
@@ -122,15 +124,23 @@ export const approvePlan = (
     const stale = yield* staleOf(plan, modelsDir)
     const identity = yield* gitIdentity(modelsDir)
     const reviewedAt = new Date(yield* Clock.currentTimeMillis).toISOString()
+    // The row first: the marker names it (seq and hash), and a marker without its row approves nothing.
+    const sealed = yield* recordApproval({ actor, planId: plan.plan_id, approver: identity.email, reviewedAt })
+    const row = sealed.row
     const marker: ReviewMarker = {
       plan_id: plan.plan_id,
       reviewed_at: reviewedAt,
       base_ref: baseLabel(plan),
       breaking_change_count: breakingCount(plan),
-      approver: { email: identity.email, ...(identity.name === undefined ? {} : { name: identity.name }), host: os.hostname(), source: "local" }
+      approver: {
+        principal: principalLabel(actor.class, actor.id),
+        email: identity.email,
+        ...(identity.name === undefined ? {} : { name: identity.name }),
+        host: os.hostname(),
+        source: "local"
+      },
+      approval_row: { seq: sealed.seq, hash: sealed.row_hash }
     }
-    // The row first: a marker without its approval row would be an unrecorded decision.
-    const row = yield* ledger.append(approvalRow({ actor, planId: plan.plan_id, approver: identity.email, reviewedAt }))
     const path = yield* store.writeMarker(marker)
     const changes = isGatedPlan(plan) ? [] : plan.payload.changes
     const breaking = breakingFindings(changes)
@@ -150,7 +160,7 @@ export const approvePlan = (
       changes: [...changes],
       breaking_changes: breaking,
       message: [
-        `approved by ${identity.email}`,
+        `approved by ${marker.approver.principal} (${identity.email}), ledger row ${sealed.seq}`,
         ...(breaking.length === 0 ? [] : [`WARNING: ${breaking.length} BREAKING change finding(s) approved`]),
         ...(stale.length === 0 ? [] : [`plan is STALE (${stale.join(", ")} changed since planning): apply will refuse it`]),
         `next: pcli apply ${plan.plan_id}`
@@ -158,27 +168,30 @@ export const approvePlan = (
     }
   })
 
-/** `pcli review <id> --status`: read-only; an invalid marker is an error, never "not reviewed". */
-export const reviewStatus = (planId: string): Effect.Effect<ReviewStatusOutput, PlanReadError | InvalidMarker, PlanStore> =>
+/**
+ * `pcli review <id> --status`: read-only; an invalid marker is an error, never "not reviewed", and so
+ * is a marker whose approval row the ledger does not hold (`marker-unrecorded`).
+ */
+export const reviewStatus = (planId: string): Effect.Effect<ReviewStatusOutput, PlanReadError | InvalidMarker | MarkerUnrecorded | LedgerUnavailable, PlanStore | Ledger> =>
   Effect.gen(function* () {
     const store = yield* PlanStore
     const plan = yield* store.read(planId)
-    const state = yield* store.marker(planId)
-    if (state._tag === "Invalid") return yield* state.error
+    const state = yield* reviewState(planId)
+    if (state._tag === "Invalid" || state._tag === "Unrecorded") return yield* state.error
     return {
       command: "review_status" as const,
       plan_id: plan.plan_id,
       kind: plan.kind,
       reviewed: state._tag === "Approved",
       marker_path: state.path,
-      ...(state._tag === "Approved" ? { reviewed_at: state.marker.reviewed_at, approver: state.marker.approver } : {}),
+      ...(state._tag === "Approved" ? { reviewed_at: state.approval.marker.reviewed_at, approver: state.approval.approver } : {}),
       breaking_change_count: breakingCount(plan),
       product_binding: null
     }
   })
 
 /** `pcli review --queue`: pending review-gated plans, highest score first (see queue.ts). */
-export const reviewQueue: Effect.Effect<ReviewQueueOutput, PlanStoreIo, PlanStore | PipelineCompiler | Environment | ProjectContext | FileSystem.FileSystem | Path.Path> =
+export const reviewQueue: Effect.Effect<ReviewQueueOutput, PlanStoreIo | LedgerUnavailable, PlanStore | Ledger | PipelineCompiler | Environment | ProjectContext | FileSystem.FileSystem | Path.Path> =
   Effect.gen(function* () {
     const { modelsDir } = yield* ProjectContext
     const store = yield* PlanStore
@@ -190,7 +203,7 @@ export const reviewQueue: Effect.Effect<ReviewQueueOutput, PlanStoreIo, PlanStor
     const project: CompiledProject | undefined = Either.getOrUndefined(compiled)
     const entries = yield* Effect.forEach(plans, (plan) =>
       Effect.gen(function* () {
-        const marker = yield* store.marker(plan.plan_id)
+        const marker = yield* reviewState(plan.plan_id)
         const stale = yield* Effect.orElseSucceed(staleOf(plan, modelsDir), () => [] as ReadonlyArray<string>)
         return { plan, marker, stale: stale.length > 0 }
       })

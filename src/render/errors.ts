@@ -129,6 +129,8 @@ export const errorTable: Readonly<Record<string, ErrorRow>> = {
   MarkerPlanMismatch: row(403, "the marker names another plan: approve this one with pcli review <plan-id> --approve"),
   MarkerNotAFile: row(403, "remove it and approve again with pcli review <plan-id> --approve"),
   MarkerUnreadable: row(403),
+  MarkerUnrecorded: row(403, "a human approves with pcli review <plan-id> --approve (that writes the approval row the marker names)"),
+  PlanAlreadyApplied: conflict("a plan applies once: write a new plan with pcli plan"),
   ReviewMarkerWriteFailed: failed(),
   ApprovalNeedsHuman: row(403, "a human (PCLI_PRINCIPAL=human) approves plans"),
   PolicyDenied: row(403, "no marker satisfies a deny: change the policy or the plan"),
@@ -166,6 +168,7 @@ export const errorTable: Readonly<Record<string, ErrorRow>> = {
   ApprovalSnapshotMissing: conflict(),
   SnapshotTampered: conflict("the approved snapshot changed: approve the spec again"),
   ApprovalCasLost: conflict(),
+  ProductApprovalNeedsHuman: row(403, "a human (PCLI_PRINCIPAL=human) approves product specs"),
   ProductRecordsUnavailable: failed(),
   ModelsOutsideProject: invalid(),
   // pcli serve

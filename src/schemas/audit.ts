@@ -79,7 +79,10 @@ export const CustodyRun = Schema.Struct({
 }).annotations({ identifier: "CustodyRun" })
 
 export const CustodyApproval = Schema.Struct({
+  /** The approving principal, `class(id)`. */
   approver: Schema.String,
+  /** The approver's git identity, recorded on the approval row beside the principal. */
+  git_identity: Schema.optional(Schema.String),
   approved_at: Schema.String,
   decision_ref: Schema.String
 }).annotations({ identifier: "CustodyApproval" })

@@ -127,7 +127,10 @@ export type PlanBody = Pick<RunLikePlan, "kind" | "payload"> | Pick<GatedPlan, "
 export const isGatedPlan = <P extends PlanBody>(plan: P): plan is Extract<P, { readonly kind: GatedPlan["kind"] }> =>
   plan.kind === "gc" || plan.kind === "restore" || plan.kind === "backfill"
 
+/** Who approved: the acting principal as `class(id)`, with the git identity (`email`, `name`) as attributes beside it. */
 export const Approver = Schema.Struct({
+  /** `human(<id>)`, from the approval's ledger row; absent only in markers written before approvals were rows. */
+  principal: Schema.optional(Schema.String),
   email: Schema.String,
   name: Schema.optional(Schema.String),
   host: Schema.String,
@@ -141,7 +144,9 @@ export const ReviewMarker = Schema.Struct({
   reviewed_at: Schema.String,
   base_ref: Schema.String,
   breaking_change_count: Schema.Int,
-  approver: Approver
+  approver: Approver,
+  /** The approval's ledger row (decisions.md 34): apply needs that row, with this hash, in a verified chain. */
+  approval_row: Schema.optional(Schema.Struct({ seq: Schema.Int, hash: Schema.String }))
 })
 export type ReviewMarker = typeof ReviewMarker.Type
 
@@ -229,7 +234,8 @@ export const QueueItem = Schema.Struct({
   blast_radius: Schema.optional(Schema.Int),
   staleness_seconds: Schema.Int,
   score: Schema.Number,
-  marker: Schema.Literal("missing", "invalid"),
+  /** `unrecorded`: a marker whose approval row is not in the ledger (it approves nothing). */
+  marker: Schema.Literal("missing", "invalid", "unrecorded"),
   stale: Schema.Boolean,
   approve_command: Schema.String
 })

@@ -43,7 +43,10 @@ export type ProductVerifyOutput = typeof ProductVerifyOutput.Type
 
 export const ProductApproval = Schema.Struct({
   spec_digest: Schema.String,
+  /** The git identity (an attribution, not an authentication). */
   approver: Schema.String,
+  /** The acting principal that approved, as `class(id)`; absent for approvals recorded before it was kept. */
+  approved_by: Schema.optional(Schema.String),
   approved_at: Schema.String,
   snapshot_path: Schema.String
 })
@@ -79,6 +82,7 @@ export const ProductApproveOutput = Schema.Struct({
   spec_digest: Schema.String,
   output_model: Schema.String,
   approver: Schema.String,
+  approved_by: Schema.optional(Schema.String),
   approved_at: Schema.String,
   snapshot_path: Schema.String,
   /** Omitted when the product had no fulfillment record. */

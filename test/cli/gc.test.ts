@@ -79,7 +79,7 @@ describe("pcli gc --derivable through the binary", () => {
     expect(await query(cwd, "SELECT * FROM tombstones")).toEqual([])
   })
 
-  it("apply evicts in one transaction (tombstone written, ledger row retired, bytes kept); re-apply is idempotent", async () => {
+  it("apply evicts in one transaction (tombstone written, ledger row retired, bytes kept); a plan applies once", async () => {
     const cwd = project()
     expect((await json(["run"], cwd)).code).toBe(0)
     const plan = await json(["gc", "--derivable", "--min-age-days", "0"], cwd)
@@ -95,9 +95,11 @@ describe("pcli gc --derivable through the binary", () => {
       { blake3_hash: hash, model_name: "stable", plan_id: plan.out.plan_id, physical_reclaimed: 0, restored_at: null }
     ])
     expect(existsSync(file) && readFileSync(file).equals(before)).toBe(true)
+    // decisions.md 34: the approval was used up; a re-apply, even re-approved, changes nothing.
     const again = await json(["apply", plan.out.plan_id], cwd)
-    expect(again.code, again.stderr).toBe(0)
-    expect(again.out).toMatchObject({ evicted_count: 0, refused_count: 0, already_evicted: [hash] })
+    expect([again.code, again.out.error.code]).toEqual([1, "plan-already-applied"])
+    await json(["review", plan.out.plan_id, "--approve"], cwd)
+    expect((await json(["apply", plan.out.plan_id], cwd)).out.error.code).toBe("plan-already-applied")
     expect(await query(cwd, "SELECT count(*) AS n FROM tombstones")).toEqual([{ n: 1 }])
   })
 })

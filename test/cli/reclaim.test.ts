@@ -162,7 +162,9 @@ describe("artifact reclamation: crash safety and store version", () => {
     expect(killed.code).not.toBe(0)
     expect(killed.out).toBeUndefined()
     expect(sqlite(cwd, "SELECT (SELECT count(*) FROM artifacts) || '/' || (SELECT count(*) FROM tombstones)")).toBe("1/0")
-    const evicted = await json(["apply", plan.out.plan_id], cwd)
+    // decisions.md 34: the killed apply still holds its claim; a human's new approval retakes it.
+    expect((await json(["apply", plan.out.plan_id], cwd)).out.error.code).toBe("plan-already-applied")
+    const evicted = await approveApply(cwd, plan.out.plan_id)
     expect(evicted.out.evicted_count).toBe(1)
     expect(sqlite(cwd, "SELECT (SELECT count(*) FROM artifacts) || '/' || (SELECT count(*) FROM tombstones)")).toBe("0/1")
 
@@ -173,7 +175,7 @@ describe("artifact reclamation: crash safety and store version", () => {
     expect(dead.code).not.toBe(0)
     expect(sqlite(cwd, "SELECT (SELECT count(*) FROM artifacts) || '/' || (SELECT count(*) FROM tombstones WHERE restored_at IS NULL)")).toBe("0/1")
     // The verified bytes were left in place; re-applying completes without writing them again.
-    const done = await json(["apply", rplan.out.plan_id], cwd)
+    const done = await approveApply(cwd, rplan.out.plan_id)
     expect(done.out.restored).toMatchObject([{ blake3_hash: hash, bytes_written: false }])
     expect(sqlite(cwd, "SELECT (SELECT count(*) FROM artifacts) || '/' || (SELECT count(*) FROM tombstones WHERE restored_at IS NULL)")).toBe("1/0")
   }, SLOW)

@@ -47,8 +47,9 @@ describe("pcli restore through the binary", () => {
     expect(applied.out).toMatchObject({ kind: "restore", restored_count: 1, restored: [{ blake3_hash: hash, hash_verified: true, bytes_written: true }] })
     expect(readFileSync(file).equals(original)).toBe(true)
     expect((await json(["restore", "stable"], cwd)).out.error.code).toBe("restore-already-restored")
+    // decisions.md 34: a plan applies once.
     const again = await json(["apply", plan.out.plan_id], cwd)
-    expect(again.out.already_restored).toEqual([hash])
+    expect(again.out.error.code).toBe("plan-already-applied")
     // The reinstated row is live again.
     expect((await json(["gc", "--derivable", "--dry-run", "--min-age-days", "0"], cwd)).out.artifact_count).toBe(1)
   }, 300_000)
@@ -63,7 +64,9 @@ describe("pcli restore through the binary", () => {
     expect(refused.out.refused).toMatchObject([{ blake3_hash: hash, condition: "write" }])
     expect(readFileSync(file, "utf8")).toBe("not parquet")
     writeFileSync(file, original)
-    const verified = await json(["apply", plan.out.plan_id], cwd)
+    // An apply that refused an item failed: its approval is used up, so a retry is approved again.
+    expect((await json(["apply", plan.out.plan_id], cwd)).out.error.code).toBe("plan-already-applied")
+    const verified = await approveApply(cwd, plan.out.plan_id)
     expect(verified.out.restored).toMatchObject([{ blake3_hash: hash, bytes_written: false }])
   }, 300_000)
 

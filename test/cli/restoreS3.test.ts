@@ -91,6 +91,8 @@ describe("pcli restore from an s3:// artifact root (s3rver)", () => {
     expect((await getObject(keyB)).toString()).toBe("foreign bytes")
     await client.send(new PutObjectCommand({ Bucket: BUCKET, Key: keyB, Body: original("s3b") }))
     const putsBefore = s3.puts.length
+    // decisions.md 34: the apply that refused used its approval up; the retry is approved again.
+    expect((await json(["review", planB, "--approve"], cwd)).code).toBe(0)
     const verified = await json(["apply", planB], cwd)
     expect(verified.out.restored).toMatchObject([{ model_name: "s3b", bytes_written: false }])
     expect(s3.puts.length).toBe(putsBefore)

@@ -136,6 +136,8 @@ describe("dynamic layer: NotConfigured", () => {
       Ledger.of({
         append: () => Effect.die("no write expected"),
         appendAll: () => Effect.die("no write expected"),
+        appendSealed: () => Effect.die("no write expected"),
+        chainedAt: () => Effect.die("no chain read expected"),
         query: () => {
           queries++
           return Stream.empty

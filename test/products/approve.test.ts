@@ -36,9 +36,9 @@ describe("pcli product approve", () => {
     const r = await pcli(root, ["product", "approve", "orders_weekly", "--output", "json", "--principal-id", "ada"], { GIT_CONFIG_GLOBAL: gitconfig })
     expect(r.code).toBe(0)
     const out = json(r)
-    expect(Object.keys(out)).toEqual(["command", "product_id", "spec_digest", "output_model", "approver", "approved_at", "snapshot_path", "state", "already_approved"])
+    expect(Object.keys(out)).toEqual(["command", "product_id", "spec_digest", "output_model", "approver", "approved_by", "approved_at", "snapshot_path", "state", "already_approved"])
     const digest = out["spec_digest"] as string
-    expect(out).toMatchObject({ command: "product_approve", approver: "ada@example.com", state: "spec_approved", already_approved: false })
+    expect(out).toMatchObject({ command: "product_approve", approver: "ada@example.com", approved_by: "human(ada)", state: "spec_approved", already_approved: false })
     expect(out["approved_at"]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/)
     expect(out["snapshot_path"]).toBe(`.pcli/fulfillment/orders_weekly/approved-${digest.slice("sha256:".length)}.toml`)
     expect(readFileSync(join(root, out["snapshot_path"] as string))).toEqual(readFileSync(join(root, "products/orders_weekly.toml")))

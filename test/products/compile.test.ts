@@ -141,6 +141,7 @@ describe("pcli product compile", () => {
     expect(json(ok)["approval"]).toEqual({
       spec_digest: json(approved)["spec_digest"],
       approver: "unknown",
+      approved_by: "human(unnamed)",
       approved_at: json(approved)["approved_at"],
       snapshot_path: json(approved)["snapshot_path"]
     })

@@ -70,7 +70,7 @@ export const custodyText = (out: CustodyOutput): string => {
     ...(p.plan_id === null ? [] : [`  plan ${p.plan_id}${p.kind === null ? "" : ` (${p.kind})`}`]),
     ...(p.proposer === null ? [] : [`  proposed by ${p.proposer} at ${p.created_at}`]),
     ...p.changes.map((c) => `  change ${c.model}: ${c.change_class}`),
-    ...(p.approval === null ? [] : [`  approved by ${p.approval.approver} at ${p.approval.approved_at} (decision ${p.approval.decision_ref})`]),
+    ...(p.approval === null ? [] : [`  approved by ${p.approval.approver}${p.approval.git_identity === undefined ? "" : ` (git ${p.approval.git_identity})`} at ${p.approval.approved_at} (decision ${p.approval.decision_ref})`]),
     `decisions: ${out.decisions.total}${linkNote(out.decisions)}`,
     ...out.decisions.entries.map(
       (r) => `  ${r.timestamp}  ${r.kind}  ${actorLabel(r)}  ${dash(r.capability)}  ${dash(r.model)}  ${dash(r.effect)}${r.rule_id === null ? "" : `  rule ${r.rule_id}`}  decision ${r.decision_ref}`

@@ -24,10 +24,14 @@ export const planText = (o: PlanOutput): string =>
     `next: ${o.next}`
   ].join("\n")
 
+/** `human(alice) (git alice@example.com)`: the acting principal, the git identity beside it. */
+const approverText = (a: { readonly principal?: string | undefined; readonly email: string } | undefined) =>
+  a === undefined ? "unknown" : a.principal === undefined ? a.email : `${a.principal} (git ${a.email})`
+
 export const reviewText = (o: ReviewOutput): string =>
   [
     `plan ${o.plan_id} (${o.kind})${o.base_ref === "" ? "" : `, against ${o.base_ref}`}${o.stale ? " — STALE" : ""}`,
-    ...(o.approved ? [`approved by ${o.approver?.email ?? "unknown"} at ${o.reviewed_at ?? "?"}: ${o.marker_path ?? ""}`] : []),
+    ...(o.approved ? [`approved by ${approverText(o.approver)} at ${o.reviewed_at ?? "?"}: ${o.marker_path ?? ""}`] : []),
     ...(o.changes.length === 0 ? [] : ["changes:", ...changeLines(o.changes)]),
     o.breaking_changes.length === 0 ? "no breaking changes" : `BREAKING: ${o.breaking_changes.map((b) => `${b.model} ${b.finding.kind}${b.finding.column === undefined ? "" : ` ${b.finding.column}`}`).join("; ")}`,
     o.message
@@ -35,7 +39,7 @@ export const reviewText = (o: ReviewOutput): string =>
 
 export const reviewStatusText = (o: ReviewStatusOutput): string =>
   o.reviewed
-    ? `plan ${o.plan_id} (${o.kind}): reviewed by ${o.approver?.email ?? "unknown"} at ${o.reviewed_at ?? "?"} (${o.marker_path})`
+    ? `plan ${o.plan_id} (${o.kind}): reviewed by ${approverText(o.approver)} at ${o.reviewed_at ?? "?"} (${o.marker_path})`
     : `plan ${o.plan_id} (${o.kind}): not reviewed (no marker at ${o.marker_path})`
 
 export const queueText = (o: ReviewQueueOutput): string =>
@@ -50,7 +54,7 @@ export const queueText = (o: ReviewQueueOutput): string =>
 
 export const applyText = (o: ApplyOutput): string =>
   [
-    `apply ${o.plan_id} (${o.kind}) as ${o.principal}${o.principal === o.invoker ? "" : ` (invoked by ${o.invoker})`}${o.reviewed_by === undefined ? "" : `, reviewed by ${o.reviewed_by.email}`}`,
+    `apply ${o.plan_id} (${o.kind}) as ${o.principal}${o.principal === o.invoker ? "" : ` (invoked by ${o.invoker})`}${o.reviewed_by === undefined ? "" : `, reviewed by ${approverText(o.reviewed_by)}`}`,
     ...policyLines(o.policy, o.evaluations),
     renderRunText(o.run).trimEnd(),
     ...o.verifications.map((v) => `verify_after of rule ${v.rule_id}: ${v.passed ? "passed" : "FAILED"} (${v.checks.map((c) => `${c.check}:${c.status}`).join(", ")})`)

@@ -27,13 +27,17 @@ export const compileText = (o: ProductCompileOutput): string =>
     `  ${o.manifest_path}  (manifest)`,
     ...(o.approval === undefined
       ? ["not approved yet (pcli product approve)"]
-      : [`approved ${o.approval.spec_digest} by ${o.approval.approver}; working spec ${o.spec_matches_approval ? "matches" : "differs from"} the approval`])
+      : [`approved ${o.approval.spec_digest} by ${by(o.approval)}; working spec ${o.spec_matches_approval ? "matches" : "differs from"} the approval`])
   ].join("\n")
+
+/** The approving principal with the git identity beside it (the git identity alone for older approvals). */
+const by = (a: { readonly approver: string; readonly approved_by?: string | undefined }) =>
+  a.approved_by === undefined ? a.approver : `${a.approved_by} (git ${a.approver})`
 
 export const approveText = (o: ProductApproveOutput): string =>
   [
     o.already_approved ? `product ${o.product_id}: ${o.spec_digest} was already approved` : `product ${o.product_id}: approved ${o.spec_digest}`,
-    `  approver ${o.approver} at ${o.approved_at}`,
+    `  approver ${by(o)} at ${o.approved_at}`,
     `  snapshot ${o.snapshot_path}`,
     `  state ${o.previous_state === undefined || o.already_approved ? o.state : `${o.previous_state} -> ${o.state}`}`
   ].join("\n")
@@ -46,7 +50,7 @@ const entryLines = (o: ProductListEntry): ReadonlyArray<string> => [
   ...(o.staging_journal_present ? ["staging journal present: the next compile recovers it"] : []),
   o.approval === undefined
     ? "approval: none"
-    : `approval: ${o.approval.spec_digest} by ${o.approval.approver} at ${o.approval.approved_at}; snapshot ${o.snapshot_intact ? "intact" : "NOT intact"}${o.spec_matches_approval === undefined ? "" : `; spec ${o.spec_matches_approval ? "matches" : "differs"}`}`,
+    : `approval: ${o.approval.spec_digest} by ${by(o.approval)} at ${o.approval.approved_at}; snapshot ${o.snapshot_intact ? "intact" : "NOT intact"}${o.spec_matches_approval === undefined ? "" : `; spec ${o.spec_matches_approval ? "matches" : "differs"}`}`,
   `state: ${o.fulfill_state ?? "none"}; journal rows: ${o.journal_rows}`
 ]
 

@@ -1,4 +1,4 @@
-import { Context, Data, type Effect, type Stream } from "effect"
+import { Context, Data, type Effect, type Option, type Stream } from "effect"
 import type { LedgerKind, LedgerRow, PrincipalClass } from "../../schemas/ledger"
 
 // The row, its kinds and literals are Schemas in src/schemas/ledger.ts; re-exported for this service's importers.
@@ -66,8 +66,25 @@ export interface OutcomeTally {
   readonly deny: number
 }
 
+/** A row with its place in the chain: what a review marker names (decisions 34). */
+export interface SealedRow {
+  readonly row: LedgerRow
+  readonly seq: number
+  readonly row_hash: string
+}
+
+/** A row looked up by seq, and whether the chain verifies from it to the head. */
+export interface ChainedRow extends SealedRow {
+  /** The row's hash recomputes from its predecessor's, and every row after it chains to the head. */
+  readonly chained: boolean
+}
+
 export interface LedgerService {
   readonly append: (row: NewLedgerRow) => Effect.Effect<LedgerRow, LedgerUnavailable>
+  /** `append`, answering the row's seq and hash. */
+  readonly appendSealed: (row: NewLedgerRow) => Effect.Effect<SealedRow, LedgerUnavailable>
+  /** The row at `seq` (none when there is none), with the chain checked from it to the head. */
+  readonly chainedAt: (seq: number) => Effect.Effect<Option.Option<ChainedRow>, LedgerUnavailable>
   /** Appends every row in one transaction, with one timestamp: all are recorded or none. */
   readonly appendAll: (rows: ReadonlyArray<NewLedgerRow>) => Effect.Effect<ReadonlyArray<LedgerRow>, LedgerUnavailable>
   /** Rows matching the filter, oldest first, streamed from SQL. */

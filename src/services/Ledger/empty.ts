@@ -1,4 +1,4 @@
-import { Effect, Layer, Stream } from "effect"
+import { Effect, Layer, Option, Stream } from "effect"
 import { GENESIS_HASH } from "./chain"
 import { Ledger, LedgerUnavailable } from "./Ledger"
 
@@ -13,6 +13,8 @@ export const emptyLedger = Ledger.of({
   // A read command opens the image read-only: a write is refused as SQLite refuses it (an empty batch writes nothing).
   append: () => Effect.fail(readOnly()),
   appendAll: (rows) => (rows.length === 0 ? Effect.succeed([]) : Effect.fail(readOnly())),
+  appendSealed: () => Effect.fail(readOnly()),
+  chainedAt: () => Effect.succeed(Option.none()),
   query: () => Stream.empty,
   count: () => Effect.succeed(0),
   outcomes: () => Effect.succeed([]),

@@ -5,7 +5,7 @@ import { GENESIS_HASH, rowHash } from "./chain"
 import { chainVerifier } from "./verify"
 import { DEFAULT_PARALLEL } from "./verifyParallel"
 import { makeListCache } from "./listCache"
-import { type EvaluationGroup, Ledger, type OutcomeTally, type LedgerFilter, LedgerUnavailable, type NewLedgerRow } from "./Ledger"
+import { type ChainedRow, type EvaluationGroup, Ledger, type SealedRow, type OutcomeTally, type LedgerFilter, LedgerUnavailable, type NewLedgerRow } from "./Ledger"
 
 import { decodeStored, STORED_COLUMNS } from "./rows"
 
@@ -57,20 +57,23 @@ export const make = Effect.gen(function* () {
         reason: row.reason
       }
       const row_hash = rowHash(yield* head, stored)
-      yield* sql`INSERT INTO ledger ${sql.insert({ ...stored, principal_id_verified: 0, row_hash })}`
-      return stored
+      const [inserted] = yield* sql<{ seq: number }>`INSERT INTO ledger ${sql.insert({ ...stored, principal_id_verified: 0, row_hash })} RETURNING seq`
+      return { row: stored, seq: Number(inserted?.seq), row_hash } satisfies SealedRow
     })
 
   const listCache = makeListCache(sql)
+  const verifier = yield* chainVerifier
 
-  const appendAll = (rows: ReadonlyArray<NewLedgerRow>) =>
+  const appendSealedAll = (rows: ReadonlyArray<NewLedgerRow>) =>
     Effect.gen(function* () {
       const timestamp = new Date(yield* Clock.currentTimeMillis).toISOString()
       yield* listCache.noteWrite
       return yield* sql.withTransaction(Effect.forEach(rows, (row) => insert(row, timestamp))).pipe(Effect.ensuring(listCache.noteWrite))
     }).pipe(Effect.retry({ while: isBusy, schedule: busyRetry }), Effect.mapError(unavailable))
 
+  const appendAll = (rows: ReadonlyArray<NewLedgerRow>) => Effect.map(appendSealedAll(rows), (sealed) => sealed.map((s) => s.row))
   const append = (row: NewLedgerRow) => Effect.map(appendAll([row]), (stored) => stored[0]!)
+  const appendSealed = (row: NewLedgerRow) => Effect.map(appendSealedAll([row]), (sealed) => sealed[0]!)
 
   const where = (filter: LedgerFilter) => {
     const conditions: Array<Statement.Fragment> = []
@@ -88,6 +91,17 @@ export const make = Effect.gen(function* () {
   const PAGE_COLUMNS = sql.literal(["seq", ...STORED_COLUMNS].join(", "))
   const page = (filter: LedgerFilter, after: number) =>
     sql`SELECT ${PAGE_COLUMNS} FROM ledger WHERE ${sql.and([sql`seq > ${after}`, ...where(filter)])} ORDER BY seq LIMIT ${PAGE}`.values
+
+  /** The row at `seq` with its stored hash, and whether the chain verifies from it to the head (decisions.md 34). */
+  const chainedAt = (seq: number) =>
+    Effect.gen(function* () {
+      const [values] = yield* Effect.mapError(sql`SELECT ${PAGE_COLUMNS}, row_hash FROM ledger WHERE seq = ${seq}`.values, unavailable)
+      if (values === undefined) return Option.none<ChainedRow>()
+      const decoded = decodeStored(values.slice(0, -1), 1)
+      if (Either.isLeft(decoded)) return yield* new LedgerUnavailable({ detail: `ledger row ${seq} is malformed` })
+      const chained = yield* verifier.chainsFrom(seq)
+      return Option.some<ChainedRow>({ row: decoded.right, seq, row_hash: String(values[values.length - 1]), chained })
+    })
 
   const count = (filter: LedgerFilter) => {
     const conditions = where(filter)
@@ -188,7 +202,6 @@ export const make = Effect.gen(function* () {
       }
     })
 
-  const verifier = yield* chainVerifier
 
   /**
    * Grouped twice: first by (principal, principal_id, capability, model), the `ledger_reports` index
@@ -209,6 +222,8 @@ export const make = Effect.gen(function* () {
   return Ledger.of({
     append,
     appendAll,
+    appendSealed,
+    chainedAt,
     query,
     list,
     count,

@@ -122,10 +122,32 @@ export const chainVerifier = Effect.gen(function* () {
       return yield* tail(count, previous, previousSeq)
     }).pipe(Effect.mapError(unavailable))
 
+  /**
+   * The chain from row `seq` to the head: `seq`'s hash recomputes from its predecessor's stored hash and
+   * every later row chains on. What apply checks under an approval row (decisions.md 34), without
+   * walking the history before it (`audit --verify` does that).
+   */
+  const chainsFrom = (seq: number): Effect.Effect<boolean, LedgerUnavailable> =>
+    Effect.gen(function* () {
+      const [before] = yield* sql`SELECT row_hash FROM ledger WHERE seq < ${seq} ORDER BY seq DESC LIMIT 1`.values
+      let previous = before === undefined ? GENESIS_HASH : String(before[0])
+      let after = seq - 1
+      for (;;) {
+        const rows = yield* sql`SELECT ${sql.literal(VERIFY_COLUMNS.join(", "))}, seq, row_hash FROM ledger WHERE seq > ${after} ORDER BY seq LIMIT ${VERIFY_PAGE}`.values
+        for (const values of rows) {
+          const expected = rowHashFromValues(previous, values)
+          if (expected !== values[VERIFY_COLUMNS.length + 1]) return false
+          previous = expected
+          after = Number(values[VERIFY_COLUMNS.length])
+        }
+        if (rows.length < VERIFY_PAGE) return after >= seq
+      }
+    }).pipe(Effect.mapError(unavailable))
+
   const verify = (options: ParallelOptions): Effect.Effect<ChainReport, LedgerUnavailable> =>
     Effect.flatMap(Effect.serviceOption(StateStore), (store) =>
       Option.isSome(store) && store.value.persisted ? verifyFast(readTarget(store.value.path), options) : verifySequential
     )
 
-  return { verify, verifySequential }
+  return { verify, verifySequential, chainsFrom }
 })

@@ -125,6 +125,38 @@ export class MarkerUnreadable extends Data.TaggedError("MarkerUnreadable")<{
   }
 }
 
+/** The marker names no approval row, or one the ledger does not hold as this plan's human approval in a verified chain. */
+export class MarkerUnrecorded extends Data.TaggedError("MarkerUnrecorded")<{
+  readonly planId: string
+  readonly path: string
+  readonly detail: string
+}> {
+  readonly code = "marker-unrecorded"
+  override get message() {
+    return `refusing plan ${this.planId}: its review marker is UNRECORDED — ${this.detail}; a marker approves only with its approval row in the ledger. A human approves with pcli review ${this.planId} --approve`
+  }
+}
+
+/** A plan applies at most once (decisions.md 34): an earlier apply claimed it. */
+export class PlanAlreadyApplied extends Data.TaggedError("PlanAlreadyApplied")<{
+  readonly planId: string
+  readonly status: "applying" | "applied" | "failed"
+  readonly claimedAt: string
+  readonly approvalSeq: number | null
+}> {
+  readonly code = "plan-already-applied"
+  override get message() {
+    const since = `its apply of ${this.claimedAt}`
+    const state =
+      this.status === "applied"
+        ? `was applied (${since}); a plan applies once: write a new plan for another change`
+        : this.status === "applying"
+          ? `is being applied (${since} has not finished; if it was killed, a human approves the plan again to retry); nothing was run`
+          : `failed (${since})${this.approvalSeq === null ? "" : `, which used up approval row ${this.approvalSeq}`}; to retry, plan again and have a human approve it again`
+    return `plan ${this.planId} ${state}`
+  }
+}
+
 export type InvalidMarker = MarkerUnparseable | MarkerPlanMismatch | MarkerNotAFile | MarkerUnreadable
 
 /** Writing the review marker failed; no marker was left behind. */

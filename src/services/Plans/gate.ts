@@ -5,7 +5,9 @@ import { asBuilt, attributesOf, builtAttributesOf, type CompiledModelFacts, type
 import { effectRank } from "../PolicyEngine/evaluate"
 import { type ModelVerdict, PolicyEngine } from "../PolicyEngine/PolicyEngine"
 import type { CompiledProject } from "../Project/compile"
-import { type InvalidMarker, MarkerMissing, PolicyDenied } from "./errors"
+import type { Ledger, LedgerUnavailable } from "../Ledger/Ledger"
+import { recordedApproval } from "./approvals"
+import { type InvalidMarker, MarkerMissing, type MarkerUnrecorded, PolicyDenied } from "./errors"
 import type { MarkerState } from "./markers"
 import { type BuiltContext, describeScopeChanges, sameScopeAttributes, scopeAttributeChanges } from "./scopeChange"
 
@@ -179,10 +181,17 @@ export const markerRequirement = (plan: Plan, evaluated: ReadonlyArray<Evaluated
   return `policy requires review: model ${review.item.model} (${rule}) resolved to require_review — ${review.verdict.reason}`
 }
 
-/** The marker gate: only a well-formed marker naming exactly this plan passes. */
-export const checkMarker = (planId: string, state: MarkerState, why: string): Effect.Effect<ReviewMarker, MarkerMissing | InvalidMarker> =>
+/**
+ * The marker gate: only a well-formed marker naming exactly this plan passes, and only with its
+ * approval row (decisions.md 34); the marker comes back with the row's principal as its approver.
+ */
+export const checkMarker = (
+  planId: string,
+  state: MarkerState,
+  why: string
+): Effect.Effect<ReviewMarker, MarkerMissing | InvalidMarker | MarkerUnrecorded | LedgerUnavailable, Ledger> =>
   state._tag === "Approved"
-    ? Effect.succeed(state.marker)
+    ? Effect.map(recordedApproval(planId, state.path, state.marker), (recorded) => recorded.marker)
     : state._tag === "Absent"
       ? Effect.fail(new MarkerMissing({ planId, path: state.path, why }))
       : Effect.fail(state.error)

@@ -1,7 +1,7 @@
 import { isGatedPlan, type Plan, type QueueItem } from "../../schemas/plans"
 import { downstreamClosure, type CompiledProject } from "../Project/compile"
 import { ALWAYS_GATED } from "./gate"
-import type { MarkerState } from "./markers"
+import type { ReviewState } from "./approvals"
 
 /** Heavier changes wait less: breaking 3, value change 2, additive 1; gc 3, backfill and restore 2. */
 const CLASS_WEIGHT: Readonly<Record<string, number>> = {
@@ -35,9 +35,9 @@ export const blastRadius = (plan: Plan, project: CompiledProject | undefined): n
 export const score = (blast: number | undefined, weight: number, stalenessSeconds: number): number =>
   ((blast ?? 0) + 1) * weight * (1 + stalenessSeconds / 3600)
 
-/** Pending = a gated kind without a valid marker; highest score first, then plan id. */
+/** Pending = a gated kind without a valid, recorded marker; highest score first, then plan id. */
 export const rankQueue = (
-  entries: ReadonlyArray<{ readonly plan: Plan; readonly marker: MarkerState; readonly stale: boolean }>,
+  entries: ReadonlyArray<{ readonly plan: Plan; readonly marker: ReviewState; readonly stale: boolean }>,
   project: CompiledProject | undefined,
   nowMillis: number
 ): ReadonlyArray<QueueItem> =>
@@ -62,7 +62,7 @@ export const rankQueue = (
           ...(blast === undefined ? {} : { blast_radius: blast }),
           staleness_seconds: staleness,
           score: Math.round(raw * 1000) / 1000,
-          marker: marker._tag === "Absent" ? ("missing" as const) : ("invalid" as const),
+          marker: marker._tag === "Absent" ? ("missing" as const) : marker._tag === "Unrecorded" ? ("unrecorded" as const) : ("invalid" as const),
           stale,
           approve_command: `pcli review ${plan.plan_id} --approve`
         } satisfies QueueItem

@@ -88,6 +88,7 @@ export const approveProduct = (project: ProductProject, name: string, actor: Act
       return {
         ...base,
         approver: approval.value.approver,
+        ...(approval.value.approved_by === null ? {} : { approved_by: approval.value.approved_by }),
         approved_at: approval.value.approved_at,
         snapshot_path: approval.value.snapshot_path,
         ...(Option.isSome(record) ? { previous_state: record.value.record.state } : {}),
@@ -99,7 +100,8 @@ export const approveProduct = (project: ProductProject, name: string, actor: Act
     yield* Effect.flatMap(Checkpoints, (c) => c.pauseAt("approve-observed"))
     const now = rfc3339Seconds(yield* Clock.currentTimeMillis)
     const approver = yield* gitApprover(project.root)
-    const next: ApprovalRecord = { product_id: productId(name), spec_digest: loaded.digest, approver, approved_at: now, snapshot_path: snapshot }
+    const approvedBy = `${actor.class}(${actor.id})`
+    const next: ApprovalRecord = { product_id: productId(name), spec_digest: loaded.digest, approver, approved_at: now, snapshot_path: snapshot, approved_by: approvedBy }
     const ledger = yield* Ledger
     const result = yield* recordApproval(
       { product: name, approval: next, observed: { approval, record }, now, event: "spec approved" },
@@ -113,12 +115,13 @@ export const approveProduct = (project: ProductProject, name: string, actor: Act
         effect: null,
         rule_id: null,
         plan_id: null,
-        reason: `product ${name}: spec ${loaded.digest} approved (approver ${approver})`
+        reason: `product ${name}: spec ${loaded.digest} approved by ${approvedBy} (git ${approver})`
       })
     )
     return {
       ...base,
       approver,
+      approved_by: approvedBy,
       approved_at: now,
       snapshot_path: snapshot,
       ...Option.match(result.previousState, { onNone: () => ({}), onSome: (s) => ({ previous_state: s }) }),

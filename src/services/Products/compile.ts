@@ -131,7 +131,7 @@ export const compileProduct = (project: ProductProject, name: string, source: Po
       ...Option.match(approval, {
         onNone: () => ({}),
         onSome: (a) => ({
-          approval: { spec_digest: a.spec_digest, approver: a.approver, approved_at: a.approved_at, snapshot_path: a.snapshot_path },
+          approval: { spec_digest: a.spec_digest, approver: a.approver, ...(a.approved_by === null ? {} : { approved_by: a.approved_by }), approved_at: a.approved_at, snapshot_path: a.snapshot_path },
           spec_matches_approval: a.spec_digest === loaded.digest
         })
       })

@@ -181,6 +181,14 @@ export class SnapshotTampered extends Data.TaggedError("SnapshotTampered")<{ rea
   }
 }
 
+/** Only a human approves a product spec (decisions.md 34): an agent's approval is refused and recorded. */
+export class ProductApprovalNeedsHuman extends Data.TaggedError("ProductApprovalNeedsHuman")<{ readonly product: string }> {
+  readonly code = "approval-needs-human"
+  override get message() {
+    return `an agent cannot approve product '${this.product}': a spec approval is a human sign-off (run pcli product approve ${this.product} without PCLI_PRINCIPAL=agent)`
+  }
+}
+
 export class ApprovalCasLost extends Data.TaggedError("ApprovalCasLost")<{ readonly product: string; readonly current: string | null }> {
   readonly code = "approval-cas-lost"
   override get message() {

@@ -10,6 +10,8 @@ export interface ApprovalRecord {
   readonly approver: string
   readonly approved_at: string
   readonly snapshot_path: string
+  /** The approving principal as `class(id)`; null for approvals recorded before it was kept. */
+  readonly approved_by: string | null
 }
 
 /** The fulfillment record, stored as JSON with the state flattened; unknown fields are ignored. */
@@ -44,7 +46,7 @@ const decodeRecord = (product: string, raw: string) =>
 
 export const readApproval = (product: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<ApprovalRecord>`SELECT product_id, spec_digest, approver, approved_at, snapshot_path FROM product_approvals WHERE product = ${product}`
+    sql<ApprovalRecord>`SELECT product_id, spec_digest, approver, approved_at, snapshot_path, approved_by FROM product_approvals WHERE product = ${product}`
   ).pipe(
     Effect.map((rows) => Option.fromNullable(rows[0])),
     Effect.mapError(unavailable)
@@ -138,10 +140,11 @@ export const recordApproval = <E, R>(write: ApprovalWrite, extra: Effect.Effect<
         repair_rounds: 0
       }
       const a = write.approval
-      yield* sql`INSERT INTO product_approvals (product, product_id, spec_digest, approver, approved_at, snapshot_path)
-                 VALUES (${write.product}, ${a.product_id}, ${a.spec_digest}, ${a.approver}, ${a.approved_at}, ${a.snapshot_path})
+      yield* sql`INSERT INTO product_approvals (product, product_id, spec_digest, approver, approved_at, snapshot_path, approved_by)
+                 VALUES (${write.product}, ${a.product_id}, ${a.spec_digest}, ${a.approver}, ${a.approved_at}, ${a.snapshot_path}, ${a.approved_by})
                  ON CONFLICT (product) DO UPDATE SET product_id = excluded.product_id, spec_digest = excluded.spec_digest,
-                   approver = excluded.approver, approved_at = excluded.approved_at, snapshot_path = excluded.snapshot_path`.pipe(Effect.mapError(unavailable))
+                   approver = excluded.approver, approved_at = excluded.approved_at, snapshot_path = excluded.snapshot_path,
+                   approved_by = excluded.approved_by`.pipe(Effect.mapError(unavailable))
       yield* sql`INSERT INTO product_fulfillment (product, state, journal_seq, updated_at, record_json)
                  VALUES (${write.product}, ${next.state}, ${seq}, ${write.now}, ${JSON.stringify(next)})
                  ON CONFLICT (product) DO UPDATE SET state = excluded.state, journal_seq = excluded.journal_seq,

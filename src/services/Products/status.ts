@@ -74,7 +74,7 @@ export const statusEntry = (project: ProductProject, name: string) =>
       ...Option.match(approval, {
         onNone: () => ({}),
         onSome: (a) => ({
-          approval: { spec_digest: a.spec_digest, approver: a.approver, approved_at: a.approved_at, snapshot_path: a.snapshot_path },
+          approval: { spec_digest: a.spec_digest, approver: a.approver, ...(a.approved_by === null ? {} : { approved_by: a.approved_by }), approved_at: a.approved_at, snapshot_path: a.snapshot_path },
           snapshot_intact: intact!,
           ...(Option.isSome(spec) && Either.isRight(file) ? { spec_matches_approval: file.right.digest === a.spec_digest } : {})
         })

@@ -10,9 +10,22 @@ import { migration as runPlanLink } from "./migrations/007_run_plan_link"
 import { migration as incremental } from "./migrations/008_incremental"
 import { migration as ledgerReports } from "./migrations/009_ledger_reports"
 import { migration as buildAttributes } from "./migrations/010_build_attributes"
+import { migration as planApplies } from "./migrations/011_plan_applies"
 
 /** Every migration, in version order. The last version is the store's current version. */
-export const migrations: ReadonlyArray<Migration> = [ledger, pipeline, ledgerTarget, products, ledgerChain, tombstones, runPlanLink, incremental, ledgerReports, buildAttributes]
+export const migrations: ReadonlyArray<Migration> = [
+  ledger,
+  pipeline,
+  ledgerTarget,
+  products,
+  ledgerChain,
+  tombstones,
+  runPlanLink,
+  incremental,
+  ledgerReports,
+  buildAttributes,
+  planApplies
+]
 
 // The current version lives in schemaVersion.ts (test/foundation/schemaVersion.test.ts checks it is the last migration's).
 export { CURRENT_SCHEMA_VERSION }

@@ -31,6 +31,8 @@ export const brokenLedgerLayer = Layer.succeed(
   Ledger.of({
     append: () => Effect.fail(new LedgerUnavailable({ detail: "disk I/O error" })),
     appendAll: () => Effect.fail(new LedgerUnavailable({ detail: "disk I/O error" })),
+    appendSealed: () => Effect.fail(new LedgerUnavailable({ detail: "disk I/O error" })),
+    chainedAt: () => Effect.fail(new LedgerUnavailable({ detail: "disk I/O error" })),
     query: () => Stream.fail(new LedgerUnavailable({ detail: "disk I/O error" })),
     list: () => Effect.fail(new LedgerUnavailable({ detail: "disk I/O error" })),
     verify: Effect.fail(new LedgerUnavailable({ detail: "disk I/O error" })),
