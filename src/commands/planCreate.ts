@@ -3,19 +3,19 @@ import { Effect } from "effect"
 import type { Evaluation, PlanBase, PlanOutput, RunPayload } from "../schemas/plans"
 import { Environment } from "../services/Environment/Environment"
 import { Ledger, type LedgerUnavailable } from "../services/Ledger/Ledger"
-import { AppliedState, appliedRevision } from "../services/Plans/AppliedState"
-import { diffRevisions } from "../services/Plans/diff"
-import { type AppliedStateIo, type BaseRefNotFound, type GitFailed, type PlanStoreIo, ProposalDenied } from "../services/Plans/errors"
+import type { AppliedState } from "../services/Plans/AppliedState"
+import { deriveRunPayload, revisionAtBase } from "../services/Plans/derive"
+import { type AppliedStateIo, type BaseRefNotFound, type GitFailed, NothingToPlan, type PlanStoreIo, ProposalDenied } from "../services/Plans/errors"
 import { absentAttributes, evaluateItems, type GateItem, gateItems } from "../services/Plans/gate"
 import { attributesOf } from "../services/PolicyEngine/attributes"
-import { readTreeAt, resolveCommit } from "../services/Plans/git"
+import { resolveCommit } from "../services/Plans/git"
 import { appendRows, evaluationRow, refusalRow } from "../services/Plans/ledgerRows"
 import { PlanStore } from "../services/Plans/PlanStore"
-import { fingerprintOf, readWorkingTree, type Revision } from "../services/Plans/revisions"
+import { readWorkingTree, type Revision } from "../services/Plans/revisions"
 import { ModelNotFound } from "../services/PolicyEngine/attributes"
 import type { PolicyEngine } from "../services/PolicyEngine/PolicyEngine"
 import { Principal } from "../services/Principal/Principal"
-import { type CompiledProject, type CompileError, downstreamClosure, PipelineCompiler } from "../services/Project/compile"
+import { type CompiledProject, type CompileError, PipelineCompiler } from "../services/Project/compile"
 import type { ModelFileMismatch, ModelsUnreadable } from "../services/Project/errors"
 import type { StatementFailed } from "../services/Warehouse/Warehouse"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
@@ -42,6 +42,7 @@ export type PlanCreateError =
   | StatementFailed
   | LedgerUnavailable
   | ProposalDenied
+  | NothingToPlan
 
 export type PlanCreateRequirements =
   | PlanStore
@@ -58,12 +59,8 @@ export type PlanCreateRequirements =
 
 const baseRevision = (modelsDir: string, ref: string | undefined) =>
   Effect.gen(function* () {
-    if (ref === undefined) {
-      const applied = yield* AppliedState
-      return { base: { kind: "applied" } as PlanBase, revision: appliedRevision(yield* applied.read) }
-    }
-    const commit = yield* resolveCommit(modelsDir, ref)
-    return { base: { kind: "git", ref, commit } as PlanBase, revision: yield* readTreeAt(modelsDir, commit) }
+    const base: PlanBase = ref === undefined ? { kind: "applied" } : { kind: "git", ref, commit: yield* resolveCommit(modelsDir, ref) }
+    return { base, revision: yield* revisionAtBase(modelsDir, base) }
   })
 
 /** Every model named by `--model` must exist on one side of the diff. */
@@ -107,27 +104,18 @@ export const planCreate = (input: PlanCreateInput): Effect.Effect<PlanOutput, Pl
       const working = yield* readWorkingTree(modelsDir)
       const { base, revision } = yield* baseRevision(modelsDir, input.base)
       yield* checkNamed(input.models, revision, working, modelsDir)
-      const candidates = input.models.length > 0 ? input.models : [...new Set([...working.keys(), ...revision.keys()])]
-      const changes = yield* diffRevisions(revision, working, candidates, env)
-      return { project, working, base, changes }
+      const seeds = input.models.length > 0 ? input.models : [...new Set([...working.keys(), ...revision.keys()])]
+      const payload = yield* deriveRunPayload({ base, baseRevision: revision, working, project, seeds, env })
+      if (payload.changes.length === 0) return yield* new NothingToPlan({ base: base.kind === "git" ? `--base ${base.ref}` : "the last applied state" })
+      return { project, payload }
     }).pipe(
       // A plan that cannot be made is a refusal too: one row, nothing evaluated.
       Effect.tapError((error) =>
         ledger.append(refusalRow({ actor, principal: actor.class, capability: "propose", planId: null, error }))
       )
     )
-    const { project, working, base, changes } = prepared
-
-    const present = changes.filter((c) => c.after !== null).map((c) => c.model)
-    const touched = new Set(present)
-    for (const model of present) for (const d of downstreamClosure(project, model)) touched.add(d)
-    const models = project.order.filter((m) => touched.has(m))
-    const fingerprints: Record<string, string | null> = {}
-    for (const model of [...models, ...changes.filter((c) => c.after === null).map((c) => c.model)].sort()) {
-      const files = working.get(model)
-      fingerprints[model] = files === undefined ? null : fingerprintOf(files)
-    }
-    const payload: RunPayload = { base, changes, models, fingerprints }
+    const { project, payload } = prepared
+    const { base, changes, models } = payload
 
     // A proposal is first checked at `propose` for each model it changes (decisions.md 39).
     const proposed = input.aiAuthored === true ? yield* evaluateItems(actor.class, proposeItems(changes, project)) : undefined

@@ -119,6 +119,7 @@ export const errorTable: Readonly<Record<string, ErrorRow>> = {
   PlanNotFound: notFound("pcli review --queue lists pending plans; plans live in .pcli/plans/"),
   PlanIntegrity: conflict("the plan file was edited: write a new plan with pcli plan"),
   PlanStale: conflict("models changed since planning: write a new plan with pcli plan"),
+  NothingToPlan: invalid("edit a model first, or name a --base to diff against"),
   PlanStoreIo: failed(),
   BaseRefNotFound: invalid("git rev-parse <ref> must name a commit"),
   GitFailed: failed(),

@@ -26,10 +26,12 @@ export class PlanIntegrity extends Data.TaggedError("PlanIntegrity")<{
 export class PlanStale extends Data.TaggedError("PlanStale")<{
   readonly planId: string
   readonly models: ReadonlyArray<string>
+  /** What is wrong with them, when it is not that their files changed. */
+  readonly detail?: string
 }> {
   readonly code = "plan-stale"
   override get message() {
-    return `plan ${this.planId} is stale: ${this.models.join(", ")} changed since it was planned; run pcli plan again`
+    return `plan ${this.planId} is stale: ${this.models.join(", ")} ${this.detail ?? "changed since it was planned"}; run pcli plan again`
   }
 }
 
@@ -234,5 +236,13 @@ export class DraftWriteFailed extends Data.TaggedError("DraftWriteFailed")<{ rea
   readonly code = "draft-write-failed"
   override get message() {
     return `cannot write ${this.path}: ${this.detail}`
+  }
+}
+
+/** `pcli plan` or MCP `propose` found no model that differs from the base: no plan is written (issue 32 item 7). */
+export class NothingToPlan extends Data.TaggedError("NothingToPlan")<{ readonly base: string }> {
+  readonly code = "nothing-to-plan"
+  override get message() {
+    return `nothing to plan: no model differs from ${this.base}; no plan written`
   }
 }
