@@ -7,6 +7,7 @@ import { Ledger } from "../services/Ledger/Ledger"
 import { DraftNotAllowed, DraftWriteFailed } from "../services/Plans/errors"
 import { evaluationRow } from "../services/Plans/ledgerRows"
 import { attributesOf, type ModelAttributes } from "../services/PolicyEngine/attributes"
+import { decidedBy } from "../services/PolicyEngine/evaluate"
 import { PolicyEngine } from "../services/PolicyEngine/PolicyEngine"
 import { Principal } from "../services/Principal/Principal"
 import { downstreamClosure, loadAndCompile } from "../services/Project/compile"
@@ -93,7 +94,7 @@ export const draftModel = (input: DraftModelInput) =>
         })
       )
       if (verdict.effect !== "allow") {
-        return yield* new DraftNotAllowed({ model: input.name, effect: verdict.effect, rule: verdict.matched_rule, reason: verdict.reason })
+        return yield* new DraftNotAllowed({ model: input.name, effect: verdict.effect, rule: verdict.matched_rule, reason: verdict.reason, decidedBy: decidedBy(verdict) })
       }
       decision = { effect: verdict.effect, ref: row.decision_ref }
     }

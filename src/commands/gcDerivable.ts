@@ -1,6 +1,6 @@
 import type { FileSystem, Path } from "@effect/platform"
 import { workingFingerprints } from "../services/Plans/derive"
-import type { ModelFileMismatch, ModelsUnreadable } from "../services/Project/errors"
+import type { ModelFileMismatch, ModelOutsideProject, ModelsUnreadable } from "../services/Project/errors"
 import type { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 import type { GcCandidate, GcEviction, GcInventoryOutput, GcPlanOutput } from "../schemas/reclaim"
@@ -97,7 +97,7 @@ export const gcPlan = (
   input: GcInput
 ): Effect.Effect<
   GcPlanOutput,
-  UsageError | PhysicalDeleteUnsupported | RunStoreFailed | PlanStoreIo | LedgerUnavailable | ModelsUnreadable | ModelFileMismatch,
+  UsageError | PhysicalDeleteUnsupported | RunStoreFailed | PlanStoreIo | LedgerUnavailable | ModelsUnreadable | ModelFileMismatch | ModelOutsideProject,
   SqlClient.SqlClient | ProjectContext | PlanStore | Ledger | Principal | FileSystem.FileSystem | Path.Path
 > =>
   Effect.gen(function* () {

@@ -6,7 +6,8 @@ import { Ledger, type LedgerUnavailable } from "../services/Ledger/Ledger"
 import type { AppliedState } from "../services/Plans/AppliedState"
 import { deriveRunPayload, revisionAtBase } from "../services/Plans/derive"
 import { type AppliedStateIo, type BaseRefNotFound, type GitFailed, NothingToPlan, type PlanStoreIo, ProposalDenied } from "../services/Plans/errors"
-import { absentAttributes, evaluateItems, type GateItem, gateItems } from "../services/Plans/gate"
+import { absentAttributes, type Evaluated, evaluateItems, type GateItem, gateItems } from "../services/Plans/gate"
+import { decidedBy } from "../services/PolicyEngine/evaluate"
 import { attributesOf } from "../services/PolicyEngine/attributes"
 import { resolveCommit } from "../services/Plans/git"
 import { appendRows, evaluationRow, refusalRow } from "../services/Plans/ledgerRows"
@@ -77,10 +78,10 @@ const proposeItems = (changes: RunPayload["changes"], project: CompiledProject):
   })
 
 /** What the user runs next; a deny recorded while planning is said up front. */
-const nextStep = (planId: string, kind: string, evaluations: ReadonlyArray<Evaluation>): string => {
-  const denied = evaluations.find((e) => e.effect === "deny")
+const nextStep = (planId: string, kind: string, evaluated: ReadonlyArray<Evaluated>): string => {
+  const denied = evaluated.find((e) => e.verdict.effect === "deny")
   if (denied !== undefined) {
-    return `policy denies ${denied.model} (${denied.rule_id === null ? "default agent effect" : `rule ${denied.rule_id}`}) for this principal: pcli apply ${planId} will be refused`
+    return `policy denies ${denied.item.model} (${decidedBy(denied.verdict)}) for this principal: pcli apply ${planId} will be refused`
   }
   return kind === "escalation" || kind === "ai_authored" ? `pcli review ${planId} --approve, then pcli apply ${planId}` : `pcli apply ${planId}`
 }
@@ -133,7 +134,7 @@ export const planCreate = (input: PlanCreateInput): Effect.Effect<PlanOutput, Pl
           evaluationRow({ actor, principal: actor.class, model: item.model, capability: item.capability, effect: verdict.effect, ruleId: verdict.static.matched_rule, planId: null, reason: `${verdict.reason}; proposal refused, no plan recorded` })
         )
       )
-      return yield* new ProposalDenied({ model: denied.item.model, capability: denied.item.capability, rule: denied.verdict.matched_rule, reason: denied.verdict.reason })
+      return yield* new ProposalDenied({ model: denied.item.model, capability: denied.item.capability, rule: denied.verdict.matched_rule, reason: denied.verdict.reason, decidedBy: decidedBy(denied.verdict) })
     }
     const written = yield* store.write({ kind, payload, principal: { class: actor.class, id: actor.id, source: actor.source } })
     const planId = written.plan.plan_id
@@ -173,6 +174,6 @@ export const planCreate = (input: PlanCreateInput): Effect.Effect<PlanOutput, Pl
       models: [...models],
       policy: evaluated === undefined ? ("not_configured" as const) : ("evaluated" as const),
       evaluations,
-      next: nextStep(planId, kind, evaluations)
+      next: nextStep(planId, kind, evaluated ?? [])
     }
   })

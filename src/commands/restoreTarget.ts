@@ -1,7 +1,7 @@
 import type { FileSystem, Path } from "@effect/platform"
 import { workingFingerprints } from "../services/Plans/derive"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
-import type { ModelFileMismatch, ModelsUnreadable } from "../services/Project/errors"
+import type { ModelFileMismatch, ModelOutsideProject, ModelsUnreadable } from "../services/Project/errors"
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { RestorePlanOutput } from "../schemas/reclaim"
@@ -25,6 +25,7 @@ export type RestoreTargetError =
   | LedgerUnavailable
   | ModelsUnreadable
   | ModelFileMismatch
+  | ModelOutsideProject
 
 /** `pcli restore <target>`: resolves exactly one evicted artifact and writes a review-gated restore plan. */
 export const restoreTarget = (target: string): Effect.Effect<RestorePlanOutput, RestoreTargetError, SqlClient.SqlClient | PlanStore | Ledger | Principal | ProjectContext | FileSystem.FileSystem | Path.Path> =>

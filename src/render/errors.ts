@@ -45,6 +45,7 @@ export const errorTable: Readonly<Record<string, ErrorRow>> = {
   InvalidValue: invalid(),
   ModelsUnreadable: invalid(),
   ModelFileMismatch: invalid(),
+  ModelOutsideProject: invalid("replace the link with the file itself, or link only within the models directory"),
   DuplicateModel: invalid(),
   ModelSqlInvalid: invalid(),
   UnknownReference: invalid(),

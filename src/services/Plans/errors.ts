@@ -155,10 +155,12 @@ export class PolicyDenied extends Data.TaggedError("PolicyDenied")<{
   readonly capability: string
   readonly rule: number | null
   readonly reason: string
+  /** Who decided, when a freeze (not the rule) forced the deny. */
+  readonly decidedBy?: string
 }> {
   readonly code = "policy-denied"
   override get message() {
-    const by = this.rule === null ? "the default agent effect" : `rule ${this.rule}`
+    const by = this.decidedBy ?? (this.rule === null ? "the default agent effect" : `rule ${this.rule}`)
     return `policy DENIES plan ${this.planId}: model ${this.model} (${this.capability}) denied by ${by} — ${this.reason}. A deny cannot be satisfied by review`
   }
 }
@@ -169,10 +171,11 @@ export class ProposalDenied extends Data.TaggedError("ProposalDenied")<{
   readonly capability: string
   readonly rule: number | null
   readonly reason: string
+  readonly decidedBy?: string
 }> {
   readonly code = "policy_denied"
   override get message() {
-    const by = this.rule === null ? "the default agent effect" : `rule ${this.rule}`
+    const by = this.decidedBy ?? (this.rule === null ? "the default agent effect" : `rule ${this.rule}`)
     return `policy denies the proposal: model ${this.model} (${this.capability}) denied by ${by} — ${this.reason}; no plan recorded`
   }
 }
@@ -199,12 +202,13 @@ export class DraftNotAllowed extends Data.TaggedError("DraftNotAllowed")<{
   readonly effect: "deny" | "require_review"
   readonly rule: number | null
   readonly reason: string
+  readonly decidedBy?: string
 }> {
   get code() {
     return this.effect === "deny" ? "policy_denied" : "draft_review_required"
   }
   override get message() {
-    const by = this.rule === null ? "the default agent effect" : `rule ${this.rule}`
+    const by = this.decidedBy ?? (this.rule === null ? "the default agent effect" : `rule ${this.rule}`)
     return `policy resolves propose on model ${this.model} to ${this.effect} (${by}) — ${this.reason}; no file written`
   }
 }
@@ -222,11 +226,11 @@ export class PlanKindNotExecutable extends Data.TaggedError("PlanKindNotExecutab
 
 /** An agent's `pcli run` touched a model policy does not allow it to apply directly (decisions.md item 30). */
 export class RunNeedsPlan extends Data.TaggedError("RunNeedsPlan")<{
-  readonly blocked: ReadonlyArray<{ readonly model: string; readonly effect: string; readonly rule: number | null }>
+  readonly blocked: ReadonlyArray<{ readonly model: string; readonly effect: string; readonly rule: number | null; readonly decidedBy?: string }>
 }> {
   readonly code = "run-needs-plan"
   override get message() {
-    const list = this.blocked.map((b) => `${b.model} (${b.effect}${b.rule === null ? "" : `, rule ${b.rule}`})`).join(", ")
+    const list = this.blocked.map((b) => `${b.model} (${b.effect}${b.decidedBy !== undefined ? `, by ${b.decidedBy}` : b.rule === null ? "" : `, rule ${b.rule}`})`).join(", ")
     return `an agent may not run ${list} directly; nothing was run. Go through pcli plan → pcli review <id> --approve → pcli apply <id>`
   }
 }
