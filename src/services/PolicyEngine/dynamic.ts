@@ -2,7 +2,7 @@ import { Either, Schema } from "effect"
 import { Principal, windowMillis } from "../../schemas/policy"
 import type { LedgerRow } from "../Ledger/Ledger"
 import type { EvaluationSubject } from "./attributes"
-import { type CompiledPolicy, decidedBy, stricter, type Verdict } from "./evaluate"
+import { type CompiledPolicy, stricter, type Verdict } from "./evaluate"
 import { scopeStringMatches } from "./selector"
 import { lazy } from "../../platform/lazy"
 
@@ -164,7 +164,7 @@ export const applyDynamic = (verdict: Verdict, input: DynamicInput): Verdict => 
   if (freeze !== undefined) {
     effect = "deny"
     const cause = { scope: freeze.scope, reason: freeze.reason, ...(freeze.decision_ref === undefined ? {} : { decision_ref: freeze.decision_ref }), ...(freeze.freeze_id === undefined ? {} : { freeze_id: freeze.freeze_id }) }
-    reason += `; policy freeze active for ${input.principal}: ${decidedBy({ matched_rule: null, freeze: cause })} — forced to deny`
+    reason += `; policy freeze active for ${input.principal} on scope '${freeze.scope}' — forced to deny (${freeze.plan_id ?? freeze.freeze_id ?? freeze.source})`
     return { effect, matched_rule: verdict.matched_rule, reason, freeze: cause }
   }
   return { effect, matched_rule: verdict.matched_rule, reason }
