@@ -26,12 +26,13 @@ export class PlanIntegrity extends Data.TaggedError("PlanIntegrity")<{
 export class PlanStale extends Data.TaggedError("PlanStale")<{
   readonly planId: string
   readonly models: ReadonlyArray<string>
-  /** What is wrong with them, when it is not that their files changed. */
+  /** What is wrong, when it is not that their files changed; the model list follows it. */
   readonly detail?: string
 }> {
   readonly code = "plan-stale"
   override get message() {
-    return `plan ${this.planId} is stale: ${this.models.join(", ")} ${this.detail ?? "changed since it was planned"}; run pcli plan again`
+    const list = this.models.join(", ")
+    return `plan ${this.planId} is stale: ${this.detail === undefined ? `${list} changed since it was planned` : `${this.detail} ${list}`}; run pcli plan again`
   }
 }
 

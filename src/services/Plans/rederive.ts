@@ -115,7 +115,7 @@ export const rederivePlan = (
     const derived = isGatedPlan(plan) ? yield* gated(plan, project, current, integrity) : yield* runLike(plan, project, current, modelsDir, env)
     const models = [...new Set(derived.models)].sort()
     if (models.length > 0) {
-      return yield* new PlanStale({ planId, models, detail: "differ from what the working tree derives (change class, model set or downstream closure)" })
+      return yield* new PlanStale({ planId, models, detail: "what it records (change class, model set or downstream closure) differs from what the working tree derives for" })
     }
     return { project, current, body: derived.body }
   })
