@@ -30,7 +30,7 @@ const recordReserved = (options: GlobalOptions, error: PrincipalIdReserved) =>
     const ledger = Context.get(yield* Layer.build(Sqlite.layer.pipe(Layer.provide(StateStore.layer(project.state, "write")))), Ledger)
     const actor = { class: error.principal, id: "unnamed", source: error.source }
     yield* ledger.append(refusalRow({ actor, principal: error.principal, capability: null, planId: null, error }))
-  }).pipe(Effect.scoped, Effect.ignore)
+  }).pipe(Effect.scoped, Effect.catchAllCause(() => Effect.void))
 
 /** The acting principal, resolved before anything else so a bad PCLI_PRINCIPAL fails every command alike. */
 const resolveRecorded = (options: GlobalOptions) =>
