@@ -1,8 +1,8 @@
-import type { FileSystem, Path } from "@effect/platform"
+import type { CommandExecutor, FileSystem, Path } from "@effect/platform"
 import { Effect } from "effect"
 import type { Principal as PrincipalClass } from "../schemas/policy"
 import { type ApplyOutput, type Evaluation, type GatedPayload, isGatedPlan, type Plan, type ReviewMarker, type VerificationOutput } from "../schemas/plans"
-import { Environment } from "../services/Environment/Environment"
+import type { Environment } from "../services/Environment/Environment"
 import { Ledger, type LedgerUnavailable } from "../services/Ledger/Ledger"
 import { AppliedState } from "../services/Plans/AppliedState"
 import {
@@ -13,7 +13,7 @@ import {
   type PlanAlreadyApplied,
   type PlanStoreIo,
   PlanKindNotExecutable,
-  PlanStale,
+  type PlanStale,
   type PolicyDenied
 } from "../services/Plans/errors"
 import {
@@ -26,16 +26,16 @@ import {
   gateItems,
   markerRequirement
 } from "../services/Plans/gate"
-import { builtContext } from "../services/Plans/scopeChange"
 import { appendRows, evaluationRow, refusalReason, refusalRow, verificationRow } from "../services/Plans/ledgerRows"
 import { PlanStore, type PlanReadError } from "../services/Plans/PlanStore"
-import { fingerprintOf, readWorkingTree, type Revision, staleModels } from "../services/Plans/revisions"
+import { rederivePlan, type RederiveError } from "../services/Plans/rederive"
+import { fingerprintOf, type Revision } from "../services/Plans/revisions"
 import { runCheck, verificationReason } from "../services/Plans/verify"
 import { type Claim, claimUnlessRefused, releaseFailed, settledBy } from "../services/Plans/claims"
 import { PolicyEngine } from "../services/PolicyEngine/PolicyEngine"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import { type ActingPrincipal, Principal } from "../services/Principal/Principal"
-import { type CompileError, type CompiledProject, PipelineCompiler } from "../services/Project/compile"
+import type { CompileError, CompiledProject, PipelineCompiler } from "../services/Project/compile"
 import type { ModelFileMismatch, ModelsUnreadable } from "../services/Project/errors"
 import { runOutput } from "../services/Runner/output"
 import { PipelineRunner } from "../services/Runner/run"
@@ -67,6 +67,7 @@ export type ApplyRefusal = PlanReadError | PlanStale | PolicyDenied | MarkerMiss
 
 export type ApplyError =
   | ApplyRefusal
+  | RederiveError
   | CompileError
   | ModelsUnreadable
   | ModelFileMismatch
@@ -82,6 +83,7 @@ export type ApplyError =
 export type ApplyRequirements =
   | SqlClient.SqlClient
   | RunStore
+  | CommandExecutor.CommandExecutor
   | PlanStore
   | AppliedState
   | PolicyEngine
@@ -114,27 +116,18 @@ const admit = (input: ApplyInput, actor: ActingPrincipal, executable: ReadonlySe
   Effect.gen(function* () {
     const store = yield* PlanStore
     const ledger = yield* Ledger
-    const { modelsDir } = yield* ProjectContext
     const refused = (principal: PrincipalClass, planId: string) => (error: { readonly code: string; readonly message: string }) =>
       ledger.append(refusalRow({ actor, principal, capability: "apply", planId, error }))
 
-    // (1) Integrity and staleness. The project is compiled before the fingerprint check, so
-    // what runs is what was checked.
+    // (1) Integrity and staleness: the plan is derived again from the working tree, and the gate
+    // evaluates what was derived, never what the file claims.
     const plan = yield* store.read(input.planId).pipe(Effect.tapError(refused(actor.class, input.planId)))
     const planId = plan.plan_id
     const principal = enforcedPrincipal(plan.kind, actor.class)
-    const { project, current } = yield* Effect.gen(function* () {
-      const compiler = yield* PipelineCompiler
-      const project = yield* compiler.compile({ modelsDir: modelsDir, env: yield* Environment })
-      const fingerprints = plan.payload.fingerprints ?? {}
-      const current = yield* readWorkingTree(modelsDir, new Set(Object.keys(fingerprints)))
-      const stale = staleModels(fingerprints, current)
-      if (stale.length > 0) return yield* new PlanStale({ planId, models: stale })
-      return { project, current }
-    }).pipe(Effect.tapError(refused(principal, planId)))
+    const { project, current, body, built } = yield* rederivePlan(plan, store.planPath(planId)).pipe(Effect.tapError(refused(principal, planId)))
 
     // (2) The policy gate, for the enforced principal; freezes and budgets only tighten.
-    const evaluated = yield* evaluateItems(principal, gateItems(plan, project, yield* builtContext))
+    const evaluated = yield* evaluateItems(principal, gateItems(body, project, built))
     const denied = evaluated === undefined ? undefined : denial(planId, evaluated)
 
     // (3) The marker gate: a deny is refused whatever marker exists.

@@ -1,14 +1,15 @@
 import type { FileSystem, Path } from "@effect/platform"
 import { Effect } from "effect"
 import type { BackfillOutput } from "../schemas/reclaim"
-import { appendWarnings, closureOf, layersOf, partitionedMembers } from "../services/Backfill/compose"
+import { appendWarnings, partitionedMembers } from "../services/Backfill/compose"
 import { BackfillNoFailedRun, BackfillNothingToDo } from "../services/Backfill/errors"
 import { Environment } from "../services/Environment/Environment"
 import { Ledger, type LedgerUnavailable } from "../services/Ledger/Ledger"
 import type { PlanStoreIo } from "../services/Plans/errors"
 import { evaluationRow } from "../services/Plans/ledgerRows"
 import { PlanStore } from "../services/Plans/PlanStore"
-import { fingerprintOf, readWorkingTree } from "../services/Plans/revisions"
+import { deriveBackfillScope, fingerprintsOf } from "../services/Plans/derive"
+import { readWorkingTree } from "../services/Plans/revisions"
 import { ModelNotFound } from "../services/PolicyEngine/attributes"
 import { Principal } from "../services/Principal/Principal"
 import { type CompileError, PipelineCompiler } from "../services/Project/compile"
@@ -82,15 +83,9 @@ export const backfillPlan = (
     const unknown = seeds.filter((s) => !project.models.has(s))
     if (unknown.length > 0) return yield* new ModelNotFound({ model: unknown.join("', '"), modelsDir: modelsDir })
 
-    const models = closureOf(project, seeds, input.noDownstream)
-    const layers = layersOf(project, models)
-    const ordered = layers.flat()
-    const working = yield* readWorkingTree(modelsDir, new Set(ordered))
-    const fingerprints: Record<string, string | null> = {}
-    for (const m of [...ordered].sort()) {
-      const files = working.get(m)
-      fingerprints[m] = files === undefined ? null : fingerprintOf(files)
-    }
+    // The same derivation apply repeats to check the plan (issue 32 item 3).
+    const { layers, models: ordered } = deriveBackfillScope(project, seeds, input.noDownstream)
+    const fingerprints = fingerprintsOf(yield* readWorkingTree(modelsDir, new Set(ordered)), ordered)
 
     const runs = yield* RunStore
     const perModel = yield* Effect.forEach(ordered, (model) =>

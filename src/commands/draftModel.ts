@@ -8,6 +8,7 @@ import { DraftNotAllowed, DraftWriteFailed } from "../services/Plans/errors"
 import { evaluationRow } from "../services/Plans/ledgerRows"
 import { asBuilt, attributesOf, type ModelAttributes } from "../services/PolicyEngine/attributes"
 import { builtAttributes } from "../services/Plans/scopeChange"
+import { decidedBy } from "../services/PolicyEngine/evaluate"
 import { PolicyEngine } from "../services/PolicyEngine/PolicyEngine"
 import { Principal } from "../services/Principal/Principal"
 import { downstreamClosure, loadAndCompile } from "../services/Project/compile"
@@ -99,7 +100,7 @@ export const draftModel = (input: DraftModelInput) =>
         })
       )
       if (verdict.effect !== "allow") {
-        return yield* new DraftNotAllowed({ model: input.name, effect: verdict.effect, rule: verdict.matched_rule, reason: verdict.reason })
+        return yield* new DraftNotAllowed({ model: input.name, effect: verdict.effect, rule: verdict.matched_rule, reason: verdict.reason, decidedBy: decidedBy(verdict) })
       }
       decision = { effect: verdict.effect, ref: row.decision_ref }
     }

@@ -1,3 +1,6 @@
+import type { FileSystem, Path } from "@effect/platform"
+import { workingFingerprints } from "../services/Plans/derive"
+import type { ModelFileMismatch, ModelOutsideProject, ModelsUnreadable } from "../services/Project/errors"
 import type { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 import type { GcCandidate, GcEviction, GcInventoryOutput, GcPlanOutput } from "../schemas/reclaim"
@@ -94,8 +97,8 @@ export const gcPlan = (
   input: GcInput
 ): Effect.Effect<
   GcPlanOutput,
-  UsageError | PhysicalDeleteUnsupported | RunStoreFailed | PlanStoreIo | LedgerUnavailable,
-  SqlClient.SqlClient | ProjectContext | PlanStore | Ledger | Principal
+  UsageError | PhysicalDeleteUnsupported | RunStoreFailed | PlanStoreIo | LedgerUnavailable | ModelsUnreadable | ModelFileMismatch | ModelOutsideProject,
+  SqlClient.SqlClient | ProjectContext | PlanStore | Ledger | Principal | FileSystem.FileSystem | Path.Path
 > =>
   Effect.gen(function* () {
     yield* checkGcFlags(input)
@@ -133,7 +136,8 @@ export const gcPlan = (
     const store = yield* PlanStore
     const written = yield* store.write({
       kind: "gc",
-      payload: { models, min_age_days: input.minAgeDays, total_bytes: totalBytes, evictions },
+      // The models' definitions are fingerprinted: a gc plan is stale once a definition changes (issue 32 item 3).
+      payload: { models, min_age_days: input.minAgeDays, total_bytes: totalBytes, evictions, fingerprints: yield* workingFingerprints((yield* ProjectContext).modelsDir, models) },
       principal: { class: actor.class, id: actor.id, source: actor.source }
     })
     const planId = written.plan.plan_id

@@ -3,21 +3,22 @@ import { Effect } from "effect"
 import type { Evaluation, PlanBase, PlanOutput, RunPayload } from "../schemas/plans"
 import { Environment } from "../services/Environment/Environment"
 import { Ledger, type LedgerUnavailable } from "../services/Ledger/Ledger"
-import { AppliedState, appliedRevision } from "../services/Plans/AppliedState"
-import { diffRevisions } from "../services/Plans/diff"
-import { type AppliedStateIo, type BaseRefNotFound, type GitFailed, type PlanStoreIo, ProposalDenied } from "../services/Plans/errors"
-import { absentAttributes, type BuiltContext, evaluateItems, type GateItem, gateItems, judgedAsBuilt } from "../services/Plans/gate"
+import type { AppliedState } from "../services/Plans/AppliedState"
+import { deriveRunPayload, revisionAtBase } from "../services/Plans/derive"
+import { type AppliedStateIo, type BaseRefNotFound, type GitFailed, NothingToPlan, type PlanStoreIo, ProposalDenied } from "../services/Plans/errors"
+import { absentAttributes, type BuiltContext, type Evaluated, evaluateItems, type GateItem, gateItems, judgedAsBuilt } from "../services/Plans/gate"
 import { builtContext } from "../services/Plans/scopeChange"
+import { decidedBy } from "../services/PolicyEngine/evaluate"
 import { attributesOf } from "../services/PolicyEngine/attributes"
-import { readTreeAt, resolveCommit } from "../services/Plans/git"
+import { resolveCommit } from "../services/Plans/git"
 import { appendRows, evaluationRow, refusalRow } from "../services/Plans/ledgerRows"
 import { PlanStore } from "../services/Plans/PlanStore"
-import { fingerprintOf, readWorkingTree, type Revision } from "../services/Plans/revisions"
+import { readWorkingTree, type Revision } from "../services/Plans/revisions"
 import { ModelNotFound } from "../services/PolicyEngine/attributes"
 import type { PolicyEngine } from "../services/PolicyEngine/PolicyEngine"
 import type { RunStore, RunStoreFailed } from "../services/Runner/RunStore"
 import { Principal } from "../services/Principal/Principal"
-import { type CompiledProject, type CompileError, downstreamClosure, PipelineCompiler } from "../services/Project/compile"
+import { type CompiledProject, type CompileError, PipelineCompiler } from "../services/Project/compile"
 import type { ModelFileMismatch, ModelsUnreadable } from "../services/Project/errors"
 import type { StatementFailed } from "../services/Warehouse/Warehouse"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
@@ -45,6 +46,7 @@ export type PlanCreateError =
   | LedgerUnavailable
   | ProposalDenied
   | RunStoreFailed
+  | NothingToPlan
 
 export type PlanCreateRequirements =
   | PlanStore
@@ -62,12 +64,8 @@ export type PlanCreateRequirements =
 
 const baseRevision = (modelsDir: string, ref: string | undefined) =>
   Effect.gen(function* () {
-    if (ref === undefined) {
-      const applied = yield* AppliedState
-      return { base: { kind: "applied" } as PlanBase, revision: appliedRevision(yield* applied.read) }
-    }
-    const commit = yield* resolveCommit(modelsDir, ref)
-    return { base: { kind: "git", ref, commit } as PlanBase, revision: yield* readTreeAt(modelsDir, commit) }
+    const base: PlanBase = ref === undefined ? { kind: "applied" } : { kind: "git", ref, commit: yield* resolveCommit(modelsDir, ref) }
+    return { base, revision: yield* revisionAtBase(modelsDir, base) }
   })
 
 /** Every model named by `--model` must exist on one side of the diff. */
@@ -85,10 +83,10 @@ const proposeItems = (changes: RunPayload["changes"], project: CompiledProject, 
   })
 
 /** What the user runs next; a deny recorded while planning is said up front. */
-const nextStep = (planId: string, kind: string, evaluations: ReadonlyArray<Evaluation>): string => {
-  const denied = evaluations.find((e) => e.effect === "deny")
+const nextStep = (planId: string, kind: string, evaluated: ReadonlyArray<Evaluated>): string => {
+  const denied = evaluated.find((e) => e.verdict.effect === "deny")
   if (denied !== undefined) {
-    return `policy denies ${denied.model} (${denied.rule_id === null ? "default agent effect" : `rule ${denied.rule_id}`}) for this principal: pcli apply ${planId} will be refused`
+    return `policy denies ${denied.item.model} (${decidedBy(denied.verdict)}) for this principal: pcli apply ${planId} will be refused`
   }
   return kind === "escalation" || kind === "ai_authored" ? `pcli review ${planId} --approve, then pcli apply ${planId}` : `pcli apply ${planId}`
 }
@@ -112,29 +110,20 @@ export const planCreate = (input: PlanCreateInput): Effect.Effect<PlanOutput, Pl
       const working = yield* readWorkingTree(modelsDir)
       const { base, revision } = yield* baseRevision(modelsDir, input.base)
       yield* checkNamed(input.models, revision, working, modelsDir)
-      const candidates = input.models.length > 0 ? input.models : [...new Set([...working.keys(), ...revision.keys()])]
+      const seeds = input.models.length > 0 ? input.models : [...new Set([...working.keys(), ...revision.keys()])]
       // What each model was last built under: scope attribute changes since then are breaking, and the gate judges both.
       const built = yield* builtContext
-      const changes = yield* diffRevisions(revision, working, candidates, env, built)
-      return { project, working, base, changes, built }
+      const payload = yield* deriveRunPayload({ base, baseRevision: revision, working, project, seeds, env, built })
+      if (payload.changes.length === 0) return yield* new NothingToPlan({ base: base.kind === "git" ? `--base ${base.ref}` : "the last applied state" })
+      return { project, payload, built }
     }).pipe(
       // A plan that cannot be made is a refusal too: one row, nothing evaluated.
       Effect.tapError((error) =>
         ledger.append(refusalRow({ actor, principal: actor.class, capability: "propose", planId: null, error }))
       )
     )
-    const { project, working, base, changes, built } = prepared
-
-    const present = changes.filter((c) => c.after !== null).map((c) => c.model)
-    const touched = new Set(present)
-    for (const model of present) for (const d of downstreamClosure(project, model)) touched.add(d)
-    const models = project.order.filter((m) => touched.has(m))
-    const fingerprints: Record<string, string | null> = {}
-    for (const model of [...models, ...changes.filter((c) => c.after === null).map((c) => c.model)].sort()) {
-      const files = working.get(model)
-      fingerprints[model] = files === undefined ? null : fingerprintOf(files)
-    }
-    const payload: RunPayload = { base, changes, models, fingerprints }
+    const { project, payload, built } = prepared
+    const { base, changes, models } = payload
 
     // A proposal is first checked at `propose` for each model it changes (decisions.md 39).
     const proposed = input.aiAuthored === true ? yield* evaluateItems(actor.class, proposeItems(changes, project, built)) : undefined
@@ -152,7 +141,7 @@ export const planCreate = (input: PlanCreateInput): Effect.Effect<PlanOutput, Pl
           evaluationRow({ actor, principal: actor.class, model: item.model, capability: item.capability, effect: verdict.effect, ruleId: verdict.static.matched_rule, planId: null, reason: `${verdict.reason}; proposal refused, no plan recorded` })
         )
       )
-      return yield* new ProposalDenied({ model: denied.item.model, capability: denied.item.capability, rule: denied.verdict.matched_rule, reason: denied.verdict.reason })
+      return yield* new ProposalDenied({ model: denied.item.model, capability: denied.item.capability, rule: denied.verdict.matched_rule, reason: denied.verdict.reason, decidedBy: decidedBy(denied.verdict) })
     }
     const written = yield* store.write({ kind, payload, principal: { class: actor.class, id: actor.id, source: actor.source } })
     const planId = written.plan.plan_id
@@ -192,6 +181,6 @@ export const planCreate = (input: PlanCreateInput): Effect.Effect<PlanOutput, Pl
       models: [...models],
       policy: evaluated === undefined ? ("not_configured" as const) : ("evaluated" as const),
       evaluations,
-      next: nextStep(planId, kind, evaluations)
+      next: nextStep(planId, kind, evaluated ?? [])
     }
   })

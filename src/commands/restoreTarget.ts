@@ -1,3 +1,7 @@
+import type { FileSystem, Path } from "@effect/platform"
+import { workingFingerprints } from "../services/Plans/derive"
+import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
+import type { ModelFileMismatch, ModelOutsideProject, ModelsUnreadable } from "../services/Project/errors"
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { RestorePlanOutput } from "../schemas/reclaim"
@@ -19,9 +23,12 @@ export type RestoreTargetError =
   | RunStoreFailed
   | PlanStoreIo
   | LedgerUnavailable
+  | ModelsUnreadable
+  | ModelFileMismatch
+  | ModelOutsideProject
 
 /** `pcli restore <target>`: resolves exactly one evicted artifact and writes a review-gated restore plan. */
-export const restoreTarget = (target: string): Effect.Effect<RestorePlanOutput, RestoreTargetError, SqlClient.SqlClient | PlanStore | Ledger | Principal> =>
+export const restoreTarget = (target: string): Effect.Effect<RestorePlanOutput, RestoreTargetError, SqlClient.SqlClient | PlanStore | Ledger | Principal | ProjectContext | FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function* () {
     const tombstones = yield* readTombstones
     const { artifacts } = yield* readSnapshot
@@ -52,7 +59,7 @@ export const restoreTarget = (target: string): Effect.Effect<RestorePlanOutput, 
     const store = yield* PlanStore
     const written = yield* store.write({
       kind: "restore",
-      payload: { models: [t.model_name], target, restorations: [restoration] },
+      payload: { models: [t.model_name], target, restorations: [restoration], fingerprints: yield* workingFingerprints((yield* ProjectContext).modelsDir, [t.model_name]) },
       principal: { class: actor.class, id: actor.id, source: actor.source }
     })
     const planId = written.plan.plan_id

@@ -29,7 +29,7 @@ import { rankQueue } from "../services/Plans/queue"
 import { readWorkingTree, staleModels } from "../services/Plans/revisions"
 import { Principal } from "../services/Principal/Principal"
 import { type CompiledProject, PipelineCompiler } from "../services/Project/compile"
-import type { ModelFileMismatch, ModelsUnreadable } from "../services/Project/errors"
+import type { ModelFileMismatch, ModelOutsideProject, ModelsUnreadable } from "../services/Project/errors"
 import type { StatementFailed } from "../services/Warehouse/Warehouse"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 
@@ -53,7 +53,7 @@ export interface ReviewInput {
   readonly base?: string | undefined
 }
 
-export type ReviewError = PlanReadError | ModelsUnreadable | ModelFileMismatch | BaseRefNotFound | GitFailed | StatementFailed
+export type ReviewError = PlanReadError | ModelsUnreadable | ModelFileMismatch | ModelOutsideProject | BaseRefNotFound | GitFailed | StatementFailed
 
 /** `pcli review <id> [--base REF]`: a dry run that writes nothing. */
 export const reviewPlan = (
@@ -98,7 +98,7 @@ export interface ApproveInput {
   readonly planId: string
 }
 
-export type ApproveError = PlanReadError | ApprovalNeedsHuman | ModelsUnreadable | ModelFileMismatch | ReviewMarkerWriteFailed | LedgerUnavailable
+export type ApproveError = PlanReadError | ApprovalNeedsHuman | ModelsUnreadable | ModelFileMismatch | ModelOutsideProject | ReviewMarkerWriteFailed | LedgerUnavailable
 
 /**
  * `pcli review <id> --approve`: writes `<id>.reviewed.json` atomically (a re-approval

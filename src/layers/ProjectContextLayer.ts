@@ -7,7 +7,8 @@ import * as EmptyLedger from "../services/Ledger/empty"
 import { Ledger } from "../services/Ledger/Ledger"
 import { ModelAttributesSource } from "../services/PolicyEngine/attributes"
 import * as PolicyEngine from "../services/PolicyEngine/PolicyEngine"
-import { Principal, resolvePrincipal } from "../services/Principal/Principal"
+import { Principal, type PrincipalIdReserved, resolvePrincipal } from "../services/Principal/Principal"
+import { refusalRow } from "../services/Plans/ledgerRows"
 import { ProjectConfig } from "../services/ProjectConfig/ProjectConfig"
 import { ProjectContext, type ProjectOptions, requireConfig, resolveProject } from "../services/ProjectConfig/ProjectContext"
 import { makeModelAttributes } from "../services/Project/policyAttributes"
@@ -17,8 +18,25 @@ export interface GlobalOptions extends ProjectOptions {
   readonly principalId?: string | undefined
 }
 
+/**
+ * Issue 32 item 7: claiming a reserved id is refused with one row in the project's store (never
+ * under the claimed id). Best effort: a store that cannot be opened leaves the refusal unrecorded.
+ */
+const recordReserved = (options: GlobalOptions, error: PrincipalIdReserved) =>
+  Effect.gen(function* () {
+    const project = yield* resolveProject(options, false)
+    if (Option.isNone(project.config)) return
+    const [Sqlite, StateStore] = yield* Effect.promise(() => Promise.all([import("../services/Ledger/sqlite"), import("../services/StateStore/StateStore")]))
+    const ledger = Context.get(yield* Layer.build(Sqlite.layer.pipe(Layer.provide(StateStore.layer(project.state, "write")))), Ledger)
+    const actor = { class: error.principal, id: "unnamed", source: error.source }
+    yield* ledger.append(refusalRow({ actor, principal: error.principal, capability: null, planId: null, error }))
+  }).pipe(Effect.scoped, Effect.catchAllCause(() => Effect.void))
+
 /** The acting principal, resolved before anything else so a bad PCLI_PRINCIPAL fails every command alike. */
-export const principalLayer = (options: GlobalOptions) => Layer.effect(Principal, resolvePrincipal(options.principalId))
+const resolveRecorded = (options: GlobalOptions) =>
+  resolvePrincipal(options.principalId).pipe(Effect.tapErrorTag("PrincipalIdReserved", (e) => recordReserved(options, e)))
+
+export const principalLayer = (options: GlobalOptions) => Layer.effect(Principal, resolveRecorded(options))
 
 /**
  * Where the project is (config, root, models, state path), read once. `needsProject`: commands
@@ -64,7 +82,7 @@ const readLedger = (state: ProjectContext["Type"]["state"]) =>
 export const PolicyQueryLayer = (options: GlobalOptions) =>
   Layer.scopedContext(
     Effect.gen(function* () {
-      const principal = yield* resolvePrincipal(options.principalId)
+      const principal = yield* resolveRecorded(options)
       const project = yield* resolveProject(options, false)
       const ledger = yield* readLedger(project.state)
       const services = Context.make(Principal, principal).pipe(Context.add(ProjectContext, project), Context.add(Ledger, ledger))
@@ -78,7 +96,7 @@ export const PolicyQueryLayer = (options: GlobalOptions) =>
 export const ConfigLayer = (options: GlobalOptions) =>
   Layer.effectContext(
     Effect.gen(function* () {
-      const principal = yield* resolvePrincipal(options.principalId)
+      const principal = yield* resolveRecorded(options)
       const config = yield* requireConfig(options)
       return Context.make(Principal, principal).pipe(Context.add(ProjectConfig, config))
     })

@@ -1,4 +1,5 @@
-import { Layer, Option } from "effect"
+import { Effect, Layer, Option } from "effect"
+import { refuseAgentRun } from "../services/Plans/runGate"
 import { compactHeap } from "../platform/heap"
 import * as Compiler from "../services/Project/compile"
 import * as Runner from "../services/Runner/run"
@@ -12,9 +13,11 @@ export const CompileLayer = (options: GlobalOptions) => Compiler.layer.pipe(Laye
 
 /** Compiler, runner, run store, the chosen warehouse target and policy (needs the resolved project); a run keeps its JS heap compact. */
 export const RunServices = (target: string | undefined, lazyWarehouse = false) =>
-  Layer.mergeAll(Compiler.layer, Runner.layer, policyLayer, modelAttributesLayer, Layer.effectDiscard(compactHeap)).pipe(
+  Layer.mergeAll(Compiler.layer, Runner.layer, modelAttributesLayer, Layer.effectDiscard(compactHeap)).pipe(
     Layer.provideMerge(RunStore.layer),
-    Layer.provideMerge(warehouseLayer(Option.fromNullable(target), lazyWarehouse)),
+    // An agent naming an unknown --target is a refusal with its row (issue 32 item 7).
+    Layer.provideMerge(warehouseLayer(Option.fromNullable(target), lazyWarehouse).pipe(Layer.tapError((e) => (e._tag === "UnknownTarget" ? refuseAgentRun(e) : Effect.void)))),
+    Layer.provideMerge(policyLayer),
     Layer.provideMerge(stateLayer("write"))
   )
 

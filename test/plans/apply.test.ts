@@ -8,6 +8,7 @@ import { approvePlan } from "../../src/commands/reviewPlan"
 import { ApplyOutput, PlanOutput } from "../../src/schemas/plans"
 import { PlanStore } from "../../src/services/Plans/PlanStore"
 import { planIdOf } from "../../src/services/Plans/ids"
+import { workingFingerprints } from "../../src/services/Plans/derive"
 import { loadPolicy } from "../policy/support/config"
 import {
   agent,
@@ -198,7 +199,7 @@ describe("pcli apply: the governance loop end to end", () => {
     const p = makeProject({ a: { sql: "SELECT 1 AS id" } })
     return Effect.gen(function* () {
       const store = yield* PlanStore
-      const written = yield* store.write({ kind: "restore", payload: { models: ["a"], entries: [{ model: "a", hash: "abc" }] }, principal: { class: "human", id: "alice", source: "flag" } })
+      const written = yield* store.write({ kind: "restore", payload: { models: ["a"], restorations: [{ model_name: "a", hash: "abc" }], fingerprints: yield* workingFingerprints(p.modelsDir, ["a"]) }, principal: { class: "human", id: "alice", source: "flag" } })
       const id = written.plan.plan_id
       const refused = yield* rowsWrittenBy(as(human)(apply(p, id)))
       const error = left(refused.result)
@@ -242,8 +243,8 @@ describe("pcli apply: the governance loop end to end", () => {
       const first = yield* as(human)(plan(p))
       expect(first.changes.map((c) => c.change_class)).toEqual(["schema_change.additive", "schema_change.additive"])
       yield* as(human)(apply(p, first.plan_id))
-      const nothing = yield* as(human)(plan(p))
-      expect(nothing).toMatchObject({ changes: [], models: [] })
+      const nothing = yield* Effect.either(as(human)(plan(p)))
+      expect(left(nothing)).toMatchObject({ code: "nothing-to-plan" })
 
       writeModel(p, "a", { sql: "SELECT 1 AS id WHERE true" })
       const next = yield* as(human)(plan(p))
@@ -289,7 +290,7 @@ describe("pcli apply: the governance loop end to end", () => {
       expect(applied.result._tag).toBe("Right")
       expect(applied.rows).toEqual([])
       const store = yield* PlanStore
-      const gc = yield* store.write({ kind: "backfill", payload: { models: ["a"] }, principal: { class: "human", id: "alice", source: "flag" } })
+      const gc = yield* store.write({ kind: "backfill", payload: { models: ["a"], seed_models: ["a"], no_downstream: true, execution_layers: [["a"]], fingerprints: yield* workingFingerprints(p.modelsDir, ["a"]) }, principal: { class: "human", id: "alice", source: "flag" } })
       const refused = yield* rowsWrittenBy(as(human)(apply(p, gc.plan.plan_id)))
       expect(left(refused.result)).toMatchObject({ code: "marker-missing" })
       expect(refused.rows).toMatchObject([{ principal: "agent", model: null, effect: null }])
@@ -322,7 +323,7 @@ describe("pcli apply: the governance loop end to end", () => {
       const removal = yield* as(human)(plan(p))
       expect(removal.changes).toMatchObject([{ model: "b", findings: [{ kind: "model_removed" }] }])
       yield* as(human)(apply(p, removal.plan_id))
-      expect((yield* as(human)(plan(p))).changes).toEqual([])
+      expect(left(yield* Effect.either(as(human)(plan(p))))).toMatchObject({ code: "nothing-to-plan" })
     }).pipe(Effect.provide(projectLayer(p, POLICY)))
   })
 })

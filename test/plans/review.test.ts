@@ -18,7 +18,7 @@ const runPayload = (model: string, changeClass: "value_change" | "schema_change.
   base: { kind: "applied" },
   changes: [{ model, change_class: changeClass, findings: [{ kind: "sql_body_changed" }], before: "b", after: "a" }],
   models: [model],
-  fingerprints: {}
+  fingerprints: { [model]: "a" }
 })
 
 describe("pcli review", () => {
@@ -87,9 +87,9 @@ describe("pcli review", () => {
       const now = new Date().toISOString()
       const tenHoursAgo = new Date(Date.now() - 10 * 3600_000).toISOString()
       const escalationD = yield* write("escalation", runPayload("d", "value_change"), now) // 1 × 2 × 1
-      const gcA = yield* write("gc", { models: ["a"] }, now) // (3 + 1) × 3 × 1 = 12
-      const backfillC = yield* write("backfill", { models: ["c"] }, tenHoursAgo) // (1 + 1) × 2 × 11 = 44
-      const restoreD = yield* write("restore", { models: ["d"] }, now) // 1 × 2 × 1, invalid marker
+      const gcA = yield* write("gc", { models: ["a"], fingerprints: { a: null } }, now) // (3 + 1) × 3 × 1 = 12
+      const backfillC = yield* write("backfill", { models: ["c"], fingerprints: { c: null } }, tenHoursAgo) // (1 + 1) × 2 × 11 = 44
+      const restoreD = yield* write("restore", { models: ["d"], fingerprints: { d: null } }, now) // 1 × 2 × 1, invalid marker
       const approvedB = yield* write("escalation", runPayload("b", "schema_change.breaking"), now)
       yield* write("run", runPayload("c", "schema_change.breaking"), now)
       yield* as(human)(approvePlan({ planId: approvedB }))

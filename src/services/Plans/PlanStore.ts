@@ -73,10 +73,22 @@ export const parsePlan = (planId: string, path: string, text: string): Either.Ei
   if (file.right.plan_id !== planId) return fail(`it records plan_id ${file.right.plan_id}`)
   if (kind === "gc" || kind === "restore" || kind === "backfill") {
     const decoded = decodeGated(payload)
-    return Either.isLeft(decoded) ? fail(`payload: ${firstIssue(decoded.left)}`) : Either.right({ ...file.right, kind, payload: decoded.right })
+    if (Either.isLeft(decoded)) return fail(`payload: ${firstIssue(decoded.left)}`)
+    const unprinted = unfingerprinted(decoded.right.fingerprints, decoded.right.models)
+    return unprinted === undefined ? Either.right({ ...file.right, kind, payload: decoded.right }) : fail(unprinted)
   }
   const decoded = decodeRun(payload)
-  return Either.isLeft(decoded) ? fail(`payload: ${firstIssue(decoded.left)}`) : Either.right({ ...file.right, kind, payload: decoded.right })
+  if (Either.isLeft(decoded)) return fail(`payload: ${firstIssue(decoded.left)}`)
+  const named = [...decoded.right.models, ...decoded.right.changes.map((c) => c.model)]
+  const unprinted = unfingerprinted(decoded.right.fingerprints, named)
+  return unprinted === undefined ? Either.right({ ...file.right, kind, payload: decoded.right }) : fail(unprinted)
+}
+
+/** Issue 32 item 3: every plan kind fingerprints every model it names; a plan without them is not one pcli wrote. */
+const unfingerprinted = (fingerprints: Readonly<Record<string, string | null>> | undefined, models: ReadonlyArray<string>): string | undefined => {
+  if (fingerprints === undefined) return "payload: fingerprints are missing"
+  const missing = [...new Set(models)].filter((m) => !Object.hasOwn(fingerprints, m)).sort()
+  return missing.length === 0 ? undefined : `payload: no fingerprint for ${missing.join(", ")}`
 }
 
 export const make = (root: string) =>

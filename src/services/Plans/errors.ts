@@ -26,10 +26,13 @@ export class PlanIntegrity extends Data.TaggedError("PlanIntegrity")<{
 export class PlanStale extends Data.TaggedError("PlanStale")<{
   readonly planId: string
   readonly models: ReadonlyArray<string>
+  /** What is wrong, when it is not that their files changed; the model list follows it. */
+  readonly detail?: string
 }> {
   readonly code = "plan-stale"
   override get message() {
-    return `plan ${this.planId} is stale: ${this.models.join(", ")} changed since it was planned; run pcli plan again`
+    const list = this.models.join(", ")
+    return `plan ${this.planId} is stale: ${this.detail === undefined ? `${list} changed since it was planned` : `${this.detail} ${list}`}; run pcli plan again`
   }
 }
 
@@ -185,10 +188,12 @@ export class PolicyDenied extends Data.TaggedError("PolicyDenied")<{
   readonly capability: string
   readonly rule: number | null
   readonly reason: string
+  /** Who decided, when a freeze (not the rule) forced the deny. */
+  readonly decidedBy?: string
 }> {
   readonly code = "policy-denied"
   override get message() {
-    const by = this.rule === null ? "the default agent effect" : `rule ${this.rule}`
+    const by = this.decidedBy ?? (this.rule === null ? "the default agent effect" : `rule ${this.rule}`)
     return `policy DENIES plan ${this.planId}: model ${this.model} (${this.capability}) denied by ${by} — ${this.reason}. A deny cannot be satisfied by review`
   }
 }
@@ -199,10 +204,11 @@ export class ProposalDenied extends Data.TaggedError("ProposalDenied")<{
   readonly capability: string
   readonly rule: number | null
   readonly reason: string
+  readonly decidedBy?: string
 }> {
   readonly code = "policy_denied"
   override get message() {
-    const by = this.rule === null ? "the default agent effect" : `rule ${this.rule}`
+    const by = this.decidedBy ?? (this.rule === null ? "the default agent effect" : `rule ${this.rule}`)
     return `policy denies the proposal: model ${this.model} (${this.capability}) denied by ${by} — ${this.reason}; no plan recorded`
   }
 }
@@ -229,12 +235,13 @@ export class DraftNotAllowed extends Data.TaggedError("DraftNotAllowed")<{
   readonly effect: "deny" | "require_review"
   readonly rule: number | null
   readonly reason: string
+  readonly decidedBy?: string
 }> {
   get code() {
     return this.effect === "deny" ? "policy_denied" : "draft_review_required"
   }
   override get message() {
-    const by = this.rule === null ? "the default agent effect" : `rule ${this.rule}`
+    const by = this.decidedBy ?? (this.rule === null ? "the default agent effect" : `rule ${this.rule}`)
     return `policy resolves propose on model ${this.model} to ${this.effect} (${by}) — ${this.reason}; no file written`
   }
 }
@@ -252,11 +259,11 @@ export class PlanKindNotExecutable extends Data.TaggedError("PlanKindNotExecutab
 
 /** An agent's `pcli run` touched a model policy does not allow it to apply directly (decisions.md item 30). */
 export class RunNeedsPlan extends Data.TaggedError("RunNeedsPlan")<{
-  readonly blocked: ReadonlyArray<{ readonly model: string; readonly effect: string; readonly rule: number | null }>
+  readonly blocked: ReadonlyArray<{ readonly model: string; readonly effect: string; readonly rule: number | null; readonly decidedBy?: string }>
 }> {
   readonly code = "run-needs-plan"
   override get message() {
-    const list = this.blocked.map((b) => `${b.model} (${b.effect}${b.rule === null ? "" : `, rule ${b.rule}`})`).join(", ")
+    const list = this.blocked.map((b) => `${b.model} (${b.effect}${b.decidedBy !== undefined ? `, by ${b.decidedBy}` : b.rule === null ? "" : `, rule ${b.rule}`})`).join(", ")
     return `an agent may not run ${list} directly; nothing was run. Go through pcli plan → pcli review <id> --approve → pcli apply <id>`
   }
 }
@@ -266,5 +273,13 @@ export class DraftWriteFailed extends Data.TaggedError("DraftWriteFailed")<{ rea
   readonly code = "draft-write-failed"
   override get message() {
     return `cannot write ${this.path}: ${this.detail}`
+  }
+}
+
+/** `pcli plan` or MCP `propose` found no model that differs from the base: no plan is written (issue 32 item 7). */
+export class NothingToPlan extends Data.TaggedError("NothingToPlan")<{ readonly base: string }> {
+  readonly code = "nothing-to-plan"
+  override get message() {
+    return `nothing to plan: no model differs from ${this.base}; no plan written`
   }
 }

@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import type { Capability, PolicyEffect, Principal } from "../../schemas/policy"
 import { isGatedPlan, type Plan, type PlanBody, type PlanKind, type ReviewMarker } from "../../schemas/plans"
 import { asBuilt, attributesOf, builtAttributesOf, type CompiledModelFacts, type ModelAttributes } from "../PolicyEngine/attributes"
-import { effectRank } from "../PolicyEngine/evaluate"
+import { decidedBy, effectRank } from "../PolicyEngine/evaluate"
 import { type ModelVerdict, PolicyEngine } from "../PolicyEngine/PolicyEngine"
 import type { CompiledProject } from "../Project/compile"
 import type { Ledger, LedgerUnavailable } from "../Ledger/Ledger"
@@ -168,7 +168,8 @@ export const denial = (planId: string, evaluated: ReadonlyArray<Evaluated>): Pol
         model: denied.item.model,
         capability: denied.item.capability,
         rule: denied.verdict.matched_rule,
-        reason: denied.verdict.reason
+        reason: denied.verdict.reason,
+        decidedBy: decidedBy(denied.verdict)
       })
 }
 

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import * as NodeFs from "node:fs"
 import type { ModelFiles } from "../../schemas/plans"
 import { hashCanonical } from "../Artifacts/artifacts"
-import { type ModelFileMismatch, ModelsUnreadable } from "../Project/errors"
+import { type ModelFileMismatch, type ModelOutsideProject, ModelsUnreadable } from "../Project/errors"
 import { listModels } from "../Project/models"
 
 /** A model's content fingerprint: hex BLAKE3 of its SQL, sidecar and contract texts. */
@@ -24,7 +24,7 @@ const readText = (path: string): Effect.Effect<string, ModelsUnreadable> =>
 export const readWorkingTree = (
   modelsDir: string,
   only?: ReadonlySet<string>
-): Effect.Effect<Revision, ModelsUnreadable | ModelFileMismatch, FileSystem.FileSystem | Path.Path> =>
+): Effect.Effect<Revision, ModelsUnreadable | ModelFileMismatch | ModelOutsideProject, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function* () {
     const listing = yield* listModels({ modelsDir, env: {} })
     const out = new Map<string, ModelFiles>()

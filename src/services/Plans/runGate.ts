@@ -3,12 +3,14 @@ import type { CompiledProject } from "../Project/compile"
 import { Ledger, type LedgerUnavailable } from "../Ledger/Ledger"
 import { PolicyEngine } from "../PolicyEngine/PolicyEngine"
 import { type BuildState, RunStore, type RunStoreFailed } from "../Runner/RunStore"
+import { ModelsNotFound } from "../Runner/selection"
 import { Principal } from "../Principal/Principal"
 import { RunNeedsPlan } from "./errors"
 import { attributesOf } from "../PolicyEngine/attributes"
 import { evaluateItems, judgedAsBuilt } from "./gate"
 import { attributesByModel, type BuiltContext } from "./scopeChange"
-import { appendRows, evaluationRow, refusalReason } from "./ledgerRows"
+import { decidedBy } from "../PolicyEngine/evaluate"
+import { appendRows, evaluationRow, refusalReason, refusalRow } from "./ledgerRows"
 
 /**
  * decisions.md item 30: an agent's `pcli run` is a mutating action. Each selected model is
@@ -20,16 +22,18 @@ import { appendRows, evaluationRow, refusalReason } from "./ledgerRows"
 export const gateAgentRun = (
   project: CompiledProject,
   selected: ReadonlyArray<string>
-): Effect.Effect<ReadonlyMap<string, BuildState> | undefined, RunNeedsPlan | LedgerUnavailable | RunStoreFailed, PolicyEngine | Ledger | Principal | RunStore> =>
+): Effect.Effect<ReadonlyMap<string, BuildState> | undefined, RunNeedsPlan | ModelsNotFound | LedgerUnavailable | RunStoreFailed, PolicyEngine | Ledger | Principal | RunStore> =>
   Effect.gen(function* () {
     const actor = yield* Principal
     if (actor.class !== "agent") return undefined
     const engine = yield* PolicyEngine
+    const unknown = [...new Set(selected)].filter((n) => !project.models.has(n))
+    if (unknown.length > 0) return yield* refuseAgentRun(new ModelsNotFound({ models: unknown }))
     if (!engine.configured) return undefined
     // One read of the builds: the gate judges each model as built too, and the run reuses them.
     const states = yield* (yield* RunStore).buildStates
     const built: BuiltContext = { attributes: attributesByModel(states), reads: engine.scopeReads }
-    const names = selected.length > 0 ? selected.filter((n) => project.models.has(n)) : [...project.models.keys()]
+    const names = selected.length > 0 ? selected : [...project.models.keys()]
     const items = names.map((model) => {
       const m = project.models.get(model)!
       return judgedAsBuilt({ model, capability: "apply" as const, attributes: attributesOf(m) }, m, built, true)
@@ -37,7 +41,7 @@ export const gateAgentRun = (
     const evaluated = yield* evaluateItems("agent", items)
     if (evaluated === undefined) return states
     const blocked = evaluated.filter((e) => e.verdict.effect !== "allow")
-    const refusal = blocked.length === 0 ? undefined : new RunNeedsPlan({ blocked: blocked.map((e) => ({ model: e.item.model, effect: e.verdict.effect, rule: e.verdict.matched_rule })) })
+    const refusal = blocked.length === 0 ? undefined : new RunNeedsPlan({ blocked: blocked.map((e) => ({ model: e.item.model, effect: e.verdict.effect, rule: e.verdict.matched_rule, ...(e.verdict.freeze === undefined ? {} : { decidedBy: decidedBy(e.verdict) }) })) })
     const ledger = yield* Ledger
     yield* appendRows(
       ledger,
@@ -56,4 +60,17 @@ export const gateAgentRun = (
     )
     if (refusal !== undefined) return yield* refusal
     return states
+  })
+
+/**
+ * Issue 32 item 7: an agent's run refused before any model is evaluated (an unknown model or
+ * target) leaves one row when policy governs the project; a human's run is not gated.
+ */
+export const refuseAgentRun = <E extends { readonly code: string; readonly message: string }>(error: E): Effect.Effect<never, E | LedgerUnavailable, PolicyEngine | Ledger | Principal> =>
+  Effect.gen(function* () {
+    const actor = yield* Principal
+    if (actor.class === "agent" && (yield* PolicyEngine).configured) {
+      yield* (yield* Ledger).append(refusalRow({ actor, principal: "agent", capability: "apply", planId: null, error }))
+    }
+    return yield* Effect.fail(error)
   })

@@ -16,6 +16,8 @@ export interface ActiveFreeze {
   readonly since?: string
   readonly plan_id?: string
   readonly freeze_id?: string
+  /** The freeze row's public reference, for a ledger freeze. */
+  readonly decision_ref?: string
 }
 
 type Direction = "freeze" | "unfreeze"
@@ -53,6 +55,7 @@ export const ledgerFreezes = (rows: ReadonlyArray<LedgerRow>): ReadonlyArray<Act
       scope: row.model ?? "",
       reason: row.reason ?? "",
       since: row.timestamp,
+      decision_ref: row.decision_ref,
       ...(row.plan_id === null ? {} : { plan_id: row.plan_id })
     }))
 }
@@ -160,7 +163,9 @@ export const applyDynamic = (verdict: Verdict, input: DynamicInput): Verdict => 
   )
   if (freeze !== undefined) {
     effect = "deny"
+    const cause = { scope: freeze.scope, reason: freeze.reason, ...(freeze.decision_ref === undefined ? {} : { decision_ref: freeze.decision_ref }), ...(freeze.freeze_id === undefined ? {} : { freeze_id: freeze.freeze_id }) }
     reason += `; policy freeze active for ${input.principal} on scope '${freeze.scope}' — forced to deny (${freeze.plan_id ?? freeze.freeze_id ?? freeze.source})`
+    return { effect, matched_rule: verdict.matched_rule, reason, freeze: cause }
   }
   return { effect, matched_rule: verdict.matched_rule, reason }
 }

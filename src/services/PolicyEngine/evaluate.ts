@@ -28,7 +28,26 @@ export interface Verdict {
   readonly effect: PolicyEffect
   readonly matched_rule: number | null
   readonly reason: string
+  /** The freeze that forced a deny: a refusal names it, not the rule that matched (issue 32 item 7). */
+  readonly freeze?: FreezeCause
 }
+
+/** A freeze as a refusal names it: scope, reason, and where it was recorded. */
+export interface FreezeCause {
+  readonly scope: string
+  readonly reason: string
+  /** The freeze row's decision_ref (the ledger's public row reference); absent for a durable marker. */
+  readonly decision_ref?: string
+  readonly freeze_id?: string
+}
+
+/** How a refusal says who decided: the freeze when one forced the deny, else the rule or the default. */
+export const decidedBy = (verdict: Pick<Verdict, "matched_rule" | "freeze">): string =>
+  verdict.freeze !== undefined
+    ? `the freeze on scope '${verdict.freeze.scope}' (${verdict.freeze.decision_ref === undefined ? `marker ${verdict.freeze.freeze_id ?? "unreadable"}` : `ledger row ${verdict.freeze.decision_ref}`}: ${verdict.freeze.reason})`
+    : verdict.matched_rule === null
+      ? "the default agent effect"
+      : `rule ${verdict.matched_rule}`
 
 const RANK: Readonly<Record<PolicyEffect, number>> = { allow: 0, require_review: 1, deny: 2 }
 

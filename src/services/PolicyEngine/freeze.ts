@@ -124,7 +124,7 @@ const freeze = (deps: FreezeDeps, input: FreezeInput, actor: ActingPrincipal): E
       scope,
       recorded_at: recordedAt,
       entries: rows.map((row, i) => entryOf(row, toRecord[i]!.principal)),
-      ...(kept.length === 0 ? {} : { already_frozen: kept.map((f) => ({ ...f })) }),
+      ...(kept.length === 0 ? {} : { already_frozen: kept.map(({ decision_ref: _, ...f }) => f) }),
       ...(notes.length === 0 ? {} : { notes })
     }
   })

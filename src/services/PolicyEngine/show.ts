@@ -35,6 +35,6 @@ export const policyView = (block: PolicyBlock | undefined, compiled: CompiledPol
   policy_version: block === undefined ? null : block.version,
   default_agent_effect: compiled.defaultAgentEffect,
   rules: (block?.rules ?? []).map(showRule),
-  freezes: view.freezes.map((f) => ({ ...f })),
+  freezes: view.freezes.map(({ decision_ref: _, ...f }) => f),
   freeze_sources: { ledger: view.sources.ledger, markers: view.sources.markers }
 })

@@ -32,6 +32,9 @@ export class InvalidPrincipalId extends Data.TaggedError("InvalidPrincipalId")<{
 export class PrincipalIdReserved extends Data.TaggedError("PrincipalIdReserved")<{
   readonly value: string
   readonly origin: string
+  /** Who claimed it: the refusal row records this class under no id (issue 32 item 7). */
+  readonly principal: PrincipalClass
+  readonly source: PrincipalIdSource
 }> {
   readonly code = "principal-id-reserved"
   override get message() {
@@ -65,7 +68,7 @@ export const resolvePrincipal = (flagId: string | undefined): Effect.Effect<Acti
         ? [env["PCLI_PRINCIPAL_ID"], "env", "PCLI_PRINCIPAL_ID"]
         : ["unnamed", "default", "default"]
     if (!idGrammar.test(id)) return yield* new InvalidPrincipalId({ value: id, origin })
-    if (source !== "default" && isReservedId(id)) return yield* new PrincipalIdReserved({ value: id, origin })
+    if (source !== "default" && isReservedId(id)) return yield* new PrincipalIdReserved({ value: id, origin, principal: cls, source })
     return { class: cls, id, source } satisfies ActingPrincipal
   })
 

@@ -11,6 +11,14 @@ export class ModelsUnreadable extends Data.TaggedError("ModelsUnreadable")<{
   }
 }
 
+/** A model file is a symlink resolving outside the models directory: refused before it is read (issue 32 item 7). */
+export class ModelOutsideProject extends Data.TaggedError("ModelOutsideProject")<{ readonly file: string }> {
+  readonly code = "model-outside-project"
+  override get message() {
+    return `model file ${this.file} is a symlink that resolves outside the models directory; it was not read`
+  }
+}
+
 /** A `.sql` file without its sidecar, a sidecar without SQL, or a name that does not match the file. */
 export class ModelFileMismatch extends Data.TaggedError("ModelFileMismatch")<{
   readonly model: string

@@ -1,11 +1,12 @@
 import { FileSystem, Path } from "@effect/platform"
 import * as NodeFs from "node:fs"
+import * as NodePath from "node:path"
 import { Effect, Either, Schema } from "effect"
 import { ModelContract, ModelSidecar, type SourceRef, type StrategyBlock, type TargetBlock } from "../../schemas/model"
 import type { MissingEnvVar, TomlDecodeError } from "../ProjectConfig/errors"
 import { substituteEnvVars } from "../ProjectConfig/interpolate"
 import { parseToml, schemaIssueToError } from "../../platform/toml"
-import { ModelFileMismatch, ModelsUnreadable } from "./errors"
+import { ModelFileMismatch, ModelOutsideProject, ModelsUnreadable } from "./errors"
 import { fastDecodeContract, fastDecodeSidecar } from "./sidecarFast"
 import { lazy } from "../../platform/lazy"
 
@@ -42,7 +43,7 @@ export const summaryOf = (def: ModelDefinition): ModelSummary => ({
   contracted: def.contract !== undefined
 })
 
-export type ModelLoadError = ModelsUnreadable | ModelFileMismatch | MissingEnvVar | TomlDecodeError
+export type ModelLoadError = ModelsUnreadable | ModelFileMismatch | ModelOutsideProject | MissingEnvVar | TomlDecodeError
 
 export interface LoadModelsOptions {
   readonly modelsDir: string
@@ -152,14 +153,14 @@ export interface ModelListing {
  */
 export const listModels = (
   options: LoadModelsOptions
-): Effect.Effect<ModelListing, ModelsUnreadable | ModelFileMismatch, FileSystem.FileSystem | Path.Path> =>
+): Effect.Effect<ModelListing, ModelsUnreadable | ModelFileMismatch | ModelOutsideProject, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function* () {
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
     // Synchronous like the file reads (22,000 entries); a failure is reported by the platform's listing, as before.
-    const listed = Either.try(() => NodeFs.readdirSync(options.modelsDir))
+    const listed = Either.try(() => NodeFs.readdirSync(options.modelsDir, { withFileTypes: true }))
     const entries = Either.isRight(listed)
-      ? listed.right
+      ? listed.right.map((d) => d.name)
       : yield* fs
           .readDirectory(options.modelsDir)
           .pipe(Effect.mapError((e) => new ModelsUnreadable({ path: options.modelsDir, detail: e.message })))
@@ -179,6 +180,9 @@ export const listModels = (
       }
     }
     const inDir = joinInDir(path, options.modelsDir)
+    // The directory listing already says which entries are links: no extra syscall for the others.
+    const links = Either.isRight(listed) ? listed.right.filter((d) => d.isSymbolicLink()).map((d) => d.name) : []
+    if (links.length > 0) yield* refuseOutsideLinks(options.modelsDir, new Set(links), names, files, inDir)
     return {
       prefix: inDir(""),
       names,
@@ -186,6 +190,28 @@ export const listModels = (
       sidecarPaths: names.map((name) => inDir(`${name}.toml`)),
       contractPaths: names.map((name) => (files.has(`${name}.contract.toml`) ? inDir(`${name}.contract.toml`) : undefined))
     }
+  })
+
+/** A model file that is a symlink must resolve inside the models directory; a dangling one is refused too. */
+const refuseOutsideLinks = (
+  modelsDir: string,
+  links: ReadonlySet<string>,
+  names: ReadonlyArray<string>,
+  files: ReadonlySet<string>,
+  inDir: (file: string) => string
+): Effect.Effect<void, ModelOutsideProject> =>
+  Effect.suspend(() => {
+    const real = (p: string) => Either.try(() => NodeFs.realpathSync(p))
+    const dir = real(modelsDir)
+    for (const name of names) {
+      for (const file of [`${name}.sql`, `${name}.toml`, `${name}.contract.toml`]) {
+        if (!links.has(file) || !files.has(file)) continue
+        const target = real(inDir(file))
+        const inside = Either.isRight(dir) && Either.isRight(target) && target.right.startsWith(dir.right + NodePath.sep)
+        if (!inside) return Effect.fail(new ModelOutsideProject({ file: inDir(file) }))
+      }
+    }
+    return Effect.void
   })
 
 /** The SQL text of every listed model, in listing order. */
