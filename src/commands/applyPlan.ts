@@ -3,6 +3,7 @@ import { Effect } from "effect"
 import type { Principal as PrincipalClass } from "../schemas/policy"
 import { type ApplyOutput, type Evaluation, type GatedPayload, isGatedPlan, type Plan, type ReviewMarker, type VerificationOutput } from "../schemas/plans"
 import { Environment } from "../services/Environment/Environment"
+import { type GovernanceMismatch, governWarehouse } from "../services/Governance/Governance"
 import { Ledger, type LedgerUnavailable } from "../services/Ledger/Ledger"
 import { AppliedState } from "../services/Plans/AppliedState"
 import {
@@ -74,6 +75,7 @@ export type ApplyError =
   | PhysicalDeleteUnsupported
   | StatementFailed
   | WarehouseLocked
+  | GovernanceMismatch
 
 export type ApplyRequirements =
   | SqlClient.SqlClient
@@ -234,10 +236,19 @@ function applyWith(input: ApplyInput, executeGc: boolean): Effect.Effect<ApplyOu
     // Project-relative `storage_prefix`es resolve against the project's root.
     const projectRoot = (yield* ProjectContext).root
     const admitted = yield* admit(input, actor, executeGc ? EXECUTABLE : new Set([...EXECUTABLE].filter((k) => k !== "gc" && k !== "restore")))
-    const { plan } = admitted
     // The warehouse opens once every gate has passed: a refused apply leaves no warehouse file behind.
     const warehouse = yield* Warehouse
     if (warehouse.open !== undefined) yield* warehouse.open
+    // Its governor next (decisions 35); the head is witnessed after the apply's last ledger row.
+    const witness = yield* governWarehouse([...new Set(admitted.evaluations.map((e) => e.model))], admitted.plan.plan_id)
+    return yield* Effect.tap(execute(admitted, executeGc, projectRoot, actor), () => witness)
+  })
+}
+
+/** Steps 4 and 5 of an admitted plan: execution through the standard run path, then verification. */
+const execute = (admitted: Admitted, executeGc: boolean, projectRoot: string, actor: ActingPrincipal) =>
+  Effect.gen(function* () {
+    const { plan } = admitted
     const runner = yield* PipelineRunner
     let record: RunRecord
     if (isGatedPlan(plan)) {
@@ -281,4 +292,3 @@ function applyWith(input: ApplyInput, executeGc: boolean): Effect.Effect<ApplyOu
       verifications: [...verifications]
     }
   })
-}

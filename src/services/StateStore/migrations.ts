@@ -9,9 +9,10 @@ import { migration as tombstones } from "./migrations/006_tombstones"
 import { migration as runPlanLink } from "./migrations/007_run_plan_link"
 import { migration as incremental } from "./migrations/008_incremental"
 import { migration as ledgerReports } from "./migrations/009_ledger_reports"
+import { migration as storeId } from "./migrations/010_store_id"
 
 /** Every migration, in version order. The last version is the store's current version. */
-export const migrations: ReadonlyArray<Migration> = [ledger, pipeline, ledgerTarget, products, ledgerChain, tombstones, runPlanLink, incremental, ledgerReports]
+export const migrations: ReadonlyArray<Migration> = [ledger, pipeline, ledgerTarget, products, ledgerChain, tombstones, runPlanLink, incremental, ledgerReports, storeId]
 
 // The current version lives in schemaVersion.ts (test/foundation/schemaVersion.test.ts checks it is the last migration's).
 export { CURRENT_SCHEMA_VERSION }
