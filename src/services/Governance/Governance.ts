@@ -57,11 +57,18 @@ export const governWarehouse = (
 ): Effect.Effect<Effect.Effect<void, StatementFailed | LedgerUnavailable>, GovernanceMismatch | StatementFailed, Warehouse | ProjectContext | Principal | Ledger> =>
   Effect.gen(function* () {
     const wh = yield* Warehouse
-    const record = yield* readRecord(wh)
+    const actor = yield* Principal
+    const read = yield* Effect.either(readRecord(wh))
+    // An agent fails closed; a human is told and proceeds, and nothing is witnessed over a record not read.
+    if (read._tag === "Left") {
+      if (actor.class === "agent") return yield* read.left
+      yield* Effect.logWarning(`governance: the warehouse's governance record could not be read (${read.left.detail}); proceeding as a human`)
+      return Effect.void
+    }
+    const record = read.right
     const mine = yield* currentGovernor
     const found = record === undefined ? [] : differences(record, mine)
     if (found.length > 0) {
-      const actor = yield* Principal
       if (actor.class === "agent") {
         const ledger = yield* Ledger
         const refusal = new GovernanceMismatch({ differences: found })
