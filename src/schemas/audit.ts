@@ -11,11 +11,11 @@ export const ChainBreak = Schema.Struct({
 }).annotations({ identifier: "ChainBreak" })
 
 /**
- * A ledger head held outside the store (decisions 35): the warehouse record, or `--expect-head`.
+ * A ledger head held outside the store (decisions 35): the warehouse record, its copy in the object tier, or `--expect-head`.
  * `other_store`: the record names another state store; `unreadable`: the warehouse could not be read.
  */
 export const HeadWitness = Schema.Struct({
-  source: Schema.Literal("warehouse", "expect_head"),
+  source: Schema.Literal("warehouse", "object_tier", "expect_head"),
   seq: Schema.NullOr(Schema.Int),
   hash: Schema.NullOr(Schema.String),
   status: Schema.Literal("in_chain", "not_in_chain", "other_store", "unreadable"),

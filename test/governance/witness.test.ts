@@ -1,7 +1,8 @@
 import { DuckDBInstance } from "@duckdb/node-api"
 import { execFileSync } from "node:child_process"
-import { existsSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { pathToFileURL } from "node:url"
 import { beforeAll, describe, expect, it } from "vitest"
 import { makeProject, runCli } from "../support/cli"
 
@@ -40,6 +41,9 @@ beforeAll(async () => {
     "models/mart_orders.toml": sidecar("mart_orders", "mart")
   })
   store = join(cwd, "models/.pcli-state.sqlite")
+  // An object tier keeps a copy of the witness beside the freeze markers.
+  mkdirSync(join(cwd, "tier"))
+  writeFileSync(join(cwd, "pcli.toml"), `${readFileSync(join(cwd, "pcli.toml"), "utf8")}\n[state]\nobject_store_url = "${pathToFileURL(join(cwd, "tier"))}/"\n`)
   // The first governed build records the governor; the freeze (two rows: agent and human) advances the witnessed head.
   const built = await pcli(["run"])
   expect(built.code, built.stderr).toBe(0)
@@ -75,8 +79,10 @@ describe("the ledger head is witnessed outside the store (ledger-truncated)", ()
     expect(pinned.code, pinned.stderr).toBe(0)
     const out = JSON.parse(pinned.stdout)
     expect(out).toMatchObject({ intact: true, head_seq: Number(seq), head_hash: hash })
+    const witnessed = { seq: 2, hash: expect.stringMatching(/^[0-9a-f]{64}$/), status: "in_chain" }
     expect(out.witnesses).toEqual([
-      { source: "warehouse", seq: 2, hash: expect.stringMatching(/^[0-9a-f]{64}$/), status: "in_chain" },
+      { source: "warehouse", ...witnessed },
+      { source: "object_tier", ...witnessed },
       { source: "expect_head", seq: Number(seq), hash, status: "in_chain" }
     ])
     const other = await pcli(["audit", "--verify", "--expect-head", `${seq}:${"0".repeat(64)}`])
@@ -92,7 +98,12 @@ describe("the ledger head is witnessed outside the store (ledger-truncated)", ()
     const r = await pcli(["audit", "--verify", "--output", "json"])
     expect([r.code, r.stderr]).toEqual([1, expect.stringContaining("error[ledger-truncated]")])
     expect(r.stderr).toContain("seq 2")
-    expect(JSON.parse(r.stdout)).toMatchObject({ intact: false, first_bad: { seq: 2, reason: expect.stringContaining("truncated") } })
+    const out = JSON.parse(r.stdout)
+    expect(out).toMatchObject({ intact: false, first_bad: { seq: 2, reason: expect.stringContaining("truncated") } })
+    expect(out.witnesses.map((w: { source: string; seq: number; status: string }) => [w.source, w.seq, w.status])).toEqual([
+      ["warehouse", 2, "not_in_chain"],
+      ["object_tier", 2, "not_in_chain"]
+    ])
   })
 
   it("a human under another governor gets a one-line warning and proceeds", async () => {

@@ -7,6 +7,7 @@ import { Principal } from "../Principal/Principal"
 import { ProjectContext } from "../ProjectConfig/ProjectContext"
 import { storeId } from "../StateStore/storeId"
 import { type StatementFailed, Warehouse, type WarehouseService } from "../Warehouse/Warehouse"
+import { writeObjectWitness } from "./objectWitness"
 import { type GovernanceRecord, readRecord, warehouseExists, writeRecord } from "./record"
 
 /** An agent acting on a warehouse another state store or another `[policy]` governs (decisions 35). */
@@ -26,6 +27,8 @@ export class GovernanceMismatch extends Data.TaggedError("GovernanceMismatch")<{
 export interface Governor {
   readonly storeId: string | null
   readonly policyDigest: string | null
+  /** The `[state]` object tier, which keeps a copy of the witness when configured. */
+  readonly objectTier: string | undefined
 }
 
 const short = (id: string) => id.slice(0, 12)
@@ -33,7 +36,8 @@ const short = (id: string) => id.slice(0, 12)
 export const currentGovernor: Effect.Effect<Governor, never, ProjectContext> = Effect.gen(function* () {
   const { config } = yield* ProjectContext
   const policy = Option.flatMap(config, (c) => Option.fromNullable(c.settings.policy))
-  return { storeId: yield* storeId, policyDigest: Option.isNone(policy) ? null : hashCanonical(policy.value) }
+  const objectTier = Option.getOrUndefined(Option.flatMap(config, (c) => Option.fromNullable(c.settings.state?.object_store_url)))
+  return { storeId: yield* storeId, policyDigest: Option.isNone(policy) ? null : hashCanonical(policy.value), objectTier }
 })
 
 /** What differs between the record and this command's governor, each as a phrase naming both sides. */
@@ -90,7 +94,9 @@ const witness = (wh: WarehouseService, mine: Governor, exists: boolean) =>
     if (mine.policyDigest === null || mine.storeId === null) return
     const head = yield* ledgerHead
     const at = new Date(yield* Clock.currentTimeMillis).toISOString()
-    yield* writeRecord(wh, { store_id: mine.storeId, policy_digest: mine.policyDigest, head_seq: head.seq, head_hash: head.hash }, exists, at)
+    const record = { store_id: mine.storeId, policy_digest: mine.policyDigest, head_seq: head.seq, head_hash: head.hash }
+    yield* writeRecord(wh, record, exists, at)
+    yield* writeObjectWitness(mine.objectTier, record, at)
   })
 
 /**
