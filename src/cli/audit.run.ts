@@ -14,6 +14,7 @@ import { emit, writeStdout } from "./output"
 
 export interface AuditOptions extends CommonOptions {
   readonly verify: boolean
+  readonly expectHead: Option.Option<string>
   readonly subject: Option.Option<string>
   readonly scorecard: boolean
   readonly by: Option.Option<"principal" | "rule" | "scope">
@@ -43,10 +44,26 @@ const auditForm = (opts: AuditOptions): Effect.Effect<Form, UsageError> => {
   if (mode !== undefined && setList.length > 0) return usage(`${setList[0]} conflicts with ${mode}`)
   if (!opts.scorecard && Option.isSome(opts.by)) return usage("--by requires --scorecard")
   if (!opts.scorecard && Option.isSome(opts.window)) return usage("--window requires --scorecard")
+  if (!opts.verify && Option.isSome(opts.expectHead)) return usage("--expect-head requires --verify")
   if (opts.verify) return Effect.succeed({ form: "verify" })
   if (Option.isSome(opts.subject)) return Effect.succeed({ form: "custody", subject: opts.subject.value })
   if (opts.scorecard) return Effect.succeed({ form: "scorecard", by: Option.getOrElse(opts.by, () => "principal" as const), window: Option.getOrElse(opts.window, () => "all") })
   return Effect.succeed({ form: "list" })
+}
+
+/** Exit 1 with the failure's code: a chain that does not recompute first, then a witnessed head not in it, then another store's record. */
+const verifyVerdict = (out: AuditVerifyOutput) => {
+  const witnessed = (status: string) => out.witnesses?.find((w) => w.status === status)
+  const truncated = witnessed("not_in_chain")
+  const other = witnessed("other_store")
+  if (!out.intact && truncated !== undefined && out.first_bad?.seq === truncated.seq && out.first_bad.decision_ref === null && out.first_bad.expected_hash === truncated.hash) {
+    return Effect.fail(new ReportedFailure({ code: "ledger-truncated", detail: `ledger truncated: the head witnessed at seq ${truncated.seq} (${truncated.source}) is not in the chain` }))
+  }
+  if (!out.intact) return Effect.fail(new ReportedFailure({ code: "ledger-chain-broken", detail: `ledger chain broken at seq ${out.first_bad?.seq}` }))
+  if (other !== undefined) {
+    return Effect.fail(new ReportedFailure({ code: "governance-mismatch", detail: "the warehouse is governed by another state store: its witnessed head cannot be checked against this ledger" }))
+  }
+  return Effect.void
 }
 
 export const runAudit = (opts: AuditOptions) =>
@@ -55,10 +72,9 @@ export const runAudit = (opts: AuditOptions) =>
     const body = Effect.gen(function* () {
       switch (form.form) {
         case "verify": {
-          const out = yield* auditVerify
+          const out = yield* auditVerify({ expectHead: Option.getOrUndefined(opts.expectHead) })
           yield* emit(opts.output, AuditVerifyOutput, out, auditVerifyText)
-          if (!out.intact) return yield* new ReportedFailure({ code: "ledger-chain-broken", detail: `ledger chain broken at seq ${out.first_bad?.seq}` })
-          return
+          return yield* verifyVerdict(out)
         }
         case "list": {
           const { entries, head } = yield* auditListStream({
@@ -76,6 +92,8 @@ export const runAudit = (opts: AuditOptions) =>
           return
       }
     })
+    // Only --verify reads the warehouse (its witness): the other forms never load DuckDB.
+    if (form.form === "verify") return yield* body.pipe(Effect.provide(commandLayer.auditVerify(globalOptions(opts), undefined)))
     if (form.form !== "custody") return yield* body.pipe(Effect.provide(commandLayer.audit(globalOptions(opts))))
     const custody = Effect.flatMap(auditCustody({ subject: form.subject }), (out) => emit(opts.output, CustodyOutput, out, custodyText))
     yield* custody.pipe(Effect.provide(commandLayer.auditCustody(globalOptions(opts))))

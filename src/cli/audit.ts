@@ -10,6 +10,7 @@ export const auditCommand = Command.make(
   {
     ...commonOptions,
     verify: Options.boolean("verify").pipe(Options.withDescription("Recompute the ledger's hash chain; exit 1 at the first row that does not match")),
+    expectHead: Options.text("expect-head").pipe(Options.optional, Options.withDescription("With --verify: a SEQ:HASH pinned outside the store that must be in the chain (exit 1, ledger-truncated, if not)")),
     subject: Options.text("for").pipe(Options.optional, Options.withDescription("Custody chain for a model, run_id or plan_id")),
     scorecard: Options.boolean("scorecard").pipe(Options.withDescription("Acceptance, denial and escalation rates instead of a list")),
     by: Options.choice("by", ["principal", "rule", "scope"]).pipe(Options.optional, Options.withDescription("Scorecard grouping (default principal); requires --scorecard")),

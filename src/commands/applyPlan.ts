@@ -3,6 +3,7 @@ import { Effect } from "effect"
 import type { Principal as PrincipalClass } from "../schemas/policy"
 import { type ApplyOutput, type Evaluation, type GatedPayload, isGatedPlan, type Plan, type ReviewMarker, type VerificationOutput } from "../schemas/plans"
 import type { Environment } from "../services/Environment/Environment"
+import { type GovernanceMismatch, governWarehouse } from "../services/Governance/Governance"
 import { Ledger, type LedgerUnavailable } from "../services/Ledger/Ledger"
 import { AppliedState } from "../services/Plans/AppliedState"
 import {
@@ -79,6 +80,7 @@ export type ApplyError =
   | PhysicalDeleteUnsupported
   | StatementFailed
   | WarehouseLocked
+  | GovernanceMismatch
 
 export type ApplyRequirements =
   | SqlClient.SqlClient
@@ -239,13 +241,21 @@ function applyWith(input: ApplyInput, executeGc: boolean): Effect.Effect<ApplyOu
   })
 }
 
-/** Steps 4–5, once admitted and claimed. */
+/** Once admitted and claimed: the warehouse and its governor, then steps 4–5. */
 const execute = (admitted: Admitted, actor: ActingPrincipal, projectRoot: string, executeGc: boolean) =>
   Effect.gen(function* () {
-    const { plan } = admitted
     // The warehouse opens once every gate has passed: a refused apply leaves no warehouse file behind.
     const warehouse = yield* Warehouse
     if (warehouse.open !== undefined) yield* warehouse.open
+    // Its governor next (decisions 35); the head is witnessed after the apply's last ledger row.
+    const witness = yield* governWarehouse([...new Set(admitted.evaluations.map((e) => e.model))], admitted.plan.plan_id)
+    return yield* Effect.tap(buildAndVerify(admitted, executeGc, projectRoot, actor), () => witness)
+  })
+
+/** Steps 4 and 5 of an admitted plan: execution through the standard run path, then verification. */
+const buildAndVerify = (admitted: Admitted, executeGc: boolean, projectRoot: string, actor: ActingPrincipal) =>
+  Effect.gen(function* () {
+    const { plan } = admitted
     const runner = yield* PipelineRunner
     let record: RunRecord
     if (isGatedPlan(plan)) {

@@ -1,14 +1,26 @@
 import { Path } from "@effect/platform"
 import { Clock, Effect, Either } from "effect"
 import type { AuditListOutput, AuditVerifyOutput } from "../schemas/audit"
+import { checkWitnesses, parseExpectHead } from "../services/Governance/witness"
+import { ledgerHead } from "../services/Ledger/head"
 import { Ledger, type LedgerFilter } from "../services/Ledger/Ledger"
 import { InvalidPrincipalId } from "../services/Principal/Principal"
 import { productOutputModel } from "../services/Products/files"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import { parseSince } from "./since"
 
-/** `pcli audit --verify`: recompute the chain; the CLI exits 1 when it is broken. */
-export const auditVerify = Effect.map(Effect.flatMap(Ledger, (l) => l.verify), (r): AuditVerifyOutput => ({ command: "audit_verify", ...r }))
+/**
+ * `pcli audit --verify [--expect-head SEQ:HASH]`: recompute the chain, then check the heads witnessed
+ * outside the store (the warehouse record, the pin) are in it; the CLI exits 1 when it is broken.
+ */
+export const auditVerify = (input: { readonly expectHead?: string | undefined } = {}) =>
+  Effect.gen(function* () {
+    const pin = input.expectHead === undefined ? undefined : yield* parseExpectHead(input.expectHead)
+    const report = yield* checkWitnesses(yield* Effect.flatMap(Ledger, (l) => l.verify), pin)
+    const head = report.intact ? yield* ledgerHead : undefined
+    const out: AuditVerifyOutput = { command: "audit_verify", ...report, ...(head === undefined ? {} : { head_seq: head.seq }) }
+    return out
+  })
 
 export interface AuditListInput {
   readonly since?: string | undefined

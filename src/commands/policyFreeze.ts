@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import type { PolicyFreezeOutput } from "../schemas/policy-output"
 import type { FreezeError, FreezeInput } from "../services/PolicyEngine/freeze"
+import { advanceWitness } from "../services/Governance/Governance"
 import { PolicyEngine } from "../services/PolicyEngine/PolicyEngine"
 import { Principal } from "../services/Principal/Principal"
 
@@ -12,4 +13,7 @@ export type { FreezeInput }
  * one transaction, so a failed marker write records nothing.
  */
 export const policyFreeze = (input: FreezeInput): Effect.Effect<PolicyFreezeOutput, FreezeError, PolicyEngine | Principal> =>
-  Effect.flatMap(Effect.zip(PolicyEngine, Principal), ([engine, actor]) => engine.freeze(input, actor))
+  Effect.flatMap(Effect.zip(PolicyEngine, Principal), ([engine, actor]) =>
+    // The new head is witnessed in the warehouse the store governs (decisions 35), so deleting these rows is seen.
+    Effect.tap(engine.freeze(input, actor), () => advanceWitness)
+  )

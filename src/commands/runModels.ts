@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import type { RunOutput } from "../schemas/pipeline"
+import { governWarehouse } from "../services/Governance/Governance"
 import { gateAgentRun } from "../services/Plans/runGate"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import * as Runner from "../services/Runner/run"
@@ -39,8 +40,11 @@ export const runModels = (input: RunModelsInput) =>
       ...(input.from !== undefined && input.to !== undefined ? { partition: { from: input.from, to: input.to } } : {}),
       ...(input.onProgress === undefined ? {} : { onProgress: input.onProgress })
     }
-    const states = yield* openUnlessReused(project, options, gated)
+    const { opened, states } = yield* openUnlessReused(project, options, gated)
+    // A run that changes the warehouse answers to its governor first (decisions 35); a no-op run changes nothing.
+    const witness = opened ? yield* governWarehouse(input.models) : Effect.void
     const record = yield* runner.run(project, states === undefined ? options : { ...options, buildStates: states })
+    yield* witness
     const out: RunOutput = runOutput(record)
     return out
   })

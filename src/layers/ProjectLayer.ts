@@ -22,7 +22,8 @@ export const stateLayer = (mode: StateStore.StateStoreMode) =>
     Effect.map(ProjectContext, (p) => Layer.mergeAll(Ledger.layer, Digest.layer).pipe(Layer.provideMerge(StateStore.layer(p.state, mode))))
   )
 
-const governed = (mode: StateStore.StateStoreMode) =>
+/** Policy and model attributes over the store opened for `mode` (needs the resolved project). */
+export const governed = (mode: StateStore.StateStoreMode) =>
   Layer.mergeAll(policyLayer, modelAttributesLayer).pipe(Layer.provideMerge(stateLayer(mode)))
 
 /** Read commands over the state store (state info): never create or write it. */

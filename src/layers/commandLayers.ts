@@ -12,12 +12,15 @@ const project = () => import("./ProjectLayer")
 const govern = () => import("./GovernLayer")
 const reclaim = () => import("./ReclaimLayer")
 const products = () => import("./ProductLayer")
+const witness = () => import("./WitnessLayers")
 
 export const compile = compileLayer
 export const policyCheck = policyCheckLayer
 export const policyShow = policyShowLayer
 export const validate = validateLayer
 export const audit = (o: GlobalOptions) => loaded(project, (m) => m.StateReadLayer(o))
+/** `audit --verify` also reads the warehouse's witnessed head (decisions 35). */
+export const auditVerify = (o: GlobalOptions, target: string | undefined) => loaded(witness, (m) => m.AuditVerifyLayer(o, target))
 /** The custody chain also reads plan files and compiles the models for the blast radius. */
 export const auditCustody = (o: GlobalOptions) => loaded(govern, (m) => m.ReviewLayer(o, false))
 export const brief = (o: GlobalOptions) => loaded(project, (m) => m.StateReadLayer(o))
@@ -37,7 +40,8 @@ export const gcDryRun = (o: GlobalOptions) => loaded(reclaim, (m) => m.GcLayer(o
 export const restore = (o: GlobalOptions) => loaded(reclaim, (m) => m.GcLayer(o, false))
 export const policyTest = (o: GlobalOptions) => loaded(project, (m) => m.PolicyReadLayer(o))
 export const policyReplay = (o: GlobalOptions) => loaded(project, (m) => m.PolicyReadLayer(o))
-export const policyFreeze = (o: GlobalOptions) => loaded(project, (m) => m.PolicyWriteLayer(o))
+/** Freeze and unfreeze also witness the new ledger head in the warehouse (decisions 35). */
+export const policyFreeze = (o: GlobalOptions) => loaded(witness, (m) => m.FreezeLayer(o))
 export const productRead = (o: GlobalOptions) => loaded(products, (m) => m.ProductLayer(o, "read"))
 export const productWrite = (o: GlobalOptions) => loaded(products, (m) => m.ProductLayer(o, "write"))
 /** Serve's checks: the project resolved (a pcli.toml that does not load is refused); the server's own layer is HttpServeLayer. */

@@ -57,6 +57,7 @@ export const LIGHT_COMMANDS = {
   audit: (line): AuditOptions => ({
     ...common(line),
     verify: given(line, "--verify"),
+    expectHead: optional(line, "--expect-head"),
     subject: optional(line, "--for"),
     scorecard: given(line, "--scorecard"),
     by: choice(line, "--by"),

@@ -142,6 +142,8 @@ export const errorTable: Readonly<Record<string, ErrorRow>> = {
   ProposalNeedsReview: row(403, "a human approves with pcli review <plan-id> --approve, then applies with pcli apply <plan-id>"),
   DraftWriteFailed: failed(),
   DraftNotAllowed: row(403, "policy check --principal agent --capability propose --model <name> explains the effect"),
+  GovernanceMismatch: row(403, "a human runs it (and re-pins the warehouse), or use the state store, namespace and pcli.toml that govern this warehouse"),
+  InvalidExpectHead: invalid("SEQ:HASH as audit --verify prints them, e.g. 12:<64 hex>"),
   RunNeedsPlan: row(403, "pcli plan, then pcli review <id> --approve (a human), then pcli apply <id>"),
   // reclamation and recovery
   BackfillNothingToDo: invalid("name models with --model, or use --from-last-run"),

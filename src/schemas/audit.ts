@@ -10,13 +10,30 @@ export const ChainBreak = Schema.Struct({
   reason: Schema.String
 }).annotations({ identifier: "ChainBreak" })
 
+/**
+ * A ledger head held outside the store (decisions 35): the warehouse record, its copy in the object tier, or `--expect-head`.
+ * `other_store`: the record names another state store; `unreadable`: the warehouse could not be read.
+ */
+export const HeadWitness = Schema.Struct({
+  source: Schema.Literal("warehouse", "object_tier", "expect_head"),
+  seq: Schema.NullOr(Schema.Int),
+  hash: Schema.NullOr(Schema.String),
+  status: Schema.Literal("in_chain", "not_in_chain", "other_store", "unreadable"),
+  detail: Schema.optional(Schema.String)
+}).annotations({ identifier: "HeadWitness" })
+export type HeadWitness = typeof HeadWitness.Type
+
 /** `pcli audit --verify`: rows verified and the head hash a person pins (decisions.md 27). */
 export const AuditVerifyOutput = Schema.Struct({
   command: Schema.Literal("audit_verify"),
   intact: Schema.Boolean,
   rows: Schema.Int,
   head_hash: Schema.String,
-  first_bad: Schema.NullOr(ChainBreak)
+  first_bad: Schema.NullOr(ChainBreak),
+  /** The last row's seq when the chain is intact: with `head_hash`, the `--expect-head SEQ:HASH` to pin. */
+  head_seq: Schema.optional(Schema.Int),
+  /** The heads witnessed outside the store, each checked against the chain; absent when there are none. */
+  witnesses: Schema.optional(Schema.Array(HeadWitness))
 }).annotations({ identifier: "AuditVerifyOutput" })
 export type AuditVerifyOutput = typeof AuditVerifyOutput.Type
 

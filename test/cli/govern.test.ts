@@ -56,7 +56,8 @@ const tables = async (cwd: string): Promise<ReadonlyArray<string>> => {
   const instance = await DuckDBInstance.create(file, { access_mode: "READ_ONLY" })
   const connection = await instance.connect()
   try {
-    const reader = await connection.runAndReadAll("SELECT table_schema || '.' || table_name FROM information_schema.tables ORDER BY 1")
+    // pcli.governance is pcli's own record of the warehouse's governor (decisions 35), not a model's table.
+    const reader = await connection.runAndReadAll("SELECT table_schema || '.' || table_name FROM information_schema.tables WHERE table_schema != 'pcli' ORDER BY 1")
     return reader.getRows().map((r) => String(r[0]))
   } finally {
     connection.closeSync()
@@ -159,6 +160,8 @@ describe("an agent's pcli run goes through the gate (decisions item 30)", () => 
     writeFileSync(join(cwd, "models/raw_events.sql"), "SELECT 1 AS event_id")
     writeFileSync(join(cwd, "models/raw_events.toml"), sidecar("raw_events", "bronze"))
     writeFileSync(join(cwd, "pcli.toml"), readFileSync(join(cwd, "pcli.toml"), "utf8") + `\n[[policy.rules]]\nprincipal = "agent"\ncapability = "apply"\neffect = "allow"\nscope = { layer = "bronze" }\n`)
+    // The edited [policy] governs the warehouse once a human's build re-pins it (decisions 35).
+    expect((await json(["run", "--model", "gold_customers", "--full-refresh"], cwd, human)).code).toBe(0)
     expect((await json(["run", "--model", "raw_events"], cwd, agent)).code).toBe(0)
     expect((await json(["policy", "freeze", "--principal", "agent", "--scope", "layer=bronze"], cwd, agent)).code).toBe(0)
     const frozen = await json(["run", "--model", "raw_events"], cwd, agent)

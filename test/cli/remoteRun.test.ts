@@ -59,8 +59,9 @@ describe("pcli run on a remote warehouse (binary, HTTPS emulator)", () => {
       ...model("orders", "SELECT 1 AS order_id")
     })
     emulator.resetCounts()
-    // The first 503 hits the schema pre-creation (ignored), the second the model's first attempt.
-    emulator.faults.serverErrors(2, 503)
+    // The first 503 hits the governance record's read (a human is warned and proceeds), the second the
+    // schema pre-creation (ignored), the third the model's first attempt.
+    emulator.faults.serverErrors(3, 503)
     const env = { WAREHOUSE_TOKEN: PAT, NODE_EXTRA_CA_CERTS: emulator.certificate.caFile }
     const r = await runCli(["run", "--output", "json"], { cwd, env })
     emulator.faults.serverErrors(0)

@@ -39,13 +39,19 @@ export const auditListTextStream = <E, R>(head: AuditListOutput, entries: Stream
   )
 }
 
+const witnessLine = (w: NonNullable<AuditVerifyOutput["witnesses"]>[number]): string =>
+  `witness ${w.source}: ${w.seq === null ? "" : `seq ${w.seq} `}${w.status.replaceAll("_", " ")}${w.detail === undefined ? "" : ` (${w.detail})`}`
+
 export const auditVerifyText = (out: AuditVerifyOutput): string =>
-  out.first_bad === null
-    ? `ledger chain intact: ${out.rows} row(s), head ${out.head_hash}`
-    : [
-        `ledger chain BROKEN at seq ${out.first_bad.seq}${out.first_bad.decision_ref === null ? "" : ` (${out.first_bad.decision_ref})`}: ${out.first_bad.reason}`,
-        `${out.rows} row(s) verified before it; last good hash ${out.head_hash}`
-      ].join("\n")
+  [
+    ...(out.first_bad === null
+      ? [`ledger chain intact: ${out.rows} row(s), head ${out.head_hash}`]
+      : [
+          `ledger chain BROKEN at seq ${out.first_bad.seq}${out.first_bad.decision_ref === null ? "" : ` (${out.first_bad.decision_ref})`}: ${out.first_bad.reason}`,
+          `${out.rows} row(s) verified before it; last good hash ${out.head_hash}`
+        ]),
+    ...(out.witnesses ?? []).map(witnessLine)
+  ].join("\n")
 
 const pct = (r: number) => `${(r * 100).toFixed(1)}%`
 

@@ -59,15 +59,17 @@ export const tablesPresent = (
 /**
  * Opens the warehouse unless the run provably reuses every model: a warehouse that opens on
  * first use then reports a held lock before any model starts, as one opened up front does.
- * Returns the builds it read (or was given), for the run to use rather than read them again.
+ * Returns the builds it read (or was given), for the run to use rather than read them again, and
+ * whether the warehouse is open (a remote one always is): only then can the run change it.
  */
 export const openUnlessReused = (project: CompiledProject, options: RunOptions, read?: ReadonlyMap<string, BuildState>) =>
   Effect.gen(function* () {
     const wh = yield* Warehouse
-    if (wh.open === undefined) return read
+    if (wh.open === undefined) return { states: read, opened: true }
     const { layers } = yield* checkSelection(project, options)
     const states = read ?? (yield* (yield* RunStore).buildStates)
     const relations = wh.knownRelations === undefined ? undefined : yield* wh.knownRelations
-    if (!reusesEverything(project, layers, options, states, relations)) yield* wh.open
-    return states
+    const opened = !reusesEverything(project, layers, options, states, relations)
+    if (opened) yield* wh.open
+    return { states, opened }
   })

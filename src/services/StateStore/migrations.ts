@@ -11,6 +11,7 @@ import { migration as incremental } from "./migrations/008_incremental"
 import { migration as ledgerReports } from "./migrations/009_ledger_reports"
 import { migration as buildAttributes } from "./migrations/010_build_attributes"
 import { migration as planApplies } from "./migrations/011_plan_applies"
+import { migration as storeId } from "./migrations/012_store_id"
 
 /** Every migration, in version order. The last version is the store's current version. */
 export const migrations: ReadonlyArray<Migration> = [
@@ -24,7 +25,8 @@ export const migrations: ReadonlyArray<Migration> = [
   incremental,
   ledgerReports,
   buildAttributes,
-  planApplies
+  planApplies,
+  storeId
 ]
 
 // The current version lives in schemaVersion.ts (test/foundation/schemaVersion.test.ts checks it is the last migration's).
