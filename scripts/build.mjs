@@ -103,7 +103,8 @@ const pureSources = {
 // The compile's read-ahead worker (services/Project/cache/readAhead.ts starts it from beside the bundle that runs).
 await build({ ...common, plugins: [...common.plugins, pureSources], entryPoints: ["src/services/Project/cache/readAheadWorker.ts"], outfile: "dist/pcli-read-ahead.cjs" })
 for (const [name, entry] of Object.entries(lightEntries)) {
-  await build({ ...common, plugins: eagerCrypto.has(name) ? common.plugins : [...common.plugins, lazyCrypto], entryPoints: [`src/light/${entry}.ts`], outfile: `dist/${name}.cjs` })
+  // pcli's sources side-effect free here too: a module the command never calls is left out, not evaluated at every start.
+  await build({ ...common, plugins: [...common.plugins, pureSources, ...(eagerCrypto.has(name) ? [] : [lazyCrypto])], entryPoints: [`src/light/${entry}.ts`], outfile: `dist/${name}.cjs` })
   rmSync(`dist/${name}.v8cache`, { force: true })
 }
 // The command manifest (every command's shape and --help text), made by the real command tree.

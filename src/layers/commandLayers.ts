@@ -12,6 +12,7 @@ const project = () => import("./ProjectLayer")
 const govern = () => import("./GovernLayer")
 const reclaim = () => import("./ReclaimLayer")
 const products = () => import("./ProductLayer")
+const policy = () => import("./PolicyLayer")
 
 export const compile = compileLayer
 export const policyCheck = policyCheckLayer
@@ -35,9 +36,9 @@ export const backfill = (o: GlobalOptions) => loaded(reclaim, (m) => m.BackfillL
 export const gc = (o: GlobalOptions) => loaded(reclaim, (m) => m.GcLayer(o, false))
 export const gcDryRun = (o: GlobalOptions) => loaded(reclaim, (m) => m.GcLayer(o, true))
 export const restore = (o: GlobalOptions) => loaded(reclaim, (m) => m.GcLayer(o, false))
-export const policyTest = (o: GlobalOptions) => loaded(project, (m) => m.PolicyReadLayer(o))
-export const policyReplay = (o: GlobalOptions) => loaded(project, (m) => m.PolicyReadLayer(o))
-export const policyFreeze = (o: GlobalOptions) => loaded(project, (m) => m.PolicyWriteLayer(o))
+export const policyTest = (o: GlobalOptions) => loaded(policy, (m) => m.PolicyReadLayer(o))
+export const policyReplay = (o: GlobalOptions) => loaded(policy, (m) => m.PolicyReadLayer(o))
+export const policyFreeze = (o: GlobalOptions) => loaded(policy, (m) => m.PolicyWriteLayer(o))
 export const productRead = (o: GlobalOptions) => loaded(products, (m) => m.ProductLayer(o, "read"))
 export const productWrite = (o: GlobalOptions) => loaded(products, (m) => m.ProductLayer(o, "write"))
 /** Serve's checks: the project resolved (a pcli.toml that does not load is refused); the server's own layer is HttpServeLayer. */
