@@ -2,8 +2,6 @@ import { SqlClient, type Statement } from "@effect/sql"
 import { Chunk, Clock, Effect, Either, Layer, Option, Schedule, Stream } from "effect"
 import type { LedgerKind, LedgerRow } from "../../schemas/ledger"
 import { GENESIS_HASH, rowHash } from "./chain"
-import { chainVerifier } from "./verify"
-import { DEFAULT_PARALLEL } from "./verifyParallel"
 import { makeListCache } from "./listCache"
 import { type EvaluationGroup, Ledger, type OutcomeTally, type LedgerFilter, LedgerUnavailable, type NewLedgerRow } from "./Ledger"
 
@@ -188,7 +186,11 @@ export const make = Effect.gen(function* () {
       }
     })
 
-  const verifier = yield* chainVerifier
+  // The chain walk and its worker pool load when `audit --verify` runs: no other command verifies.
+  const verify = Effect.promise(() => Promise.all([import("./verify"), import("./verifyParallel")])).pipe(
+    Effect.flatMap(([{ chainVerifier }, { DEFAULT_PARALLEL }]) => Effect.flatMap(chainVerifier, (verifier) => verifier.verify(DEFAULT_PARALLEL))),
+    Effect.provideService(SqlClient.SqlClient, sql)
+  )
 
   /**
    * Grouped twice: first by (principal, principal_id, capability, model), the `ledger_reports` index
@@ -213,7 +215,7 @@ export const make = Effect.gen(function* () {
     list,
     count,
     outcomes,
-    verify: verifier.verify(DEFAULT_PARALLEL),
+    verify,
     evaluationGroups,
     headHash: Effect.mapError(head, unavailable)
   })
