@@ -100,10 +100,26 @@ const pureSources = {
     })
   }
 }
+// better-sqlite3's JavaScript inside a light entry (so the entry's V8 code cache holds it), its addon loaded by path:
+// required from node_modules, its ten files cost a state command ~7 ms to resolve and compile, and `bindings` walks the stack.
+const bundledSqlite = {
+  name: "bundled-sqlite",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]better-sqlite3[\\/]lib[\\/]database\.js$/ }, async (args) => {
+      const source = readFileSync(args.path, "utf8")
+      const load = "require('bindings')('better_sqlite3.node')"
+      if (!source.includes(load)) throw new Error(`${args.path}: no ${load} to replace`)
+      const addon = `require(require("node:path").join(require("node:path").dirname(require.resolve("better-sqlite3/package.json")), "build", "Release", "better_sqlite3.node"))`
+      return { contents: source.replace(load, addon), loader: "js" }
+    })
+  }
+}
+const lightExternal = common.external.filter((e) => e !== "better-sqlite3")
 // The compile's read-ahead worker (services/Project/cache/readAhead.ts starts it from beside the bundle that runs).
 await build({ ...common, plugins: [...common.plugins, pureSources], entryPoints: ["src/services/Project/cache/readAheadWorker.ts"], outfile: "dist/pcli-read-ahead.cjs" })
 for (const [name, entry] of Object.entries(lightEntries)) {
-  await build({ ...common, plugins: eagerCrypto.has(name) ? common.plugins : [...common.plugins, lazyCrypto], entryPoints: [`src/light/${entry}.ts`], outfile: `dist/${name}.cjs` })
+  // pcli's sources side-effect free here too: a module the command never calls is left out, not evaluated at every start.
+  await build({ ...common, logOverride: { "require-resolve-not-external": "silent" }, external: lightExternal, plugins: [...common.plugins, pureSources, bundledSqlite, ...(eagerCrypto.has(name) ? [] : [lazyCrypto])], entryPoints: [`src/light/${entry}.ts`], outfile: `dist/${name}.cjs` })
   rmSync(`dist/${name}.v8cache`, { force: true })
 }
 // The command manifest (every command's shape and --help text), made by the real command tree.

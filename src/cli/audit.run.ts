@@ -1,7 +1,6 @@
 // Loaded only when `pcli audit` runs.
 import { Effect, Option, Stream } from "effect"
 import { auditListStream, auditVerify } from "../commands/audit"
-import { auditCustody } from "../commands/auditCustody"
 import { auditScorecard } from "../commands/auditScorecard"
 import { UsageError } from "../commands/errors"
 import * as commandLayer from "../layers/commandLayers"
@@ -23,6 +22,9 @@ export interface AuditOptions extends CommonOptions {
   readonly actor: Option.Option<string>
   readonly since: Option.Option<string>
 }
+
+// Loaded by `--for` alone: the custody chain reads plans and compiles, which the other forms never do.
+const custodyCommand = Effect.promise(() => import("../commands/auditCustody"))
 
 type Form =
   | { readonly form: "verify" }
@@ -95,6 +97,9 @@ export const runAudit = (opts: AuditOptions) =>
     // Only --verify reads the warehouse (its witness): the other forms never load DuckDB.
     if (form.form === "verify") return yield* body.pipe(Effect.provide(commandLayer.auditVerify(globalOptions(opts), undefined)))
     if (form.form !== "custody") return yield* body.pipe(Effect.provide(commandLayer.audit(globalOptions(opts))))
-    const custody = Effect.flatMap(auditCustody({ subject: form.subject }), (out) => emit(opts.output, CustodyOutput, out, custodyText))
+    const custody = Effect.flatMap(
+      Effect.flatMap(custodyCommand, (m) => m.auditCustody({ subject: form.subject })),
+      (out) => emit(opts.output, CustodyOutput, out, custodyText)
+    )
     yield* custody.pipe(Effect.provide(commandLayer.auditCustody(globalOptions(opts))))
   })

@@ -4,7 +4,8 @@ import * as Plans from "../services/Plans/layer"
 import * as RunStore from "../services/Runner/RunStore"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import { modelAttributesLayer } from "../services/Project/policyAttributes"
-import { type GlobalOptions, policyLayer, ProjectLayer, stateLayer } from "./ProjectLayer"
+import { policyLayer } from "./PolicyQueryLayer"
+import { type GlobalOptions, ProjectLayer, stateLayer } from "./ProjectLayer"
 import { RunServices } from "./RunLayer"
 
 /** Plan store and applied state under the project root. */

@@ -9,7 +9,8 @@ import { watchedModelAttributesLayer } from "../services/Project/policyAttribute
 import { ProjectContext, resolveProject } from "../services/ProjectConfig/ProjectContext"
 import { plansLayer } from "./GovernLayer"
 import { ProductWorkspaceLayer } from "./ProductLayer"
-import { type GlobalOptions, policyLayer, stateLayer } from "./ProjectLayer"
+import { policyLayer } from "./PolicyQueryLayer"
+import { type GlobalOptions, stateLayer } from "./ProjectLayer"
 
 /** The acting principal under `pcli mcp`: always agent `mcp-<profile>` (decisions.md 26). */
 const mcpProjectLayer = (options: GlobalOptions, profile: string) =>

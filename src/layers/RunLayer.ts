@@ -5,7 +5,8 @@ import * as Compiler from "../services/Project/compile"
 import * as Runner from "../services/Runner/run"
 import * as RunStore from "../services/Runner/RunStore"
 import { modelAttributesLayer } from "../services/Project/policyAttributes"
-import { type GlobalOptions, policyLayer, ProjectLayer, stateLayer } from "./ProjectLayer"
+import { policyLayer } from "./PolicyQueryLayer"
+import { type GlobalOptions, ProjectLayer, stateLayer } from "./ProjectLayer"
 import { warehouseLayer } from "./WarehouseTarget"
 
 /** `pcli compile`: the compiler over the resolved models directory. */

@@ -4,7 +4,8 @@ import { CompileCacheWrites } from "../services/Project/cache"
 import { makeServeReads } from "../services/Serve/ServeReads"
 import { plansLayer } from "./GovernLayer"
 import { ProductWorkspaceLayer } from "./ProductLayer"
-import { type GlobalOptions, ReadOnlyLayer } from "./ProjectLayer"
+import { ReadOnlyLayer } from "./PolicyLayer"
+import type { GlobalOptions } from "./ProjectLayer"
 
 /** Everything a served read needs: the read-only store, ledger, policy engine, products workspace; compiles never write their cache. */
 const readLayer = (options: GlobalOptions) =>

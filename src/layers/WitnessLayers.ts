@@ -1,5 +1,6 @@
 import { Layer, Option } from "effect"
-import { type GlobalOptions, governed, ProjectLayer, stateLayer } from "./ProjectLayer"
+import { governed } from "./PolicyLayer"
+import { type GlobalOptions, ProjectLayer, stateLayer } from "./ProjectLayer"
 import { warehouseLayer } from "./WarehouseTarget"
 
 /**

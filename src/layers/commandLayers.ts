@@ -13,6 +13,7 @@ const govern = () => import("./GovernLayer")
 const reclaim = () => import("./ReclaimLayer")
 const products = () => import("./ProductLayer")
 const witness = () => import("./WitnessLayers")
+const policy = () => import("./PolicyLayer")
 
 export const compile = compileLayer
 export const policyCheck = policyCheckLayer
@@ -38,8 +39,8 @@ export const backfill = (o: GlobalOptions) => loaded(reclaim, (m) => m.BackfillL
 export const gc = (o: GlobalOptions) => loaded(reclaim, (m) => m.GcLayer(o, false))
 export const gcDryRun = (o: GlobalOptions) => loaded(reclaim, (m) => m.GcLayer(o, true))
 export const restore = (o: GlobalOptions) => loaded(reclaim, (m) => m.GcLayer(o, false))
-export const policyTest = (o: GlobalOptions) => loaded(project, (m) => m.PolicyReadLayer(o))
-export const policyReplay = (o: GlobalOptions) => loaded(project, (m) => m.PolicyReadLayer(o))
+export const policyTest = (o: GlobalOptions) => loaded(policy, (m) => m.PolicyReadLayer(o))
+export const policyReplay = (o: GlobalOptions) => loaded(policy, (m) => m.PolicyReadLayer(o))
 /** Freeze and unfreeze also witness the new ledger head in the warehouse (decisions 35). */
 export const policyFreeze = (o: GlobalOptions) => loaded(witness, (m) => m.FreezeLayer(o))
 export const productRead = (o: GlobalOptions) => loaded(products, (m) => m.ProductLayer(o, "read"))

@@ -1,6 +1,7 @@
 // The layers of the commands that also have a light entry (src/light/), one export each so a light
 // bundle keeps only its own; commandLayers.ts lists them with every other command's.
-import { ConfigLayer, type GlobalOptions, PolicyQueryLayer, ProjectLayer } from "./ProjectContextLayer"
+import { PolicyQueryLayer } from "./PolicyQueryLayer"
+import { ConfigLayer, type GlobalOptions, ProjectLayer } from "./ProjectContextLayer"
 
 /** The project alone: the compile index reads files itself (no PipelineCompiler, so none of the run's layers). */
 export const compileLayer = (options: GlobalOptions) => ProjectLayer(options, true)

@@ -2,8 +2,6 @@ import { SqlClient, type Statement } from "@effect/sql"
 import { Chunk, Clock, Effect, Either, Layer, Option, Schedule, Stream } from "effect"
 import type { LedgerKind, LedgerRow } from "../../schemas/ledger"
 import { GENESIS_HASH, rowHash } from "./chain"
-import { chainVerifier } from "./verify"
-import { DEFAULT_PARALLEL } from "./verifyParallel"
 import { makeListCache } from "./listCache"
 import { type ChainedRow, type EvaluationGroup, Ledger, type SealedRow, type OutcomeTally, type LedgerFilter, LedgerUnavailable, type NewLedgerRow } from "./Ledger"
 
@@ -62,7 +60,11 @@ export const make = Effect.gen(function* () {
     })
 
   const listCache = makeListCache(sql)
-  const verifier = yield* chainVerifier
+  // The chain walk loads when a command checks the chain (audit --verify, an apply's approval): no other command needs it.
+  const verifier = Effect.promise(() => import("./verify")).pipe(
+    Effect.flatMap(({ chainVerifier }) => chainVerifier),
+    Effect.provideService(SqlClient.SqlClient, sql)
+  )
 
   const appendSealedAll = (rows: ReadonlyArray<NewLedgerRow>) =>
     Effect.gen(function* () {
@@ -99,7 +101,7 @@ export const make = Effect.gen(function* () {
       if (values === undefined) return Option.none<ChainedRow>()
       const decoded = decodeStored(values.slice(0, -1), 1)
       if (Either.isLeft(decoded)) return yield* new LedgerUnavailable({ detail: `ledger row ${seq} is malformed` })
-      const chained = yield* verifier.chainsFrom(seq)
+      const chained = yield* Effect.flatMap(verifier, (v) => v.chainsFrom(seq))
       return Option.some<ChainedRow>({ row: decoded.right, seq, row_hash: String(values[values.length - 1]), chained })
     })
 
@@ -202,6 +204,10 @@ export const make = Effect.gen(function* () {
       }
     })
 
+  // The parallel walk's worker pool loads only when `audit --verify` runs.
+  const verify = Effect.promise(() => import("./verifyParallel")).pipe(
+    Effect.flatMap(({ DEFAULT_PARALLEL }) => Effect.flatMap(verifier, (v) => v.verify(DEFAULT_PARALLEL)))
+  )
 
   /**
    * Grouped twice: first by (principal, principal_id, capability, model), the `ledger_reports` index
@@ -228,7 +234,7 @@ export const make = Effect.gen(function* () {
     list,
     count,
     outcomes,
-    verify: verifier.verify(DEFAULT_PARALLEL),
+    verify,
     evaluationGroups,
     headHash: Effect.mapError(head, unavailable)
   })

@@ -1,0 +1,20 @@
+// The policy commands' layers over the state store (policy test, replay, freeze; serve's reads): the
+// policy engine and model attributes over the store opened in the command's mode.
+import { Layer } from "effect"
+import type * as StateStore from "../services/StateStore/StateStore"
+import { modelAttributesLayer } from "../services/Project/policyAttributes"
+import { policyLayer } from "./PolicyQueryLayer"
+import { type GlobalOptions, ProjectLayer, stateLayer } from "./ProjectLayer"
+
+/** Policy and model attributes over the store opened for `mode` (needs the resolved project). */
+export const governed = (mode: StateStore.StateStoreMode) =>
+  Layer.mergeAll(policyLayer, modelAttributesLayer).pipe(Layer.provideMerge(stateLayer(mode)))
+
+/** Policy reads (show, check, test): policy, model attributes, the store opened for reading. */
+export const PolicyReadLayer = (options: GlobalOptions) => governed("read").pipe(Layer.provideMerge(ProjectLayer(options)))
+
+/** Policy writes (freeze, unfreeze): the same services over a store opened for writing. */
+export const PolicyWriteLayer = (options: GlobalOptions) => governed("write").pipe(Layer.provideMerge(ProjectLayer(options)))
+
+/** `pcli serve`: the read services over a store opened read-only (never migrated, never written). */
+export const ReadOnlyLayer = (options: GlobalOptions) => governed("server").pipe(Layer.provideMerge(ProjectLayer(options)))
