@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import type { Principal as PrincipalClass } from "../schemas/policy"
 import { type ApplyOutput, type Evaluation, type GatedPayload, isGatedPlan, type Plan, type ReviewMarker, type VerificationOutput } from "../schemas/plans"
 import type { Environment } from "../services/Environment/Environment"
-import { type GovernanceMismatch, governWarehouse } from "../services/Governance/Governance"
+import { type GovernanceMismatch, governAgentFirst, governWarehouse } from "../services/Governance/Governance"
 import { Ledger, type LedgerUnavailable } from "../services/Ledger/Ledger"
 import { AppliedState } from "../services/Plans/AppliedState"
 import {
@@ -236,19 +236,27 @@ function applyWith(input: ApplyInput, executeGc: boolean): Effect.Effect<ApplyOu
     const actor = yield* Principal
     // Project-relative `storage_prefix`es resolve against the project's root.
     const projectRoot = (yield* ProjectContext).root
+    // An agent answers to the warehouse's governor before the gates evaluate (and record) anything.
+    const governedFirst = yield* governAgentFirst([], input.planId)
     const admitted = yield* admit(input, actor, executeGc ? EXECUTABLE : new Set([...EXECUTABLE].filter((k) => k !== "gc" && k !== "restore")))
-    return yield* execute(admitted, actor, projectRoot, executeGc).pipe(settledBy(admitted.claim))
+    return yield* execute(admitted, actor, projectRoot, executeGc, governedFirst).pipe(settledBy(admitted.claim))
   })
 }
 
 /** Once admitted and claimed: the warehouse and its governor, then steps 4–5. */
-const execute = (admitted: Admitted, actor: ActingPrincipal, projectRoot: string, executeGc: boolean) =>
+const execute = (
+  admitted: Admitted,
+  actor: ActingPrincipal,
+  projectRoot: string,
+  executeGc: boolean,
+  governedFirst: Effect.Effect<void, StatementFailed | LedgerUnavailable> | undefined
+) =>
   Effect.gen(function* () {
     // The warehouse opens once every gate has passed: a refused apply leaves no warehouse file behind.
     const warehouse = yield* Warehouse
     if (warehouse.open !== undefined) yield* warehouse.open
     // Its governor next (decisions 35); the head is witnessed after the apply's last ledger row.
-    const witness = yield* governWarehouse([...new Set(admitted.evaluations.map((e) => e.model))], admitted.plan.plan_id)
+    const witness = governedFirst ?? (yield* governWarehouse([...new Set(admitted.evaluations.map((e) => e.model))], admitted.plan.plan_id))
     return yield* Effect.tap(buildAndVerify(admitted, executeGc, projectRoot, actor), () => witness)
   })
 

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import type { RunOutput } from "../schemas/pipeline"
-import { governWarehouse } from "../services/Governance/Governance"
+import { governAgentFirst, governWarehouse } from "../services/Governance/Governance"
 import { gateAgentRun } from "../services/Plans/runGate"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import * as Runner from "../services/Runner/run"
@@ -29,6 +29,8 @@ export const runModels = (input: RunModelsInput) =>
       return yield* new UsageError({ detail: "--from and --to go together: give both or neither" })
     }
     const project = yield* compiledProject
+    // An agent answers to the warehouse's governor before its models are evaluated: one row per model either way.
+    const governedFirst = yield* governAgentFirst(input.models)
     const gated = yield* gateAgentRun(project, input.models)
     const { root } = yield* ProjectContext
     const runner = yield* Runner.PipelineRunner
@@ -42,7 +44,7 @@ export const runModels = (input: RunModelsInput) =>
     }
     const { opened, states } = yield* openUnlessReused(project, options, gated)
     // A run that changes the warehouse answers to its governor first (decisions 35); a no-op run changes nothing.
-    const witness = opened ? yield* governWarehouse(input.models) : Effect.void
+    const witness = governedFirst ?? (opened ? yield* governWarehouse(input.models) : Effect.void)
     const record = yield* runner.run(project, states === undefined ? options : { ...options, buildStates: states })
     yield* witness
     const out: RunOutput = runOutput(record)

@@ -61,12 +61,15 @@ describe("the warehouse names its governor (governance-mismatch)", () => {
       { args: ["--state-namespace", "x"], store: join(cwd, "models/.pcli-state/x.sqlite"), differs: "state store" }
     ]
     for (const swap of swaps) {
+      const before = existsSync(swap.store) ? Number(sqlite(swap.store, "SELECT count(*) FROM ledger")) : 0
       const r = await pcli(["run", "--full-refresh", ...swap.args], agent)
       expect([r.code, r.stderr], swap.args.join(" ")).toEqual([1, expect.stringContaining("error[governance-mismatch]")])
       expect(r.stderr).toContain(swap.differs)
       expect(r.stderr).not.toContain("OK mart_orders")
       expect(existsSync(swap.store)).toBe(true)
       expect(lastReason(swap.store)).toContain("refused [governance-mismatch]")
+      // The refusal is the only row: the governor is asked before any model is evaluated.
+      expect(Number(sqlite(swap.store, "SELECT count(*) FROM ledger")) - before, swap.args.join(" ")).toBe(1)
     }
     expect(await martIds()).toEqual([1])
   })

@@ -86,6 +86,21 @@ export const governWarehouse = (
   })
 
 /**
+ * An agent answers to an existing warehouse's governor before any model is evaluated, so a
+ * mismatch leaves its refusal rows and no evaluation rows. Undefined when not checked here (a
+ * human, or no warehouse yet): the check then runs once the warehouse is opened.
+ */
+export const governAgentFirst = (
+  models: ReadonlyArray<string>,
+  planId: string | null = null
+): Effect.Effect<Effect.Effect<void, StatementFailed | LedgerUnavailable> | undefined, GovernanceMismatch | StatementFailed, Warehouse | ProjectContext | Principal | Ledger> =>
+  Effect.gen(function* () {
+    const actor = yield* Principal
+    if (actor.class !== "agent" || !(yield* warehouseExists)) return undefined
+    return yield* governWarehouse(models, planId)
+  })
+
+/**
  * After a governed mutation's ledger rows: the ledger head into the warehouse record (one statement).
  * Only under a `[policy]`: the first such mutation creates the record; a human's re-pins it to this governor.
  */

@@ -27,10 +27,13 @@ export const diffRevisions = (
       return beforeFp === afterFp ? [] : [{ model, before, after, beforeFp, afterFp }]
     })
     // One parser batch for both sides of every changed model.
-    const items = changed.flatMap((c) => [
-      ...(c.before === undefined ? [] : [{ model: c.model, files: c.before }]),
-      ...(c.after === undefined ? [] : [{ model: c.model, files: c.after }])
-    ])
+    const items = changed.flatMap((c) => {
+      const parseSql = c.before !== undefined && c.after !== undefined
+      return [
+        ...(c.before === undefined ? [] : [{ model: c.model, files: c.before, parseSql }]),
+        ...(c.after === undefined ? [] : [{ model: c.model, files: c.after, parseSql }])
+      ]
+    })
     const analyzed = yield* analyzeRevisions(items, env)
     let at = 0
     return changed.map((c): ModelChange => {

@@ -1,7 +1,7 @@
 import type { CommandExecutor, FileSystem, Path } from "@effect/platform"
 import { Effect } from "effect"
 import { type GatedPlan, isGatedPlan, type Plan, type PlanBody, type RunLikePlan } from "../../schemas/plans"
-import { hashCanonical } from "../Artifacts/artifacts"
+import { canonicalJson } from "../Artifacts/artifacts"
 import { Environment } from "../Environment/Environment"
 import type { CompileError, CompiledProject } from "../Project/compile"
 import { PipelineCompiler } from "../Project/compile"
@@ -33,7 +33,7 @@ export interface Rederived {
   readonly built: BuiltContext
 }
 
-const sameValue = (a: unknown, b: unknown) => hashCanonical(a ?? null) === hashCanonical(b ?? null)
+const sameValue = (a: unknown, b: unknown) => canonicalJson(a ?? null) === canonicalJson(b ?? null)
 
 /** Names present on one side only, and names whose values differ. */
 const differing = <V>(recorded: ReadonlyMap<string, V>, derived: ReadonlyMap<string, V>): ReadonlyArray<string> =>

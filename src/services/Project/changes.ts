@@ -108,21 +108,27 @@ export const parsedQueryOf = (serialized: string): ParsedQuery | undefined => {
  * batch on a private in-memory database), sidecars and contracts through the model decoder.
  */
 export const analyzeRevisions = (
-  items: ReadonlyArray<{ readonly model: string; readonly files: ModelFiles }>,
+  items: ReadonlyArray<{ readonly model: string; readonly files: ModelFiles; readonly parseSql?: boolean | undefined }>,
   env: Readonly<Record<string, string | undefined>>
 ): Effect.Effect<ReadonlyArray<AnalyzedRevision>, StatementFailed> =>
   Effect.scoped(
     Effect.gen(function* () {
       if (items.length === 0) return []
-      const instance = yield* acquireDuckDbInstance(":memory:")
-      const connection = yield* Effect.acquireRelease(
-        Effect.tryPromise({ try: () => instance.connect(), catch: (e) => new StatementFailed({ detail: String(e), transient: false }) }),
-        (c) => Effect.sync(() => c.closeSync())
-      )
-      const serialized = yield* Effect.tryPromise({
-        try: () => serializeBatch(connection, items.map((i) => parseableSql(i.files.sql))),
-        catch: (e) => new StatementFailed({ detail: e instanceof Error ? e.message : String(e), transient: false })
-      })
+      // Only a model with both sides has its SQL compared (an added or removed model's findings never read it).
+      const parsing = items.flatMap((item, i) => (item.parseSql === false ? [] : [i]))
+      const serialized: Array<{ readonly json: string } | undefined> = new Array(items.length)
+      if (parsing.length > 0) {
+        const instance = yield* acquireDuckDbInstance(":memory:")
+        const connection = yield* Effect.acquireRelease(
+          Effect.tryPromise({ try: () => instance.connect(), catch: (e) => new StatementFailed({ detail: String(e), transient: false }) }),
+          (c) => Effect.sync(() => c.closeSync())
+        )
+        const batch = yield* Effect.tryPromise({
+          try: () => serializeBatch(connection, parsing.map((i) => parseableSql(items[i]!.files.sql))),
+          catch: (e) => new StatementFailed({ detail: e instanceof Error ? e.message : String(e), transient: false })
+        })
+        parsing.forEach((itemIndex, k) => (serialized[itemIndex] = batch[k]))
+      }
       return yield* Effect.forEach(items, (item, i) =>
         Effect.gen(function* () {
           const decode = (contractText: string | null) =>
