@@ -54,22 +54,23 @@ beforeAll(async () => {
 })
 
 describe("the warehouse names its governor (governance-mismatch)", () => {
-  it("an agent swapping config, state path or namespace is refused, leaves a refusal row where it ran and builds nothing", async () => {
+  it("an agent swapping config, state path or namespace is refused, its one refusal row lands in the governing store, and it builds nothing", async () => {
     const swaps = [
-      { args: ["--config", "alt/pcli.toml", "--models", "models"], store, differs: "[policy]" },
-      { args: ["--state-path", "elsewhere.sqlite"], store: join(cwd, "elsewhere.sqlite"), differs: "state store" },
-      { args: ["--state-namespace", "x"], store: join(cwd, "models/.pcli-state/x.sqlite"), differs: "state store" }
+      { args: ["--config", "alt/pcli.toml", "--models", "models"], ran: store, differs: "[policy]" },
+      { args: ["--state-path", "elsewhere.sqlite"], ran: join(cwd, "elsewhere.sqlite"), differs: "state store" },
+      { args: ["--state-namespace", "x"], ran: join(cwd, "models/.pcli-state/x.sqlite"), differs: "state store" }
     ]
+    const rows = (path: string) => (existsSync(path) ? Number(sqlite(path, "SELECT count(*) FROM ledger")) : 0)
     for (const swap of swaps) {
-      const before = existsSync(swap.store) ? Number(sqlite(swap.store, "SELECT count(*) FROM ledger")) : 0
+      const [governing, chosen] = [rows(store), rows(swap.ran)]
       const r = await pcli(["run", "--full-refresh", ...swap.args], agent)
       expect([r.code, r.stderr], swap.args.join(" ")).toEqual([1, expect.stringContaining("error[governance-mismatch]")])
       expect(r.stderr).toContain(swap.differs)
       expect(r.stderr).not.toContain("OK mart_orders")
-      expect(existsSync(swap.store)).toBe(true)
-      expect(lastReason(swap.store)).toContain("refused [governance-mismatch]")
-      // The refusal is the only row: the governor is asked before any model is evaluated.
-      expect(Number(sqlite(swap.store, "SELECT count(*) FROM ledger")) - before, swap.args.join(" ")).toBe(1)
+      // Asked before any model is evaluated: the refusal is the only row, in the store the warehouse names.
+      expect(rows(store) - governing, swap.args.join(" ")).toBe(1)
+      expect(lastReason(store)).toContain("refused [governance-mismatch]")
+      if (swap.ran !== store) expect(rows(swap.ran) - chosen, swap.args.join(" ")).toBe(0)
     }
     expect(await martIds()).toEqual([1])
   })

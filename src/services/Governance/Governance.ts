@@ -1,7 +1,9 @@
-import { Clock, Data, Effect, Option } from "effect"
+import type { FileSystem, Path } from "@effect/platform"
+import { Clock, Context, Data, Effect, Layer, Option } from "effect"
+import * as NodeFs from "node:fs"
 import { hashCanonical } from "../Artifacts/artifacts"
 import { ledgerHead } from "../Ledger/head"
-import { Ledger, type LedgerUnavailable } from "../Ledger/Ledger"
+import { Ledger, type LedgerUnavailable, type NewLedgerRow } from "../Ledger/Ledger"
 import { refusalRow } from "../Plans/ledgerRows"
 import { Principal } from "../Principal/Principal"
 import { ProjectContext } from "../ProjectConfig/ProjectContext"
@@ -27,6 +29,8 @@ export class GovernanceMismatch extends Data.TaggedError("GovernanceMismatch")<{
 export interface Governor {
   readonly storeId: string | null
   readonly policyDigest: string | null
+  /** Where this command's store is. */
+  readonly storePath: string
   /** The `[state]` object tier, which keeps a copy of the witness when configured. */
   readonly objectTier: string | undefined
 }
@@ -34,10 +38,10 @@ export interface Governor {
 const short = (id: string) => id.slice(0, 12)
 
 export const currentGovernor: Effect.Effect<Governor, never, ProjectContext> = Effect.gen(function* () {
-  const { config } = yield* ProjectContext
+  const { config, state } = yield* ProjectContext
   const policy = Option.flatMap(config, (c) => Option.fromNullable(c.settings.policy))
   const objectTier = Option.getOrUndefined(Option.flatMap(config, (c) => Option.fromNullable(c.settings.state?.object_store_url)))
-  return { storeId: yield* storeId, policyDigest: Option.isNone(policy) ? null : hashCanonical(policy.value), objectTier }
+  return { storeId: yield* storeId, policyDigest: Option.isNone(policy) ? null : hashCanonical(policy.value), storePath: state.path, objectTier }
 })
 
 /** What differs between the record and this command's governor, each as a phrase naming both sides. */
@@ -58,7 +62,7 @@ export const differences = (record: GovernanceRecord, mine: Governor): ReadonlyA
 export const governWarehouse = (
   models: ReadonlyArray<string>,
   planId: string | null = null
-): Effect.Effect<Effect.Effect<void, StatementFailed | LedgerUnavailable>, GovernanceMismatch | StatementFailed, Warehouse | ProjectContext | Principal | Ledger> =>
+): Effect.Effect<Effect.Effect<void, StatementFailed | LedgerUnavailable>, GovernanceMismatch | StatementFailed, Warehouse | ProjectContext | Principal | Ledger | FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function* () {
     const wh = yield* Warehouse
     const actor = yield* Principal
@@ -74,16 +78,36 @@ export const governWarehouse = (
     const found = record === undefined ? [] : differences(record, mine)
     if (found.length > 0) {
       if (actor.class === "agent") {
-        const ledger = yield* Ledger
         const refusal = new GovernanceMismatch({ differences: found })
         const row = refusalRow({ actor, principal: "agent", capability: "apply", planId, error: refusal })
-        const written = yield* Effect.either(ledger.appendAll(models.length === 0 ? [row] : models.map((model) => ({ ...row, model }))))
+        const written = yield* Effect.either(appendGoverning(record!, mine, models.length === 0 ? [row] : models.map((model) => ({ ...row, model }))))
         return yield* written._tag === "Left" ? new GovernanceMismatch({ differences: found, unrecorded: written.left.detail }) : refusal
       }
       yield* Effect.logWarning(`governance: this warehouse is governed by another ${found.join(" and by another ")}; proceeding as a human`)
     }
     return witness(wh, mine, record !== undefined)
   })
+
+/**
+ * Where a mismatch's refusal is recorded: the governing store, when the record says where it is
+ * and the store there is the one it names (an agent pointing `--state-path` elsewhere must not
+ * hide its refusal in a store of its choosing); else this command's store.
+ */
+const appendGoverning = (record: GovernanceRecord, mine: Governor, rows: ReadonlyArray<NewLedgerRow>) =>
+  Effect.gen(function* () {
+    const own = yield* Ledger
+    const path = record.store_path
+    if (record.store_id === mine.storeId || path === undefined || path === mine.storePath || !NodeFs.existsSync(path)) return yield* own.appendAll(rows)
+    const opened = yield* Effect.either(
+      Effect.gen(function* () {
+        const [Sqlite, StateStore] = yield* Effect.promise(() => Promise.all([import("../Ledger/sqlite"), import("../StateStore/StateStore")]))
+        const context = yield* Layer.build(Sqlite.layer.pipe(Layer.provideMerge(StateStore.layer({ path, createParent: false }, "write"))))
+        const id = yield* Effect.provide(storeId, context)
+        return id === record.store_id ? Context.get(context, Ledger) : undefined
+      })
+    )
+    return yield* (opened._tag === "Right" && opened.right !== undefined ? opened.right : own).appendAll(rows)
+  }).pipe(Effect.scoped)
 
 /**
  * An agent answers to an existing warehouse's governor before any model is evaluated, so a
@@ -93,7 +117,7 @@ export const governWarehouse = (
 export const governAgentFirst = (
   models: ReadonlyArray<string>,
   planId: string | null = null
-): Effect.Effect<Effect.Effect<void, StatementFailed | LedgerUnavailable> | undefined, GovernanceMismatch | StatementFailed, Warehouse | ProjectContext | Principal | Ledger> =>
+): Effect.Effect<Effect.Effect<void, StatementFailed | LedgerUnavailable> | undefined, GovernanceMismatch | StatementFailed, Warehouse | ProjectContext | Principal | Ledger | FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function* () {
     const actor = yield* Principal
     if (actor.class !== "agent" || !(yield* warehouseExists)) return undefined
@@ -109,7 +133,7 @@ const witness = (wh: WarehouseService, mine: Governor, exists: boolean) =>
     if (mine.policyDigest === null || mine.storeId === null) return
     const head = yield* ledgerHead
     const at = new Date(yield* Clock.currentTimeMillis).toISOString()
-    const record = { store_id: mine.storeId, policy_digest: mine.policyDigest, head_seq: head.seq, head_hash: head.hash }
+    const record = { store_id: mine.storeId, policy_digest: mine.policyDigest, head_seq: head.seq, head_hash: head.hash, store_path: mine.storePath }
     yield* writeRecord(wh, record, exists, at)
     yield* writeObjectWitness(mine.objectTier, record, at)
   })

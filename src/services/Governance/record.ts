@@ -13,6 +13,8 @@ export interface GovernanceRecord {
   readonly policy_digest: string
   readonly head_seq: number
   readonly head_hash: string
+  /** Where the governing store was when it last governed: a mismatch's refusal is recorded there. */
+  readonly store_path?: string | undefined
 }
 
 /** How DuckDB and the remote warehouse say the table (or its schema) is not there: no record. */
@@ -22,23 +24,30 @@ const literal = (value: string) => `'${value.replaceAll("'", "''")}'`
 
 /** The record, or undefined when the warehouse has none (never governed). */
 export const readRecord = (wh: WarehouseService): Effect.Effect<GovernanceRecord | undefined, StatementFailed> =>
-  wh.execute("SELECT store_id, policy_digest, head_seq, head_hash FROM pcli.governance LIMIT 1").pipe(
+  wh.execute("SELECT store_id, policy_digest, head_seq, head_hash, store_path FROM pcli.governance LIMIT 1").pipe(
     Effect.map(({ rows }) => {
       const row = rows[0]
       return row === undefined
         ? undefined
-        : { store_id: String(row[0]), policy_digest: String(row[1]), head_seq: Number(row[2]), head_hash: String(row[3]) }
+        : {
+            store_id: String(row[0]),
+            policy_digest: String(row[1]),
+            head_seq: Number(row[2]),
+            head_hash: String(row[3]),
+            ...(row[4] === null || row[4] === undefined ? {} : { store_path: String(row[4]) })
+          }
     }),
     Effect.catchIf((e) => absent.test(e.detail), () => Effect.succeed(undefined))
   )
 
 /** Writes the record: one UPDATE when it exists, else the schema, table and row (the first governed mutation). */
 export const writeRecord = (wh: WarehouseService, record: GovernanceRecord, exists: boolean, at: string): Effect.Effect<void, StatementFailed> => {
-  const values = [literal(record.store_id), literal(record.policy_digest), String(record.head_seq), literal(record.head_hash), literal(at)]
+  const storePath = record.store_path === undefined ? "NULL" : literal(record.store_path)
+  const values = [literal(record.store_id), literal(record.policy_digest), String(record.head_seq), literal(record.head_hash), literal(at), storePath]
   if (exists) {
     return Effect.asVoid(
       wh.execute(
-        `UPDATE pcli.governance SET store_id = ${values[0]}, policy_digest = ${values[1]}, head_seq = ${values[2]}, head_hash = ${values[3]}, updated_at = ${values[4]}`
+        `UPDATE pcli.governance SET store_id = ${values[0]}, policy_digest = ${values[1]}, head_seq = ${values[2]}, head_hash = ${values[3]}, updated_at = ${values[4]}, store_path = ${values[5]}`
       )
     )
   }
@@ -47,7 +56,7 @@ export const writeRecord = (wh: WarehouseService, record: GovernanceRecord, exis
       [
         wh.execute("CREATE SCHEMA IF NOT EXISTS pcli"),
         wh.execute(
-          "CREATE TABLE IF NOT EXISTS pcli.governance (store_id STRING NOT NULL, policy_digest STRING NOT NULL, head_seq BIGINT NOT NULL, head_hash STRING NOT NULL, updated_at STRING NOT NULL)"
+          "CREATE TABLE IF NOT EXISTS pcli.governance (store_id STRING NOT NULL, policy_digest STRING NOT NULL, head_seq BIGINT NOT NULL, head_hash STRING NOT NULL, updated_at STRING NOT NULL, store_path STRING)"
         ),
         wh.execute(`INSERT INTO pcli.governance VALUES (${values.join(", ")})`)
       ],
