@@ -1,13 +1,12 @@
-import { Effect } from "effect"
 import { execFileSync } from "node:child_process"
 import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
 import { planIdOf } from "../../src/services/Plans/ids"
 import { fingerprintOf } from "../../src/services/Plans/revisions"
-import { makeProject, runCli } from "../support/cli"
+import { makeProject } from "../support/cli"
 import { commitAll } from "../support/mcpClient"
-import { readLedgerRows } from "../support/stateStore"
+import { agent, human, layeredSidecar, projectCli } from "./support"
 
 // Issue 32 item 3: apply derives the plan again from the working tree; the file's claims count for nothing.
 const POLICY = `[policy]
@@ -27,16 +26,10 @@ effect = "allow"
 scope = { layer = "bronze" }
 `
 
-const sidecar = (name: string) => `name = "${name}"\n[target]\ncatalog = "w"\nschema = "bronze"\ntable = "${name}"\n[tags]\nlayer = "bronze"\n`
-const agent = { PCLI_PRINCIPAL: "agent", PCLI_PRINCIPAL_ID: "bot-1" }
-const human = { PCLI_PRINCIPAL: "human", PCLI_PRINCIPAL_ID: "alice" }
+const sidecar = (name: string) => layeredSidecar(name, "bronze")
 
 let cwd: string
-const json = async (args: ReadonlyArray<string>, env: Record<string, string>) => {
-  const r = await runCli([...args, "--output", "json"], { cwd, env })
-  return { ...r, out: JSON.parse(r.stdout || "{}") }
-}
-const ledger = () => Effect.runPromise(readLedgerRows(join(cwd, "models", ".pcli-state.sqlite")))
+const { json, ledger } = projectCli(() => cwd)
 const planFile = (id: string) => join(cwd, ".pcli", "plans", `${id}.json`)
 
 /** What an attacker does: edit the payload, recompute the id the way pcli does, store it under the new id. */

@@ -1,12 +1,11 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { Effect } from "effect"
 import { existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { makeProject, runCli } from "../support/cli"
+import { makeProject } from "../support/cli"
 import { commitAll, connectMcp } from "../support/mcpClient"
-import { readLedgerRows } from "../support/stateStore"
+import { agent, human, layeredSidecar, projectCli } from "./support"
 
 // Issue 32 item 7: refusals that left no row, or named the wrong cause, or read a file outside the project.
 const POLICY = `[policy]
@@ -26,24 +25,12 @@ effect = "allow"
 scope = { layer = "bronze" }
 `
 
-const sidecar = (name: string) => `name = "${name}"\n[target]\ncatalog = "w"\nschema = "bronze"\ntable = "${name}"\n[tags]\nlayer = "bronze"\n`
-const agent = { PCLI_PRINCIPAL: "agent", PCLI_PRINCIPAL_ID: "bot-1" }
-const human = { PCLI_PRINCIPAL: "human", PCLI_PRINCIPAL_ID: "alice" }
+const sidecar = (name: string) => layeredSidecar(name, "bronze")
 
 let cwd: string
 let client: Client
-const json = async (args: ReadonlyArray<string>, env: Record<string, string>) => {
-  const r = await runCli([...args, "--output", "json"], { cwd, env })
-  return { ...r, out: JSON.parse(r.stdout || "{}") }
-}
-const ledger = () => Effect.runPromise(readLedgerRows(join(cwd, "models", ".pcli-state.sqlite")))
+const { json, ledger, rowsOf } = projectCli(() => cwd)
 const plans = () => (existsSync(join(cwd, ".pcli/plans")) ? readdirSync(join(cwd, ".pcli/plans")) : [])
-/** The rows `run` appended, with the command's result. */
-const rowsOf = async <A>(run: () => Promise<A>) => {
-  const before = existsSync(join(cwd, "models", ".pcli-state.sqlite")) ? (await ledger()).length : 0
-  const result = await run()
-  return { result, rows: (await ledger()).slice(before) }
-}
 
 beforeAll(async () => {
   cwd = makeProject({
