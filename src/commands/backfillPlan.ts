@@ -1,3 +1,4 @@
+import type { SqlClient } from "@effect/sql"
 import type { FileSystem, Path } from "@effect/platform"
 import { Effect } from "effect"
 import type { BackfillOutput } from "../schemas/reclaim"
@@ -7,6 +8,7 @@ import { Environment } from "../services/Environment/Environment"
 import { Ledger, type LedgerUnavailable } from "../services/Ledger/Ledger"
 import type { PlanStoreIo } from "../services/Plans/errors"
 import { evaluationRow } from "../services/Plans/ledgerRows"
+import { issuedAfterApplied } from "../services/Plans/claims"
 import { PlanStore } from "../services/Plans/PlanStore"
 import { deriveBackfillScope, fingerprintsOf } from "../services/Plans/derive"
 import { readWorkingTree } from "../services/Plans/revisions"
@@ -72,7 +74,7 @@ export const backfillPlan = (
 ): Effect.Effect<
   BackfillOutput,
   BackfillError,
-  PlanStore | PipelineCompiler | RunStore | Ledger | Principal | Environment | ProjectContext | FileSystem.FileSystem | Path.Path
+  SqlClient.SqlClient | PlanStore | PipelineCompiler | RunStore | Ledger | Principal | Environment | ProjectContext | FileSystem.FileSystem | Path.Path
 > =>
   Effect.gen(function* () {
     yield* checkBackfillFlags(input)
@@ -120,7 +122,8 @@ export const backfillPlan = (
     }
     const actor = yield* Principal
     const store = yield* PlanStore
-    const written = yield* store.write({ kind: "backfill", payload, principal: { class: actor.class, id: actor.id, source: actor.source } })
+    const issued = yield* issuedAfterApplied("backfill", payload)
+    const written = yield* store.write({ kind: "backfill", payload: issued, principal: { class: actor.class, id: actor.id, source: actor.source } })
     const planId = written.plan.plan_id
     const ledger = yield* Ledger
     yield* ledger.append(

@@ -1,3 +1,4 @@
+import type { SqlClient } from "@effect/sql"
 import type { CommandExecutor, FileSystem, Path } from "@effect/platform"
 import { Effect } from "effect"
 import type { Evaluation, PlanBase, PlanOutput, RunPayload } from "../schemas/plans"
@@ -12,6 +13,7 @@ import { decidedBy } from "../services/PolicyEngine/evaluate"
 import { attributesOf } from "../services/PolicyEngine/attributes"
 import { resolveCommit } from "../services/Plans/git"
 import { appendRows, evaluationRow, refusalRow } from "../services/Plans/ledgerRows"
+import { issuedAfterApplied } from "../services/Plans/claims"
 import { PlanStore } from "../services/Plans/PlanStore"
 import { readWorkingTree, type Revision } from "../services/Plans/revisions"
 import { ModelNotFound } from "../services/PolicyEngine/attributes"
@@ -49,6 +51,7 @@ export type PlanCreateError =
   | NothingToPlan
 
 export type PlanCreateRequirements =
+  | SqlClient.SqlClient
   | PlanStore
   | AppliedState
   | PipelineCompiler
@@ -143,7 +146,8 @@ export const planCreate = (input: PlanCreateInput): Effect.Effect<PlanOutput, Pl
       )
       return yield* new ProposalDenied({ model: denied.item.model, capability: denied.item.capability, rule: denied.verdict.matched_rule, reason: denied.verdict.reason, decidedBy: decidedBy(denied.verdict) })
     }
-    const written = yield* store.write({ kind, payload, principal: { class: actor.class, id: actor.id, source: actor.source } })
+    const issued = yield* issuedAfterApplied(kind, payload)
+    const written = yield* store.write({ kind, payload: issued, principal: { class: actor.class, id: actor.id, source: actor.source } })
     const planId = written.plan.plan_id
 
     const rows = yield* appendRows(

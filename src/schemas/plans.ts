@@ -73,7 +73,9 @@ export const RunPayload = Schema.Struct({
   /** What apply runs: changed models and their downstream closure, in project order. */
   models: Schema.Array(Schema.String),
   /** Content fingerprint of every model the plan touches (null: the model must not exist). */
-  fingerprints: Schema.Record({ key: Schema.String, value: Schema.NullOr(Schema.String) })
+  fingerprints: Schema.Record({ key: Schema.String, value: Schema.NullOr(Schema.String) }),
+  /** The applied plan with this content, when this one is issued after it (a plan applies once). */
+  reissue_of: Schema.optional(Schema.String)
 })
 export type RunPayload = typeof RunPayload.Type
 

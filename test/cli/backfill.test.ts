@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs"
+import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { makeProject, runCli } from "../support/cli"
@@ -89,6 +89,15 @@ describe("pcli backfill through the binary", () => {
     const w = await json(["apply", windowed.out.plan_id], cwd)
     expect(w.code, w.stderr).toBe(0)
     expect(w.out.run).toMatchObject({ partition_from: "2026-01-01", partition_to: "2026-01-02" })
+
+    // The same backfill again (an upstream fix): a plan applies once, so it is issued afresh, naming the applied one.
+    const again = await json(["backfill", "--model", "a"], cwd)
+    expect(again.out.plan_id).not.toBe(plan.out.plan_id)
+    expect(JSON.parse(readFileSync(again.out.path, "utf8")).payload.reissue_of).toBe(plan.out.plan_id)
+    expect((await json(["review", again.out.plan_id, "--approve"], cwd)).code).toBe(0)
+    const reapplied = await json(["apply", again.out.plan_id], cwd)
+    expect(reapplied.code, reapplied.stderr).toBe(0)
+    expect((await json(["apply", plan.out.plan_id], cwd)).out.error.code).toBe("plan-already-applied")
   })
 
   it("--from-last-run seeds from the failed models; a model edited after planning makes the plan stale", async () => {

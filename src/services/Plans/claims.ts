@@ -3,6 +3,7 @@ import { Clock, Effect, Exit } from "effect"
 import { LedgerUnavailable } from "../Ledger/Ledger"
 import type { ActingPrincipal } from "../Principal/Principal"
 import { PlanAlreadyApplied } from "./errors"
+import { planIdOf } from "./ids"
 
 /**
  * decisions.md 34: a plan applies once. The claim is one statement on `plan_applies` (migration 010),
@@ -42,6 +43,23 @@ export const claimApply = (planId: string, approvalSeq: number | null, actor: Ac
       claimedAt: held?.claimed_at ?? now,
       approvalSeq: held?.approval_seq === undefined || held.approval_seq === null ? null : Number(held.approval_seq)
     })
+  })
+
+/**
+ * A plan's id is its content, and an applied plan never applies again: a plan with the content of
+ * an applied one (the same backfill window again, a change re-made after a revert) is issued
+ * afresh, its payload naming the applied plan, so it gets its own id, review and apply.
+ */
+export const issuedAfterApplied = <P extends object>(kind: string, payload: P) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    let issued: P & { readonly reissue_of?: string } = payload
+    for (;;) {
+      const id = planIdOf(kind, issued)
+      const [row] = yield* sql<{ status: string }>`SELECT status FROM plan_applies WHERE plan_id = ${id}`.pipe(Effect.mapError(unavailable))
+      if (row?.status !== "applied") return issued
+      issued = { ...payload, reissue_of: id }
+    }
   })
 
 /** Records how the claimed apply ended. */
