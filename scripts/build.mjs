@@ -54,7 +54,7 @@ const common = {
     "@effect/opentelemetry"
   ],
   plugins: [deepImports],
-  minify: process.env.PCLI_NO_MINIFY !== "1",
+  minify: true,
   logLevel: "warning"
 }
 
