@@ -5,6 +5,7 @@ import { FileSystem } from "@effect/platform"
 import { Context, Effect, Layer, Option } from "effect"
 import * as EmptyLedger from "../services/Ledger/empty"
 import { Ledger } from "../services/Ledger/Ledger"
+import { openLedgerAt } from "../services/Ledger/openAt"
 import { ModelAttributesSource } from "../services/PolicyEngine/attributes"
 import * as PolicyEngine from "../services/PolicyEngine/PolicyEngine"
 import { Principal } from "../services/Principal/Principal"
@@ -37,8 +38,7 @@ const readLedger = (state: ProjectContext["Type"]["state"]) =>
   Effect.gen(function* () {
     const stat = yield* Effect.option((yield* FileSystem.FileSystem).stat(state.path))
     if (Option.isNone(stat)) return EmptyLedger.emptyLedger
-    const [Sqlite, StateStore] = yield* Effect.promise(() => Promise.all([import("../services/Ledger/sqlite"), import("../services/StateStore/StateStore")]))
-    return Context.get(yield* Layer.build(Sqlite.layer.pipe(Layer.provide(StateStore.layer(state, "read")))), Ledger)
+    return Context.get(yield* openLedgerAt(state, "read"), Ledger)
   })
 
 /**

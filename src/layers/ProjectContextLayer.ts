@@ -3,6 +3,7 @@
 // from PolicyLayer.ts so the commands that read no policy (state info, audit, brief) load none of it.
 import { Context, Effect, Layer, Option } from "effect"
 import { Ledger } from "../services/Ledger/Ledger"
+import { openLedgerAt } from "../services/Ledger/openAt"
 import { Principal, type PrincipalIdReserved, resolvePrincipal } from "../services/Principal/Principal"
 import { ProjectConfig } from "../services/ProjectConfig/ProjectConfig"
 import { ProjectContext, type ProjectOptions, requireConfig, resolveProject } from "../services/ProjectConfig/ProjectContext"
@@ -21,10 +22,8 @@ const recordReserved = (options: GlobalOptions, error: PrincipalIdReserved) =>
   Effect.gen(function* () {
     const project = yield* resolveProject(options, false)
     if (Option.isNone(project.config)) return
-    const [Sqlite, StateStore, { refusalRow }] = yield* Effect.promise(() =>
-      Promise.all([import("../services/Ledger/sqlite"), import("../services/StateStore/StateStore"), import("../services/Plans/ledgerRows")])
-    )
-    const ledger = Context.get(yield* Layer.build(Sqlite.layer.pipe(Layer.provide(StateStore.layer(project.state, "write")))), Ledger)
+    const { refusalRow } = yield* Effect.promise(() => import("../services/Plans/ledgerRows"))
+    const ledger = Context.get(yield* openLedgerAt(project.state, "write"), Ledger)
     const actor = { class: error.principal, id: "unnamed", source: error.source }
     yield* ledger.append(refusalRow({ actor, principal: error.principal, capability: null, planId: null, error }))
   }).pipe(Effect.scoped, Effect.catchAllCause(() => Effect.void))

@@ -1,9 +1,10 @@
 import type { FileSystem, Path } from "@effect/platform"
-import { Clock, Context, Data, Effect, Layer, Option } from "effect"
+import { Clock, Context, Data, Effect, Option } from "effect"
 import * as NodeFs from "node:fs"
 import { hashCanonical } from "../Artifacts/artifacts"
 import { ledgerHead } from "../Ledger/head"
 import { Ledger, type LedgerUnavailable, type NewLedgerRow } from "../Ledger/Ledger"
+import { openLedgerAt } from "../Ledger/openAt"
 import { refusalRow } from "../Plans/ledgerRows"
 import { Principal } from "../Principal/Principal"
 import { ProjectContext } from "../ProjectConfig/ProjectContext"
@@ -100,8 +101,7 @@ const appendGoverning = (record: GovernanceRecord, mine: Governor, rows: Readonl
     if (record.store_id === mine.storeId || path === undefined || path === mine.storePath || !NodeFs.existsSync(path)) return yield* own.appendAll(rows)
     const opened = yield* Effect.either(
       Effect.gen(function* () {
-        const [Sqlite, StateStore] = yield* Effect.promise(() => Promise.all([import("../Ledger/sqlite"), import("../StateStore/StateStore")]))
-        const context = yield* Layer.build(Sqlite.layer.pipe(Layer.provideMerge(StateStore.layer({ path, createParent: false }, "write"))))
+        const context = yield* openLedgerAt({ path, createParent: false }, "write")
         const id = yield* Effect.provide(storeId, context)
         return id === record.store_id ? Context.get(context, Ledger) : undefined
       })
