@@ -6,25 +6,10 @@ import { planIdOf } from "../../src/services/Plans/ids"
 import { fingerprintOf } from "../../src/services/Plans/revisions"
 import { makeProject } from "../support/cli"
 import { commitAll } from "../support/mcpClient"
-import { agent, human, layeredSidecar, projectCli } from "./support"
+import { agent, bronzePolicy, human, layeredSidecar, projectCli } from "./support"
 
 // Issue 32 item 3: apply derives the plan again from the working tree; the file's claims count for nothing.
-const POLICY = `[policy]
-version = 1
-default_agent_effect = "require_review"
-
-[[policy.rules]]
-principal = "agent"
-capability = "schema_change.additive"
-effect = "allow"
-scope = { layer = "bronze" }
-
-[[policy.rules]]
-principal = "agent"
-capability = "value_change"
-effect = "allow"
-scope = { layer = "bronze" }
-`
+const POLICY = bronzePolicy("schema_change.additive")
 
 const sidecar = (name: string) => layeredSidecar(name, "bronze")
 

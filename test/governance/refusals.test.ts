@@ -5,25 +5,10 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeProject } from "../support/cli"
 import { commitAll, connectMcp } from "../support/mcpClient"
-import { agent, human, layeredSidecar, projectCli } from "./support"
+import { agent, bronzePolicy, human, layeredSidecar, projectCli } from "./support"
 
 // Issue 32 item 7: refusals that left no row, or named the wrong cause, or read a file outside the project.
-const POLICY = `[policy]
-version = 1
-default_agent_effect = "require_review"
-
-[[policy.rules]]
-principal = "agent"
-capability = "apply"
-effect = "allow"
-scope = { layer = "bronze" }
-
-[[policy.rules]]
-principal = "agent"
-capability = "value_change"
-effect = "allow"
-scope = { layer = "bronze" }
-`
+const POLICY = bronzePolicy("apply")
 
 const sidecar = (name: string) => layeredSidecar(name, "bronze")
 

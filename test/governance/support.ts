@@ -8,6 +8,24 @@ import { readLedgerRows } from "../support/stateStore"
 export const agent = { PCLI_PRINCIPAL: "agent", PCLI_PRINCIPAL_ID: "bot-1" }
 export const human = { PCLI_PRINCIPAL: "human", PCLI_PRINCIPAL_ID: "alice" }
 
+/** Agents may apply `capability` and value changes on the bronze layer; everything else needs review. */
+export const bronzePolicy = (capability: string) => `[policy]
+version = 1
+default_agent_effect = "require_review"
+
+[[policy.rules]]
+principal = "agent"
+capability = "${capability}"
+effect = "allow"
+scope = { layer = "bronze" }
+
+[[policy.rules]]
+principal = "agent"
+capability = "value_change"
+effect = "allow"
+scope = { layer = "bronze" }
+`
+
 /** A sidecar tagged with its layer, its table in a schema of the same name unless given. */
 export const layeredSidecar = (name: string, layer: string, extra = "", catalog = "w", schema = layer) =>
   `name = "${name}"\n[target]\ncatalog = "${catalog}"\nschema = "${schema}"\ntable = "${name}"\n[tags]\nlayer = "${layer}"\n${extra}`
