@@ -36,7 +36,7 @@ export const twinCount = (sql: SqlClient.SqlClient, base: string) =>
  * time), so seq order is time order; seq is the head's plus one (no sequence: a rollback leaves no
  * gap). Runs inside the caller's transaction; `atomically` opens one when there is none.
  */
-export const appendPg = (sql: SqlClient.SqlClient, rows: ReadonlyArray<NewLedgerRow>): Effect.Effect<ReadonlyArray<SealedRow>, SqlError> =>
+export const appendPg = (sql: SqlClient.SqlClient, rows: ReadonlyArray<NewLedgerRow>): Effect.Effect<ReadonlyArray<SealedRow>, SqlError.SqlError> =>
   rows.length === 0 ? Effect.succeed([]) : sql.withTransaction(
     Effect.gen(function* () {
       const [head] = yield* sql<{ seq: number; row_hash: string; timestamp: string }>`SELECT seq, row_hash, timestamp FROM ledger_head WHERE id = 1 FOR UPDATE`
