@@ -11,7 +11,8 @@ import { execFileSync } from "node:child_process"
 import { compileModels, layer as compilerLayer, PipelineCompiler } from "../src/services/Project/compile"
 import { loadModels } from "../src/services/Project/models"
 import { parseReferences } from "../src/services/Project/sql"
-import { generateProject as generate } from "./support"
+import { describeMix, type Mix, mixesToRun, realisticModels, writeModels } from "./projectMix"
+import { generateProject as generate, median, spread } from "./support"
 
 const run = <A, E>(effect: Effect.Effect<A, E, NodeContext.NodeContext>) =>
   Effect.runPromise(Effect.provide(effect, NodeContext.layer) as Effect.Effect<A, E>)
@@ -28,7 +29,6 @@ const phases = async (modelsDir: string) => {
   return { load: t1 - t0, parse: t2 - t1, compile: t3 - t2, models: project.models.size, layers: project.layers.length }
 }
 
-const median = (xs: ReadonlyArray<number>) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!
 
 /** Child mode: what `pcli compile` runs (the compiler service, SQL parsed while sidecars decode), in a fresh process. */
 const child = async (modelsDir: string, warmDir: string) => {
@@ -226,6 +226,58 @@ const main = async () => {
   }
 }
 
+/** A project of `n` models of the mix (today's: bench/support's generateProject); returns its models directory. */
+const generateMix = (dir: string, n: number, mix: Mix): string => {
+  if (mix === "today") return generate(dir, n)
+  const models = realisticModels(n, 10)
+  console.error(`  [realistic, n=${n}] ${describeMix(models)}`)
+  return writeModels(dir, models)
+}
+
+/**
+ * Issue 37's targets, per mix, as ratios to `node -e 0` taken in the same rounds (interleaved):
+ * the binary's cold compile (cache dropped) ≤ 15×, and warm with one model's SQL changed ≤ 3.5×.
+ */
+const mixRatios = () => {
+  const n = Number(process.env["BENCH_MIX_SIZE"] ?? "10000")
+  const rounds = Math.max(5, Number(process.env["BENCH_RUNS"] ?? "5"))
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "pcli-bench-compile-mix-"))
+  const lines: Array<string> = []
+  try {
+    for (const mix of mixesToRun()) {
+      const dir = generateMix(path.join(root, mix), n, mix)
+      const node: Array<number> = []
+      const cold: Array<number> = []
+      const warm: Array<number> = []
+      cliRun(root, dir)
+      for (let k = 0; k < rounds; k++) {
+        const t0 = performance.now()
+        execFileSync(process.execPath, ["-e", "0"], { stdio: "ignore" })
+        node.push(performance.now() - t0)
+        dropCache(dir)
+        cold.push(cliRun(root, dir).ms)
+        const edited = path.join(dir, "m00007.sql")
+        fs.writeFileSync(edited, `${fs.readFileSync(edited, "utf8").split("\n-- edit")[0]}\n-- edit ${k}`)
+        warm.push(cliRun(root, dir).ms)
+      }
+      const base = median(node)
+      const ratios = (xs: ReadonlyArray<number>) => xs.map((x, k) => x / node[k]!)
+      const verdict = (xs: ReadonlyArray<number>, target: number) => {
+        const r = median(ratios(xs))
+        return `${median(xs).toFixed(0)} ms (runs ${spread(xs)}), ${r.toFixed(1)}× node -e 0 (per round ${spread(ratios(xs), 1)}) ${r <= target ? `ok (<= ${target}×)` : `MISSED (> ${target}×)`}`
+      }
+      lines.push(`${mix} mix, ${n} models, median of ${rounds}: node -e 0 ${base.toFixed(0)} ms (runs ${spread(node)})`)
+      lines.push(`  cold compile: ${verdict(cold, 15)}`)
+      lines.push(`  warm, one model changed: ${verdict(warm, 3.5)}`)
+    }
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true })
+  }
+  console.log(`\ncompile targets per mix (issue 37), load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`)
+  for (const line of lines) console.log(line)
+}
+
 if (process.argv[2] === "--child") void child(process.argv[3]!, process.argv[4]!)
-else if (process.argv[2] === "--generate") generate(process.argv[3]!, Number(process.argv[4])) // for profiling by hand
-else void main()
+else if (process.argv[2] === "--generate") generateMix(process.argv[3]!, Number(process.argv[4]), (process.argv[5] ?? "today") as Mix) // for profiling by hand
+else if (process.env["BENCH_COMPILE_MIX_ONLY"] !== undefined) mixRatios()
+else void main().then(mixRatios)

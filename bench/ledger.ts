@@ -8,7 +8,7 @@ import { NodeContext } from "@effect/platform-node"
 import { Effect, Layer, Stream } from "effect"
 import { spawnSync } from "node:child_process"
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { loadavg, tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 
 import { blake3 } from "@noble/hashes/blake3.js"
@@ -20,7 +20,7 @@ import { chainVerifier } from "../src/services/Ledger/verify"
 import { DEFAULT_PARALLEL } from "../src/services/Ledger/verifyParallel"
 import * as LedgerSqlite from "../src/services/Ledger/sqlite"
 import * as StateStore from "../src/services/StateStore/StateStore"
-import { median, printTable, type SeedRow, seedChainedLedger } from "./support"
+import { median, printTable, type SeedRow, seedChainedLedger, spread } from "./support"
 
 const ROWS = Number(process.env["BENCH_LEDGER_ROWS"] ?? 1_000_000)
 const BIN = resolve("dist/pcli.cjs")
@@ -66,7 +66,7 @@ const rowAt = (n: number): SeedRow => {
   }
 }
 const seed = seedChainedLedger(ROWS, rowAt)
-const VERIFY_RUNS = Number(process.env["BENCH_LEDGER_VERIFY_RUNS"] ?? 3)
+const VERIFY_RUNS = Number(process.env["BENCH_LEDGER_VERIFY_RUNS"] ?? 5)
 
 /** One run of the binary: wall ms and peak RSS (MB), stdout discarded. */
 const runBin = (args: ReadonlyArray<string>) => {
@@ -83,10 +83,10 @@ const runBin = (args: ReadonlyArray<string>) => {
   return { ms, rssMb: rssKb / 1024 }
 }
 
-const RUNS = Number(process.env["BENCH_LEDGER_RUNS"] ?? 3)
+const RUNS = Number(process.env["BENCH_LEDGER_RUNS"] ?? 5)
 const best = (args: ReadonlyArray<string>, runs = RUNS) => {
   const results = Array.from({ length: runs }, () => runBin(args))
-  return { ms: median(results.map((r) => r.ms)), rssMb: Math.max(...results.map((r) => r.rssMb)) }
+  return { ms: median(results.map((r) => r.ms)), spread: spread(results.map((r) => r.ms)), rssMb: Math.max(...results.map((r) => r.rssMb)) }
 }
 
 const program = Effect.gen(function* () {
@@ -124,10 +124,10 @@ const verifyTwins = Effect.gen(function* () {
   const reference = median(samples[0]!)
   console.log(`audit --verify in-process on ${ROWS.toLocaleString()} rows (median of ${VERIFY_RUNS})\n`)
   printTable(
-    ["walk", "ms", "rows/s", "reference ÷ walk"],
+    ["walk", "ms", "spread ms", "rows/s", "reference ÷ walk"],
     walks.map(([name], k) => {
       const ms = median(samples[k]!)
-      return [name, ms.toFixed(0), Math.round(ROWS / (ms / 1000)).toLocaleString(), k === 0 ? "-" : ratio(reference, ms)]
+      return [name, ms.toFixed(0), spread(samples[k]!), Math.round(ROWS / (ms / 1000)).toLocaleString(), k === 0 ? "-" : ratio(reference, ms)]
     })
   )
   console.log("")
@@ -187,7 +187,7 @@ const main = async () => {
     ["audit (every row, JSON streamed)", ["audit", "--output", "json"], Number.POSITIVE_INFINITY, (ms) => `${Math.round(ROWS / (ms / 1000)).toLocaleString()} rows/s`],
     ["brief --since 7d", ["brief", "--since", "7d", "--output", "json"], Number.POSITIVE_INFINITY, () => ""]
   ]
-  const rows: Array<Array<string>> = [["state info (baseline)", baseline.ms.toFixed(0), "1.00", baseline.rssMb.toFixed(0), "-", ""]]
+  const rows: Array<Array<string>> = [["state info (baseline)", baseline.ms.toFixed(0), baseline.spread, "1.00", baseline.rssMb.toFixed(0), "-", ""]]
   let peak = baseline.rssMb
   let failures = 0
   for (const [name, args, targetMs, extra] of cases) {
@@ -195,9 +195,10 @@ const main = async () => {
     peak = Math.max(peak, r.rssMb)
     const ok = r.ms <= targetMs && r.rssMb <= 300
     if (!ok) failures++
-    rows.push([name, r.ms.toFixed(0), (r.ms / baseline.ms).toFixed(2), r.rssMb.toFixed(0), Number.isFinite(targetMs) ? `≤ ${targetMs.toFixed(0)} ms${ok ? "" : " MISSED"}` : "-", extra(r.ms)])
+    rows.push([name, r.ms.toFixed(0), r.spread, (r.ms / baseline.ms).toFixed(2), r.rssMb.toFixed(0), Number.isFinite(targetMs) ? `≤ ${targetMs.toFixed(0)} ms${ok ? "" : " MISSED"}` : "-", extra(r.ms)])
   }
-  printTable([`command (median of ${RUNS})`, "ms", "× baseline", "peak RSS MB", "target", "throughput"], rows)
+  console.log(`load average ${loadavg().map((l) => l.toFixed(1)).join(" ")}`)
+  printTable([`command (median of ${RUNS})`, "ms", "spread ms", "× baseline", "peak RSS MB", "target", "throughput"], rows)
   console.log(`\npeak RSS across all runs ${peak.toFixed(0)} MB (target ≤ 300 MB)`)
   if (failures > 0) process.exitCode = 1
 }

@@ -1,23 +1,30 @@
 /**
  * No-op run: a second `pcli run` of 1,000 unchanged models, against the first run that built
- * them (target ≤ 10% of it). Roots build 10k rows from `range()`; every other model reads one
- * model of the layer above, so the no-op run still walks the whole DAG and checks every model.
+ * them (target ≤ 10% of it), for each mix (BENCH_MIX, bench/projectMix.ts). Today's shapes: roots
+ * build 10k rows from `range()`, every other model reads one model of the layer above, so the
+ * no-op run still walks the whole DAG and checks every model. The realistic mix: joins, CTEs,
+ * windows, aggregates, subqueries and UNION ALL in layers of varying width, each model with tests.
  */
 import { spawnSync } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
-import { median, printTable, timeProcess } from "./support"
+import { type Mix, mixesToRun, realisticModels, writeModels } from "./projectMix"
+import { median, printTable, spread, timeProcess } from "./support"
 
 const bin = resolve("dist/pcli.cjs")
 const MODELS = Number(process.env["PCLI_BENCH_MODELS"] ?? 1000)
 const WIDTH = 100
-const ROUNDS = Number(process.env["PCLI_BENCH_ROUNDS"] ?? 4)
+const ROUNDS = Number(process.env["PCLI_BENCH_ROUNDS"] ?? 5)
 const TARGET = 0.1
 
-const generate = (dir: string) => {
+const generate = (dir: string, mix: Mix) => {
   mkdirSync(join(dir, "models"), { recursive: true })
   writeFileSync(join(dir, "pcli.toml"), `[adapter.local]\ntype = "embedded"\n`)
+  if (mix === "realistic") {
+    writeModels(dir, realisticModels(MODELS, 10_000), "w")
+    return dir
+  }
   for (let i = 0; i < MODELS; i++) {
     const name = `m${String(i).padStart(4, "0")}`
     const upstream = i < WIDTH ? undefined : `m${String(i - WIDTH).padStart(4, "0")}`
@@ -37,43 +44,48 @@ const cpuOf = (args: ReadonlyArray<string>, cwd: string): number | undefined => 
   return (user ?? 0) + (sys ?? 0)
 }
 
-const root = mkdtempSync(join(tmpdir(), "pcli-bench-noop-"))
-const wall = { first: [] as Array<number>, second: [] as Array<number>, compile: [] as Array<number> }
-const cpu = { first: [] as Array<number>, second: [] as Array<number>, compile: [] as Array<number> }
-try {
-  for (let r = 0; r < ROUNDS; r++) {
-    const dir = generate(join(root, `round-${r}`))
-    wall.first.push(timeProcess(process.execPath, [bin, "run"], dir))
-    wall.second.push(timeProcess(process.execPath, [bin, "run"], dir))
-    wall.compile.push(timeProcess(process.execPath, [bin, "compile"], dir))
-    // CPU on a fresh copy of the same project, so the first measured run builds everything again.
-    const again = generate(join(root, `cpu-${r}`))
-    for (const [key, args] of [["first", ["run"]], ["second", ["run"]], ["compile", ["compile"]]] as const) {
-      const c = cpuOf(args, again)
-      if (c !== undefined) cpu[key].push(c)
+const verdict = (ratio: number) => (ratio <= TARGET ? "ok (<= 0.10)" : "OVER (> 0.10)")
+
+const measureMix = (mix: Mix) => {
+  const root = mkdtempSync(join(tmpdir(), "pcli-bench-noop-"))
+  const wall = { first: [] as Array<number>, second: [] as Array<number>, compile: [] as Array<number> }
+  const cpu = { first: [] as Array<number>, second: [] as Array<number>, compile: [] as Array<number> }
+  try {
+    for (let r = 0; r < ROUNDS; r++) {
+      const dir = generate(join(root, `round-${r}`), mix)
+      wall.first.push(timeProcess(process.execPath, [bin, "run"], dir))
+      wall.second.push(timeProcess(process.execPath, [bin, "run"], dir))
+      wall.compile.push(timeProcess(process.execPath, [bin, "compile"], dir))
+      // CPU on a fresh copy of the same project, so the first measured run builds everything again.
+      const again = generate(join(root, `cpu-${r}`), mix)
+      for (const [key, args] of [["first", ["run"]], ["second", ["run"]], ["compile", ["compile"]]] as const) {
+        const c = cpuOf(args, again)
+        if (c !== undefined) cpu[key].push(c)
+      }
     }
+  } finally {
+    rmSync(root, { recursive: true, force: true })
   }
-} finally {
-  rmSync(root, { recursive: true, force: true })
+  const row = (label: string, xs: ReadonlyArray<number>, base: number, digits: number, target: boolean) => {
+    const m = median(xs)
+    return [label, m.toFixed(digits), spread(xs, digits), (m / base).toFixed(3), target ? verdict(m / base) : "-"]
+  }
+  const base = median(wall.first)
+  console.log(`\n${mix} mix, ${MODELS} models, medians of ${ROUNDS} rounds`)
+  printTable(["pcli run, wall", "median ms", "spread ms", "ratio", "target"], [
+    row("first run, builds every model (baseline)", wall.first, base, 0, false),
+    row("second run, every model unchanged", wall.second, base, 0, true),
+    row("  of which pcli compile alone", wall.compile, base, 0, false)
+  ])
+  if (cpu.first.length > 0) {
+    const cbase = median(cpu.first)
+    console.log("")
+    printTable(["pcli run, CPU", "median s", "spread s", "ratio", "target"], [
+      row("first run, builds every model (baseline)", cpu.first, cbase, 2, false),
+      row("second run, every model unchanged", cpu.second, cbase, 2, true),
+      row("  of which pcli compile alone", cpu.compile, cbase, 2, false)
+    ])
+  }
 }
 
-const verdict = (ratio: number) => (ratio <= TARGET ? "ok (<= 0.10)" : "OVER (> 0.10)")
-const base = median(wall.first)
-const rows: Array<Array<string>> = [
-  ["first run, builds every model (baseline)", base.toFixed(0), "1.00", "-"],
-  ["second run, every model unchanged", median(wall.second).toFixed(0), (median(wall.second) / base).toFixed(3), verdict(median(wall.second) / base)],
-  ["  of which pcli compile alone", median(wall.compile).toFixed(0), (median(wall.compile) / base).toFixed(3), "-"]
-]
-printTable([`pcli run (${MODELS} models), wall`, "median ms", "ratio", "target"], rows)
-if (cpu.first.length > 0) {
-  const cbase = median(cpu.first)
-  console.log("")
-  printTable(
-    [`pcli run (${MODELS} models), CPU`, "median s", "ratio", "target"],
-    [
-      ["first run, builds every model (baseline)", cbase.toFixed(2), "1.00", "-"],
-      ["second run, every model unchanged", median(cpu.second).toFixed(2), (median(cpu.second) / cbase).toFixed(3), verdict(median(cpu.second) / cbase)],
-      ["  of which pcli compile alone", median(cpu.compile).toFixed(2), (median(cpu.compile) / cbase).toFixed(3), "-"]
-    ]
-  )
-}
+for (const mix of mixesToRun()) measureMix(mix)

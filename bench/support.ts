@@ -22,6 +22,9 @@ export const median = (xs: ReadonlyArray<number>) => {
   return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2
 }
 
+/** "min–max" of samples, the spread printed beside a median. */
+export const spread = (xs: ReadonlyArray<number>, digits = 0) => `${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)}`
+
 /** Prints rows as a Markdown table. */
 export const printTable = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string | number>>) => {
   const cells = [header, ...rows.map((r) => r.map(String))]

@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { closeSync, mkdirSync, openSync, writeFileSync, writeSync } from "node:fs"
 import { join } from "node:path"
-import { makeMemoryCap, memoryLimitSteps, readsFiles } from "../../src/services/Warehouse/memoryCap"
+import { fileReadingStep, makeMemoryCap, memoryLimitSteps, readsFiles } from "../../src/services/Warehouse/memoryCap"
 import { StatementFailed } from "../../src/services/Warehouse/Warehouse"
 import { makeProject, runCli } from "../support/cli"
 
@@ -62,11 +62,46 @@ describe("the embedded warehouse's memory cap (binary)", () => {
     const r = await runCli(["run", "--output", "json"], { cwd: dir })
     const run = JSON.parse(r.stdout) as RunJson
     expect(r.code, r.stderr).toBe(0)
-    expect(run.models.map((m) => [m.model_name, m.status, m.attempts])).toEqual([["big", "success", 2]])
-    expect(r.stderr).toMatch(/retrying with memory_limit = 256MB: model big: Out of Memory Error/)
+    expect(run.models.map((m) => [m.model_name, m.status])).toEqual([["big", "success"]])
+    const attempts = run.models[0]!.attempts
+    expect(attempts).toBeGreaterThanOrEqual(2)
+    expect(r.stderr).toMatch(/retrying with memory_limit = 64MB: model big: Out of Memory Error/)
     const history = await runCli(["history", "--last", "1", "--output", "json"], { cwd: dir })
     const listed = JSON.parse(history.stdout) as { runs: ReadonlyArray<{ run_id: string; retries: number }> }
-    expect(listed.runs.map((x) => [x.run_id, x.retries])).toEqual([[run.run_id, 1]])
+    expect(listed.runs.map((x) => [x.run_id, x.retries])).toEqual([[run.run_id, attempts - 1]])
+  })
+
+  it("a CSV-reading and a Parquet-reading model run beside joins and windows over them; every model builds", async () => {
+    const dir = makeProject({ "pcli.toml": `[adapter.local]\ntype = "embedded"\n` })
+    writeCsv(join(dir, "orders.csv"), 400_000)
+    const { DuckDBInstance } = await import("@duckdb/node-api")
+    const duck = await DuckDBInstance.create(":memory:")
+    const connection = await duck.connect()
+    await connection.run(`COPY (SELECT range AS id, range % 7 AS k, 'p' || range AS label FROM range(300000)) TO '${join(dir, "items.parquet")}' (FORMAT parquet)`)
+    connection.closeSync()
+    duck.closeSync()
+    mkdirSync(join(dir, "models"))
+    const models: Record<string, string> = {
+      orders: `SELECT * FROM read_csv('${join(dir, "orders.csv")}', header = true)`,
+      items: `SELECT * FROM read_parquet('${join(dir, "items.parquet")}')`,
+      joined: "SELECT o.id, o.amount, i.k FROM raw.orders o JOIN raw.items i ON i.id = o.id",
+      ranked: "SELECT id, k, row_number() OVER (PARTITION BY k ORDER BY amount DESC, id) AS r FROM raw.joined",
+      totals: "SELECT k, sum(amount) AS total FROM raw.joined WHERE id IN (SELECT id FROM raw.ranked WHERE r <= 1000) GROUP BY k"
+    }
+    for (const [name, sql] of Object.entries(models)) {
+      writeFileSync(join(dir, "models", `${name}.sql`), sql)
+      writeFileSync(join(dir, "models", `${name}.toml`), `name = "${name}"\n[target]\ncatalog = "warehouse"\nschema = "raw"\ntable = "${name}"\n`)
+    }
+    const r = await runCli(["run", "--output", "json"], { cwd: dir })
+    expect(r.code, r.stderr).toBe(0)
+    const run = JSON.parse(r.stdout) as RunJson
+    expect(Object.fromEntries(run.models.map((m) => [m.model_name, [m.status, m.rows_affected]]))).toEqual({
+      orders: ["success", 400_000],
+      items: ["success", 300_000],
+      joined: ["success", 300_000],
+      ranked: ["success", 300_000],
+      totals: ["success", 7]
+    })
   })
 
   it("a memory_limit set in pcli.toml stays fixed, even at the default's starting cap: the models fail with DuckDB's Out of Memory error and what to change", async () => {
@@ -111,12 +146,13 @@ describe("makeMemoryCap", () => {
       const { cap, applied } = yield* capWith(() => false)
       const step = yield* cap.step
       const raised = yield* Effect.all([cap.raiseFrom(step), cap.raiseFrom(step), cap.raiseFrom(step)], { concurrency: "unbounded" })
-      expect(raised).toEqual([Option.some("256MB"), Option.some("256MB"), Option.some("256MB")])
-      expect(applied).toEqual(["SET GLOBAL memory_limit = '256MB'"])
+      expect(raised).toEqual([Option.some("64MB"), Option.some("64MB"), Option.some("64MB")])
+      expect(applied).toEqual(["SET GLOBAL memory_limit = '64MB'"])
+      expect(yield* cap.raiseFrom(yield* cap.step)).toEqual(Option.some("256MB"))
       expect(yield* cap.raiseFrom(yield* cap.step)).toEqual(Option.some("1GB"))
       expect(yield* cap.raiseFrom(yield* cap.step)).toEqual(Option.some(undefined))
       expect(yield* cap.raiseFrom(yield* cap.step)).toEqual(Option.none())
-      expect(applied).toEqual(["SET GLOBAL memory_limit = '256MB'", "SET GLOBAL memory_limit = '1GB'", "RESET GLOBAL memory_limit"])
+      expect(applied).toEqual(["SET GLOBAL memory_limit = '64MB'", "SET GLOBAL memory_limit = '256MB'", "SET GLOBAL memory_limit = '1GB'", "RESET GLOBAL memory_limit"])
       expect(yield* cap.step).toBe(memoryLimitSteps.length - 1)
     })
   )
@@ -124,19 +160,47 @@ describe("makeMemoryCap", () => {
   it.effect("raising to a step already reached changes nothing", () =>
     Effect.gen(function* () {
       const { cap, applied } = yield* capWith(() => false)
-      expect(yield* cap.raiseTo(1)).toEqual(Option.some("256MB"))
-      expect(yield* cap.raiseTo(1)).toEqual(Option.some("256MB"))
-      expect(yield* cap.raiseTo(0)).toEqual(Option.some("256MB"))
-      expect(applied).toEqual(["SET GLOBAL memory_limit = '256MB'"])
+      expect(yield* cap.raiseTo(1)).toEqual(Option.some("64MB"))
+      expect(yield* cap.raiseTo(1)).toEqual(Option.some("64MB"))
+      expect(yield* cap.raiseTo(0)).toEqual(Option.some("64MB"))
+      expect(applied).toEqual(["SET GLOBAL memory_limit = '64MB'"])
     })
   )
 
   it.effect("a cap DuckDB refuses to raise stays where it was", () =>
     Effect.gen(function* () {
-      const { cap, applied } = yield* capWith((sql) => sql.includes("256MB"))
+      const { cap, applied } = yield* capWith((sql) => sql.includes("64MB"))
       expect(yield* cap.raiseFrom(0)).toEqual(Option.none())
       expect(yield* cap.step).toBe(0)
       expect(applied).toEqual([])
+    })
+  )
+
+  it.effect("a hold raises the cap while its build runs; the cap falls back to the floor when the last hold ends", () =>
+    Effect.gen(function* () {
+      const { cap, applied } = yield* capWith(() => false)
+      const seen: Array<number> = []
+      const inner = cap.holding(fileReadingStep, Effect.sync(() => seen.push(applied.length)))
+      yield* cap.holding(fileReadingStep, inner)
+      expect(applied).toEqual(["SET GLOBAL memory_limit = '256MB'", "SET GLOBAL memory_limit = '32MB'"])
+      expect(seen).toEqual([1])
+      // A floor raised while a build holds more stays when the hold ends.
+      yield* cap.holding(fileReadingStep, cap.raiseFrom(0))
+      expect(applied.slice(2)).toEqual(["SET GLOBAL memory_limit = '256MB'", "SET GLOBAL memory_limit = '64MB'"])
+      expect(yield* cap.step).toBe(1)
+    })
+  )
+
+  it.effect("a hold ends even when its build fails; a lowering DuckDB refuses is tried again when the next hold ends", () =>
+    Effect.gen(function* () {
+      let refuseLowering = true
+      const { cap, applied } = yield* capWith((sql) => refuseLowering && sql.includes("32MB"))
+      const failed = yield* Effect.either(cap.holding(fileReadingStep, Effect.fail("build failed")))
+      expect(failed._tag).toBe("Left")
+      expect(applied).toEqual(["SET GLOBAL memory_limit = '256MB'"])
+      refuseLowering = false
+      yield* cap.holding(fileReadingStep, Effect.void)
+      expect(applied).toEqual(["SET GLOBAL memory_limit = '256MB'", "SET GLOBAL memory_limit = '32MB'"])
     })
   )
 })

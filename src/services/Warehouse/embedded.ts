@@ -182,6 +182,9 @@ export interface EmbeddedOptions {
  */
 export const defaultThreads = (): number => Math.max(1, Math.floor(os.availableParallelism() / 4))
 
+/** What DuckDB's allocator may keep after a task, when pcli chooses the cap (performance.md "Realistic projects (issue 37)"). */
+export const allocatorSettings = { allocator_flush_threshold: "8MB", allocator_bulk_deallocation_flush_threshold: "32MB" } as const
+
 /**
  * The log size past which the lanes checkpoint: a quarter of DuckDB's own 16 MiB. Under the small
  * starting cap, tables committed but not checkpointed spill to `.tmp` (zstd) and are read back, and
@@ -216,6 +219,8 @@ export const layer = (
       const memoryLimit = adaptive ? memoryLimitSteps[0] : options.memoryLimit
       const settings: Record<string, string> = memoryLimit === undefined ? {} : { memory_limit: memoryLimit }
       if (isFile) settings["threads"] = String(options.threads ?? defaultThreads())
+      // DuckDB's own allocator (jemalloc) keeps up to 128 MiB freed after a task; under pcli's cap that was a third of a run's RSS.
+      if (adaptive) Object.assign(settings, allocatorSettings)
       const fail = failureUnder(options.memoryLimit)
       const scope = yield* Effect.scope
       const relationsAtClose = yield* Ref.make<ReadonlyArray<string> | undefined>(undefined)

@@ -16,61 +16,99 @@ const fileReadPattern = /\bread_(?:csv|csv_auto|json|json_auto|json_objects|ndjs
  */
 export const readsFiles = (sql: string): boolean => fileReadPattern.test(sql)
 
-/** The step a model that reads files is built at, at least. */
-export const fileReadingStep = 1
+/** The step a model that reads files is built at, at least, while it runs: four lanes of CSV scans side by side. */
+export const fileReadingStep = 2
 
 /**
  * The caps an embedded warehouse file goes through when no `memory_limit` is configured, lowest
  * first; `undefined` is DuckDB's own default (80% of RAM). It starts small because DuckDB keeps
  * every table it wrote cached up to its cap, so a run of many small models would hold the whole
- * cap; not lower than 32MB, where four lanes of tiny models already failed in odd ways. A model that
- * needs more (a CSV scan pins 30.5 MiB) raises it (decisions.md "A memory cap that follows the run").
+ * cap; not lower than 32MB, where four lanes of tiny models already failed in odd ways. 64MB is
+ * the first step up: a join or a window that did not fit at 32MB fits there, and the cap a run
+ * keeps is what its peak RSS is made of (decisions.md "A memory cap that follows the run").
  */
-export const memoryLimitSteps: ReadonlyArray<string | undefined> = ["32MB", "256MB", "1GB", undefined]
+export const memoryLimitSteps: ReadonlyArray<string | undefined> = ["32MB", "64MB", "256MB", "1GB", undefined]
 
 /** How a step reads in a retry line. */
 export const describeMemoryLimit = (limit: string | undefined): string => limit ?? "DuckDB's default (80% of RAM)"
 
-/** A memory cap that rises, one step at a time, as builds run out of memory under it; it never falls back. */
+/**
+ * A memory cap made of a floor that rises, one step at a time, as builds run out of memory under
+ * it (it never falls back), and of holds: a build that needs more while it runs (one reading files)
+ * holds a higher step, and the cap falls back to the floor when no build holds it.
+ */
 export interface MemoryCap {
-  /** The step in force: hand it back to `raiseFrom` when a build that started under it ran out of memory. */
+  /** The floor: hand it back to `raiseFrom` when a build that started under it ran out of memory. */
   readonly step: Effect.Effect<number>
   /**
-   * Raises the cap past `step`, once however many builds failed under that step; the cap then in
+   * Raises the floor past `step`, once however many builds failed under that step; the cap then in
    * force (`None` when it was already at the top or could not be raised) for the retry line.
    */
   readonly raiseFrom: (step: number) => Effect.Effect<Option.Option<string | undefined>>
-  /** Raises the cap to `step` unless it is already there or past it; the cap then in force, `None` when it could not be raised. */
+  /** Raises the floor to `step` unless it is already there or past it; the cap then in force, `None` when it could not be raised. */
   readonly raiseTo: (step: number) => Effect.Effect<Option.Option<string | undefined>>
+  /** Runs `effect` with the cap at `step` at least; after it, the cap falls to what the floor and the other holds need. */
+  readonly holding: <A, E, R>(step: number, effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 }
 
 /** `apply` runs a `SET`/`RESET` of DuckDB's global `memory_limit`; the cap starts at `memoryLimitSteps[0]`. */
 export const makeMemoryCap = (apply: (sql: string) => Effect.Effect<void, StatementFailed>): Effect.Effect<MemoryCap> =>
   Effect.gen(function* () {
-    const current = yield* Ref.make(0)
-    const raising = yield* Effect.makeSemaphore(1)
+    const floor = yield* Ref.make(0)
+    const holds = yield* Ref.make<ReadonlyArray<number>>([])
+    const inForce = yield* Ref.make(0)
+    const changing = yield* Effect.makeSemaphore(1)
     const top = memoryLimitSteps.length - 1
+    const set = (step: number) => {
+      const limit = memoryLimitSteps[step]
+      return apply(limit === undefined ? "RESET GLOBAL memory_limit" : `SET GLOBAL memory_limit = '${limit}'`)
+    }
+    /** Sets the cap to what the floor and the holds need; true when it is there (DuckDB may refuse to lower it while blocks are pinned). */
+    const settle = Effect.gen(function* () {
+      const wanted = Math.max(yield* Ref.get(floor), ...(yield* Ref.get(holds)))
+      if (wanted === (yield* Ref.get(inForce))) return true
+      const changed = yield* Effect.either(set(wanted))
+      if (changed._tag === "Left") return false
+      yield* Ref.set(inForce, wanted)
+      return true
+    })
     const raiseTo = (step: number) =>
-      raising.withPermits(1)(
+      changing.withPermits(1)(
         Effect.gen(function* () {
-          const now = yield* Ref.get(current)
+          const before = yield* Ref.get(floor)
           // Another build already raised it this far: build at the cap now in force.
-          if (now >= step) return Option.some(memoryLimitSteps[now])
+          if (before >= step) return Option.some(memoryLimitSteps[yield* Ref.get(inForce)])
           if (step > top) return Option.none()
-          const next = memoryLimitSteps[step]
-          const raised = yield* apply(next === undefined ? "RESET GLOBAL memory_limit" : `SET GLOBAL memory_limit = '${next}'`).pipe(Effect.either)
-          if (raised._tag === "Left") return Option.none()
-          yield* Ref.set(current, step)
-          return Option.some(next)
+          yield* Ref.set(floor, step)
+          if (yield* settle) return Option.some(memoryLimitSteps[yield* Ref.get(inForce)])
+          yield* Ref.set(floor, before)
+          return Option.none()
         })
       )
-    return { step: Ref.get(current), raiseFrom: (step) => raiseTo(step + 1), raiseTo }
+    const release = (step: number) =>
+      changing.withPermits(1)(
+        Effect.flatMap(
+          Ref.update(holds, (all) => {
+            const at = all.indexOf(step)
+            return at < 0 ? all : [...all.slice(0, at), ...all.slice(at + 1)]
+          }),
+          () => settle
+        )
+      )
+    const holding = <A, E, R>(step: number, effect: Effect.Effect<A, E, R>) =>
+      Effect.acquireUseRelease(
+        changing.withPermits(1)(Effect.zipRight(Ref.update(holds, (all) => [...all, Math.min(step, top)]), settle)),
+        () => effect,
+        () => release(Math.min(step, top))
+      )
+    return { step: Ref.get(floor), raiseFrom: (step) => raiseTo(step + 1), raiseTo, holding }
   })
 
 /**
- * Runs a build (a model's, a restore's re-execution) under the embedded warehouse's rising cap: a
- * build that reads files first raises it to `fileReadingStep`; one that ran out of memory raises it
- * a step and runs again, as long as the cap can rise. A model's build is one transaction that
+ * Runs a build (a model's, a restore's re-execution) under the embedded warehouse's cap: a build
+ * that reads files holds it at `fileReadingStep` while it runs (a file it read once may not be there
+ * to read again, so it is not left to fail first); one that ran out of memory raises the floor a
+ * step and runs again, as long as the cap can rise. A model's build is one transaction that
  * rolled back, so running it again is safe. Each retry is logged at WARN like the runner's
  * transient retries (`retrying with memory_limit = 256MB: model m: <reason>`). A fixed cap, or a
  * warehouse without one, leaves the build as it is.
@@ -83,7 +121,9 @@ export const withMemoryToGrow = <A, E extends { readonly message: string }, R>(
   Effect.flatMap(Warehouse, (wh) => {
     const cap = wh.memory
     if (cap === undefined) return build
-    const attempt: Effect.Effect<A, E, R> = Effect.flatMap(cap.step, (step) =>
+    // A build holding a step is judged from it: running out of memory there raises the floor past it.
+    const least = options.readsFiles ? fileReadingStep : 0
+    const attempt: Effect.Effect<A, E, R> = Effect.flatMap(Effect.map(cap.step, (floor) => Math.max(floor, least)), (step) =>
       Effect.catchIf(
         build,
         (e) => isOutOfMemoryMessage(e.message),
@@ -100,5 +140,5 @@ export const withMemoryToGrow = <A, E extends { readonly message: string }, R>(
           )
       )
     )
-    return options.readsFiles ? Effect.zipRight(cap.raiseTo(fileReadingStep), attempt) : attempt
+    return options.readsFiles ? cap.holding(fileReadingStep, attempt) : attempt
   })
