@@ -8,6 +8,7 @@ import favicon from "./dashboard/favicon.svg" with { type: "text" }
 import html from "./dashboard/index.html" with { type: "text" }
 import app from "./dashboard/js/app.js" with { type: "text" }
 import core from "./dashboard/js/core.js" with { type: "text" }
+import govern from "./dashboard/js/govern.js" with { type: "text" }
 import graph from "./dashboard/js/graph.js" with { type: "text" }
 import views from "./dashboard/js/views.js" with { type: "text" }
 
@@ -23,6 +24,7 @@ const FILES: ReadonlyArray<readonly [string, string, string]> = [
   ["/js/core.js", core as string, JS],
   ["/js/views.js", views as string, JS],
   ["/js/graph.js", graph as string, JS],
+  ["/js/govern.js", govern as string, JS],
   ["/js/app.js", app as string, JS]
 ]
 
