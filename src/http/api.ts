@@ -6,7 +6,8 @@ import { BriefOutput } from "../schemas/brief"
 import { PolicyShowOutput } from "../schemas/policy-output"
 import { ProductJournalOutput, ProductListOutput, ProductStatusOutput } from "../schemas/products"
 import { HistoryListOutput, HistoryRunOutput } from "../schemas/history"
-import { LineageOutput, ListModelsOutput, ModelShowOutput } from "../schemas/lineage"
+import { LsOutput, ModelLineageOutput } from "../schemas/inspect"
+import { ModelShowOutput } from "../schemas/lineage"
 import { PlanListOutput, ReviewOutput, ReviewQueueOutput, ReviewStatusOutput } from "../schemas/plans"
 import { PolicyCheckOutput } from "../schemas/policy-output"
 import { HealthOutput } from "../schemas/serve"
@@ -36,9 +37,9 @@ export const RunsGroup = HttpApiGroup.make("runs")
   .add(HttpApiEndpoint.get("run", "/runs/:id").setPath(Id).addSuccess(HistoryRunOutput).addError(Failure, { status: 404 }).addError(Failure, { status: 409 }))
 
 export const ModelsGroup = HttpApiGroup.make("models")
-  .add(HttpApiEndpoint.get("list", "/models").addSuccess(ListModelsOutput).addError(Failure, { status: 400 }).addError(Failure, { status: 409 }))
+  .add(HttpApiEndpoint.get("list", "/models").addSuccess(LsOutput).addError(Failure, { status: 400 }).addError(Failure, { status: 409 }))
   .add(HttpApiEndpoint.get("show", "/models/:model").setPath(Model).addSuccess(ModelShowOutput).addError(Failure, { status: 400 }).addError(Failure, { status: 404 }))
-  .add(HttpApiEndpoint.get("lineage", "/lineage/:model").setPath(Model).addSuccess(LineageOutput).addError(Failure, { status: 400 }).addError(Failure, { status: 404 }))
+  .add(HttpApiEndpoint.get("lineage", "/lineage/:model").setPath(Model).addSuccess(ModelLineageOutput).addError(Failure, { status: 400 }).addError(Failure, { status: 404 }))
 
 export const PlansGroup = HttpApiGroup.make("plans")
   .add(HttpApiEndpoint.get("list", "/plans").addSuccess(PlanListOutput).addError(Failure, { status: 409 }))

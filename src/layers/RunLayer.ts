@@ -26,3 +26,7 @@ export const RunServices = (target: string | undefined, lazyWarehouse = false) =
 export const RunLayer = (options: GlobalOptions, target: string | undefined) =>
   RunServices(target, true).pipe(Layer.provideMerge(ProjectLayer(options, true)))
 
+
+/** `pcli test`: the compiler and the warehouse target, over the project; nothing is built or recorded. */
+export const TestLayer = (options: GlobalOptions) =>
+  Layer.mergeAll(Compiler.layer, warehouseLayer(Option.none(), true)).pipe(Layer.provideMerge(ProjectLayer(options, true)))

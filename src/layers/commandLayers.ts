@@ -3,7 +3,7 @@
 // command pays for another's; one export per command, so a light bundle keeps only the layers its
 // command names (a single object would carry every layer into every light entry).
 import { Effect, Layer } from "effect"
-import { compileLayer, policyCheckLayer, policyShowLayer, validateLayer } from "./lightCommandLayers"
+import { compileLayer, inspectLayer, policyCheckLayer, policyShowLayer, validateLayer } from "./lightCommandLayers"
 import type { ServeSettings } from "./HttpServeLayer"
 import type { GlobalOptions } from "./ProjectContextLayer"
 
@@ -16,6 +16,7 @@ const witness = () => import("./WitnessLayers")
 const policy = () => import("./PolicyLayer")
 
 export const compile = compileLayer
+export const inspect = inspectLayer
 export const policyCheck = policyCheckLayer
 export const policyShow = policyShowLayer
 export const validate = validateLayer
@@ -32,6 +33,7 @@ export const discover = (o: GlobalOptions) => loaded(() => import("./DiscoverLay
 export const show = (o: GlobalOptions) => loaded(() => import("./RunLayer"), (m) => m.CompileLayer(o))
 export const history = (o: GlobalOptions) => loaded(() => import("./HistoryLayer"), (m) => m.HistoryLayer(o))
 export const playground = (o: GlobalOptions) => loaded(project, (m) => m.BareLayer(o))
+export const test = (o: GlobalOptions) => loaded(() => import("./RunLayer"), (m) => m.TestLayer(o))
 export const run = (o: GlobalOptions, target: string | undefined) => loaded(() => import("./RunLayer"), (m) => m.RunLayer(o, target))
 export const plan = (o: GlobalOptions) => loaded(govern, (m) => m.PlanLayer(o))
 export const review = (o: GlobalOptions) => loaded(govern, (m) => m.ReviewLayer(o, false))

@@ -1,5 +1,7 @@
 // The layers of the commands that also have a light entry (src/light/), one export each so a light
 // bundle keeps only its own; commandLayers.ts lists them with every other command's.
+import { Layer } from "effect"
+import * as Compiler from "../services/Project/compile"
 import { PolicyQueryLayer } from "./PolicyQueryLayer"
 import { ConfigLayer, type GlobalOptions, ProjectLayer } from "./ProjectContextLayer"
 
@@ -8,3 +10,6 @@ export const compileLayer = (options: GlobalOptions) => ProjectLayer(options, tr
 export const policyCheckLayer = PolicyQueryLayer
 export const policyShowLayer = PolicyQueryLayer
 export const validateLayer = ConfigLayer
+
+/** ls and lineage: the project compiled (through the compile cache), nothing else. */
+export const inspectLayer = (options: GlobalOptions) => Compiler.layer.pipe(Layer.provideMerge(ProjectLayer(options, true)))

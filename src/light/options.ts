@@ -8,6 +8,7 @@ import type { BriefOptions } from "../cli/brief.run"
 import type { ReviewOptions } from "../cli/govern.run"
 import type { CommonOptions } from "../cli/globalOptions"
 import type { HistoryOptions } from "../cli/history.run"
+import type { LineageOptions, LsOptions } from "../cli/inspect.run"
 import type { ReplayOptions } from "../cli/policy.run"
 import type { CheckOptions } from "../cli/policyRead.run"
 
@@ -75,6 +76,15 @@ export const LIGHT_COMMANDS = {
     runId: Option.fromNullable(line.args[0]),
     last: Option.map(optional(line, "--last"), Number),
     model: optional(line, "--model")
+  }),
+  ls: (line): LsOptions => ({ ...common(line), select: line.flags["--select"] ?? [] }),
+  lineage: (line): LineageOptions => ({
+    ...common(line),
+    model: line.args[0] ?? "",
+    column: optional(line, "--column"),
+    upstream: given(line, "--upstream"),
+    downstream: given(line, "--downstream"),
+    depth: optional(line, "--depth")
   }),
   brief: (line): BriefOptions => ({ ...common(line), since: Option.getOrElse(choice<BriefOptions["since"]>(line, "--since"), () => "last" as const) }),
   review: (line): ReviewOptions => ({

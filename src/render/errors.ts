@@ -54,6 +54,10 @@ export const errorTable: Readonly<Record<string, ErrorRow>> = {
   DependencyCycle: invalid(),
   InvalidStrategy: invalid(),
   ModelNotFound: notFound("pcli compile lists the models"),
+  InvalidModelSelector: invalid("see pcli ls --help for the --select grammar"),
+  SelectedModelNotFound: notFound("pcli ls lists the models"),
+  InvalidDepth: invalid("give --depth a positive integer"),
+  ColumnNotFound: notFound("pcli lineage <model> lists its columns"),
   ModelsNotFound: notFound("pcli compile lists the models"),
   RunNotFound: notFound("pcli history lists the runs"),
   ModelAttributesUnavailable: failed(),
@@ -94,6 +98,7 @@ export const errorTable: Readonly<Record<string, ErrorRow>> = {
   ContentAddressedNeedsEmbedded: invalid(),
   ArtifactWriteFailed: failed(),
   DataTestFailed: failed(),
+  DataTestColumnMissing: invalid("name a column the model outputs (pcli lineage <model> lists them)"),
   FusedStatementFailed: failed(),
   ContractViolation: failed(),
   // discover and its cache

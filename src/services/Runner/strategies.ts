@@ -18,7 +18,7 @@ import { parsePartitionKey } from "../Project/partitionKeys"
 import { partitionsBetween } from "./partitions"
 import { RunStore, type RunStoreFailed, type UpstreamRecord } from "./RunStore"
 import { integerLiteralColumns, substituteWindow } from "../Project/sql"
-import { checkContract, type ContractViolation, type DataTestFailed, quoteIdent, runDataTests, type TestMode } from "./tests"
+import { checkContract, type ContractViolation, type DataTestColumnMissing, type DataTestFailed, quoteIdent, runDataTests, type TestMode } from "./tests"
 
 /** content_addressed writes Parquet through DuckDB itself; a remote warehouse cannot. */
 export class ContentAddressedNeedsEmbedded extends Data.TaggedError("ContentAddressedNeedsEmbedded")<{
@@ -33,6 +33,7 @@ export class ContentAddressedNeedsEmbedded extends Data.TaggedError("ContentAddr
 export type BuildError =
   | StatementFailed
   | DataTestFailed
+  | DataTestColumnMissing
   | ContractViolation
   | InvalidPartitionWindow
   | ContentAddressedNeedsEmbedded

@@ -15,6 +15,34 @@ export class DataTestFailed extends Data.TaggedError("DataTestFailed")<{
   }
 }
 
+/** A `[[tests]]` entry names a column the model does not output: said so, not as DuckDB's binder error. */
+export class DataTestColumnMissing extends Data.TaggedError("DataTestColumnMissing")<{
+  readonly model: string
+  readonly test: string
+  readonly column: string
+  readonly columns: ReadonlyArray<string>
+}> {
+  readonly code = "data-test-column-missing"
+  override get message() {
+    const shown = this.columns.slice(0, 8).join(", ") + (this.columns.length > 8 ? ", …" : "")
+    return `model ${this.model}: test ${this.test} names column ${this.column}, which the model does not output (it has ${shown || "no columns"})`
+  }
+}
+
+/** The columns a test names (an expression's are DuckDB's to find). */
+export const testColumns = (test: DataTest): ReadonlyArray<string> =>
+  test.type === "composite" ? test.columns : "column" in test ? [test.column] : []
+
+/** The first test naming a column `columns` lacks (case-insensitive, as DuckDB binds), if any. */
+export const missingTestColumn = (model: string, tests: ReadonlyArray<DataTest>, columns: ReadonlyArray<string>) => {
+  const have = new Set(columns.map((c) => c.toLowerCase()))
+  for (const test of tests) {
+    const column = testColumns(test).find((c) => !have.has(c.toLowerCase()))
+    if (column !== undefined) return new DataTestColumnMissing({ model, test: describeTest(test), column, columns })
+  }
+  return undefined
+}
+
 /** The built relation does not satisfy `<model>.contract.toml`; nothing was published. */
 export class ContractViolation extends Data.TaggedError("ContractViolation")<{
   readonly model: string
@@ -165,6 +193,10 @@ const judgeFused = (model: string, tests: ReadonlyArray<DataTest>, answers: Read
 const sequentialTests = (model: string, tests: ReadonlyArray<DataTest>, relation: string) =>
   Effect.gen(function* () {
     const wh = yield* Warehouse
+    // Only here, after a statement failed (never on the passing path): a missing column is named as such.
+    const described = yield* Effect.either(wh.execute(`DESCRIBE SELECT * FROM ${relation}`))
+    const missing = described._tag === "Right" ? missingTestColumn(model, tests, described.right.rows.map((r) => String(r[0]))) : undefined
+    if (missing !== undefined) return yield* missing
     const failing: Array<number> = []
     for (const test of tests) {
       const result = yield* wh.execute(testQuery(test, relation))
@@ -186,7 +218,7 @@ export const runDataTests = (
   tests: ReadonlyArray<DataTest>,
   relation: string,
   mode: TestMode = "fused-then-one-by-one"
-): Effect.Effect<ReadonlyArray<string>, DataTestFailed | StatementFailed | FusedStatementFailed, Warehouse> =>
+): Effect.Effect<ReadonlyArray<string>, DataTestFailed | DataTestColumnMissing | StatementFailed | FusedStatementFailed, Warehouse> =>
   Effect.gen(function* () {
     if (tests.length === 0) return []
     if (mode === "one-by-one") return yield* sequentialTests(model, tests, relation)

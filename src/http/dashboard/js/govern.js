@@ -97,7 +97,7 @@ const findingText = (f) => [f.kind, f.column, f.from !== undefined || f.to !== u
 const planView = async (id) => {
   const [plan, status] = await Promise.all([getOk(`/api/v1/plans/${encodeURIComponent(id)}`), get(`/api/v1/plans/${encodeURIComponent(id)}/status`)])
   const impact = await Promise.all(plan.models.map((m) => get(`/api/v1/lineage/${encodeURIComponent(m)}`)))
-  const downstream = [...new Set(impact.flatMap((r) => (r.status === 200 ? r.body.downstream_closure : [])))].filter((m) => !plan.models.includes(m))
+  const downstream = [...new Set(impact.flatMap((r) => (r.status === 200 ? (r.body.downstream ?? []).map((n) => n.model) : [])))].filter((m) => !plan.models.includes(m))
   const approve = `pcli review ${plan.plan_id} --approve`
   const s = status.body
   return el("div", {},

@@ -79,8 +79,8 @@ const modelsView = async (query) => {
   const term = query.get("q") ?? ""
   const rows = (t) => out.models.filter((m) => m.name.toLowerCase().includes(t.toLowerCase()) || Object.values(m.tags).some((v) => v.toLowerCase().includes(t.toLowerCase())))
   const body = el("div", { id: "model-rows" })
-  const fill = (t) => body.replaceChildren(table(["model", "layer", "tags", "contracted", "last run", "downstreams"],
-    rows(t).map((m) => [modelLink(m.name), m.layer ?? "-", Object.entries(m.tags).map(([k, v]) => `${k}=${v}`).join(", ") || "-", m.contracted ? "yes" : "no", status.has(m.name) ? badge(status.get(m.name)) : "-", m.downstreams])))
+  const fill = (t) => body.replaceChildren(table(["model", "layer", "tags", "contract", "tests", "last run"],
+    rows(t).map((m) => [modelLink(m.name), m.layer ?? "-", Object.entries(m.tags).map(([k, v]) => `${k}=${v}`).join(", ") || "-", m.contracted ? `${m.contract_columns} columns` : "none", m.tests, status.has(m.name) ? badge(status.get(m.name)) : "-"])))
   fill(term)
   const search = el("input", { id: "model-search", type: "search", value: term, placeholder: "name or tag", "aria-label": "search models",
     oninput: (event) => {
@@ -111,7 +111,7 @@ const modelView = async (name) => {
     lastStatuses()
   ])
   const verdicts = await Promise.all(["apply", "propose"].map((c) => verdictRow(c, name)))
-  const near = new Set([name, ...lineage.upstream_closure, ...lineage.downstream_closure])
+  const near = new Set([name, ...(lineage.upstream ?? []).map((n) => n.model), ...(lineage.downstream ?? []).map((n) => n.model)])
   const contract = m.contract === null ? el("p", { class: "note" }, "No contract.") : table(["column", "type", "nullable", "required"], m.contract.columns.map((c) => [c.name, c.type, c.nullable ? "yes" : "no", m.contract.required.includes(c.name) ? "yes" : "no"]))
   return el("div", {},
     el("p", {}, el("a", { href: "#/models" }, "← all models")),
