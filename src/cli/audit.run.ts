@@ -1,11 +1,11 @@
 // Loaded only when `pcli audit` runs.
 import { Effect, Option, Stream } from "effect"
-import { auditListStream, auditVerify } from "../commands/audit"
+import { auditListStream, auditPage, auditVerify } from "../commands/audit"
 import { auditScorecard } from "../commands/auditScorecard"
 import { UsageError } from "../commands/errors"
 import * as commandLayer from "../layers/commandLayers"
 import { ReportedFailure } from "../render/errors"
-import { auditListTextStream, auditVerifyText, custodyText, scorecardText } from "../render/text/audit"
+import { auditListText, auditListTextStream, auditVerifyText, custodyText, scorecardText } from "../render/text/audit"
 import { encodeJsonStreamingArray, ledgerRowJson } from "../render/json"
 import { AuditListOutput, AuditScorecardOutput, AuditVerifyOutput, CustodyOutput } from "../schemas/audit"
 import { type CommonOptions, globalOptions } from "./options"
@@ -21,6 +21,10 @@ export interface AuditOptions extends CommonOptions {
   readonly product: Option.Option<string>
   readonly actor: Option.Option<string>
   readonly since: Option.Option<string>
+  readonly model: Option.Option<string>
+  readonly effect: Option.Option<"allow" | "require_review" | "deny">
+  readonly limit: Option.Option<number>
+  readonly cursor: Option.Option<string>
 }
 
 // Loaded by `--for` alone: the custody chain reads plans and compiles, which the other forms never do.
@@ -35,7 +39,7 @@ type Form =
 /** The interface's conflicts (`--product`/`--actor`/`--since` with `--for`/`--scorecard`; `--by`/`--window` without `--scorecard`) are usage errors. */
 const auditForm = (opts: AuditOptions): Effect.Effect<Form, UsageError> => {
   const usage = (detail: string) => Effect.fail(new UsageError({ detail }))
-  const listFlags = [["--product", opts.product], ["--actor", opts.actor], ["--since", opts.since]] as const
+  const listFlags = [["--product", opts.product], ["--actor", opts.actor], ["--since", opts.since], ["--model", opts.model], ["--effect", opts.effect], ["--limit", opts.limit], ["--cursor", opts.cursor]] as ReadonlyArray<readonly [string, Option.Option<unknown>]>
   const setList = listFlags.filter(([, v]) => Option.isSome(v)).map(([f]) => f)
   if (opts.verify) {
     const others = [...setList, ...(Option.isSome(opts.subject) ? ["--for"] : []), ...(opts.scorecard ? ["--scorecard"] : [])]
@@ -47,6 +51,7 @@ const auditForm = (opts: AuditOptions): Effect.Effect<Form, UsageError> => {
   if (!opts.scorecard && Option.isSome(opts.by)) return usage("--by requires --scorecard")
   if (!opts.scorecard && Option.isSome(opts.window)) return usage("--window requires --scorecard")
   if (!opts.verify && Option.isSome(opts.expectHead)) return usage("--expect-head requires --verify")
+  if (Option.isSome(opts.cursor) && Option.isNone(opts.limit)) return usage("--cursor requires --limit")
   if (opts.verify) return Effect.succeed({ form: "verify" })
   if (Option.isSome(opts.subject)) return Effect.succeed({ form: "custody", subject: opts.subject.value })
   if (opts.scorecard) return Effect.succeed({ form: "scorecard", by: Option.getOrElse(opts.by, () => "principal" as const), window: Option.getOrElse(opts.window, () => "all") })
@@ -79,11 +84,18 @@ export const runAudit = (opts: AuditOptions) =>
           return yield* verifyVerdict(out)
         }
         case "list": {
-          const { entries, head } = yield* auditListStream({
+          const filters = {
             since: Option.getOrUndefined(opts.since),
             actor: Option.getOrUndefined(opts.actor),
-            product: Option.getOrUndefined(opts.product)
-          })
+            product: Option.getOrUndefined(opts.product),
+            model: Option.getOrUndefined(opts.model),
+            effect: Option.getOrUndefined(opts.effect)
+          }
+          if (Option.isSome(opts.limit)) {
+            const page = yield* auditPage({ ...filters, limit: opts.limit.value, cursor: Option.getOrUndefined(opts.cursor) })
+            return yield* emit(opts.output, AuditListOutput, page, (o) => [auditListText(o), ...(o.next_cursor ? [`next page: --cursor ${o.next_cursor}`] : [])].join("\n"))
+          }
+          const { entries, head } = yield* auditListStream(filters)
           // Streamed to stdout as rows arrive: memory stays flat however many rows match.
           const chunks = opts.output === "json" ? encodeJsonStreamingArray(AuditListOutput, head, "entries", ledgerRowJson, entries) : auditListTextStream(head, entries)
           return yield* Stream.runForEach(chunks, writeStdout)

@@ -7,11 +7,12 @@ import { gcApplyText, restoreApplyText } from "../render/text/reclaim"
 import { GcApplyOutput, RestoreApplyOutput } from "../schemas/reclaim"
 import { UsageError } from "../commands/errors"
 import { planCreate } from "../commands/planCreate"
+import { planList } from "../commands/planList"
 import { approvePlan, reviewPlan, reviewQueue, reviewStatus } from "../commands/reviewPlan"
 import * as commandLayer from "../layers/commandLayers"
 import { ReportedFailure } from "../render/errors"
-import { applyText, planText, queueText, reviewStatusText, reviewText } from "../render/text/plans"
-import { ApplyOutput, PlanOutput, ReviewOutput, ReviewQueueOutput, ReviewStatusOutput } from "../schemas/plans"
+import { applyText, planListText, planText, queueText, reviewStatusText, reviewText } from "../render/text/plans"
+import { ApplyOutput, PlanListOutput, PlanOutput, ReviewOutput, ReviewQueueOutput, ReviewStatusOutput } from "../schemas/plans"
 import { type CommonOptions, globalOptions } from "./options"
 import { emit } from "./output"
 
@@ -29,6 +30,7 @@ export const runPlan = (opts: PlanOptions) =>
 export interface ReviewOptions extends CommonOptions {
   readonly planId: Option.Option<string>
   readonly queue: boolean
+  readonly list: boolean
   readonly base: Option.Option<string>
   readonly approve: boolean
   readonly status: boolean
@@ -36,6 +38,10 @@ export interface ReviewOptions extends CommonOptions {
 
 /** The four forms of `pcli review`; conflicting flags are usage errors (exit 2). */
 const reviewForm = (opts: ReviewOptions) => {
+  if (opts.list) {
+    const other = Option.isSome(opts.planId) ? "a plan id" : opts.queue ? "--queue" : opts.approve ? "--approve" : opts.status ? "--status" : Option.isSome(opts.base) ? "--base" : undefined
+    return other === undefined ? Effect.succeed({ form: "list" as const }) : Effect.fail(new UsageError({ detail: `--list conflicts with ${other}` }))
+  }
   if (opts.status && (opts.approve || opts.queue)) return Effect.fail(new UsageError({ detail: `--status conflicts with ${opts.approve ? "--approve" : "--queue"}` }))
   if (opts.queue && opts.approve) return Effect.fail(new UsageError({ detail: "--queue conflicts with --approve" }))
   if (opts.queue) return Option.isSome(opts.planId) ? Effect.fail(new UsageError({ detail: "--queue takes no plan id" })) : Effect.succeed({ form: "queue" as const })
@@ -51,6 +57,8 @@ export const runReview = (opts: ReviewOptions) =>
       switch (form.form) {
         case "queue":
           return yield* emit(opts.output, ReviewQueueOutput, yield* reviewQueue, queueText)
+        case "list":
+          return yield* emit(opts.output, PlanListOutput, yield* planList, planListText)
         case "status":
           return yield* emit(opts.output, ReviewStatusOutput, yield* reviewStatus(form.planId), reviewStatusText)
         case "approve":

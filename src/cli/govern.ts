@@ -25,6 +25,7 @@ const reviewCommand = Command.make(
     ...commonOptions,
     planId: Args.text({ name: "plan-id" }).pipe(Args.optional, Args.withDescription("The plan to review")),
     queue: Options.boolean("queue").pipe(Options.withDescription("List pending review-gated plans, highest blast radius first")),
+    list: Options.boolean("list").pipe(Options.withDescription("Read-only: every plan in the store with its review state, newest first")),
     base: Options.text("base").pipe(Options.optional, Options.withDescription("Recompute findings against this git ref")),
     approve: Options.boolean("approve").pipe(Options.withDescription("Record the sign-off marker for this plan")),
     status: Options.boolean("status").pipe(Options.withDescription("Read-only: is there a well-formed marker, who approved and when"))
@@ -32,7 +33,7 @@ const reviewCommand = Command.make(
   (opts) => Effect.flatMap(impl, (m) => m.runReview(opts))
 ).pipe(
   Command.withDescription(
-    described("Review a plan: dry run, --approve, --status, or --queue", "pcli review --queue")
+    described("Review a plan: dry run, --approve, --status, --queue or --list", "pcli review --queue")
   )
 )
 

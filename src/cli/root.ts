@@ -7,6 +7,7 @@ import { governCommands } from "./govern"
 import { mcpCommand } from "./mcp"
 import { historyCommand } from "./history"
 import { inspectCommands } from "./inspect"
+import { showCommand } from "./show"
 import { described } from "./help"
 import { pipelineCommands } from "./pipeline"
 import { policyCommand } from "./policy"
@@ -16,7 +17,7 @@ import { serveCommand } from "./serve"
 import { stateCommand } from "./state"
 import { validateCommand } from "./validate"
 
-const topLevel = [validateCommand, ...pipelineCommands, ...inspectCommands, historyCommand, ...governCommands, ...reclaimCommands, discoverCommand, policyCommand, productCommand, stateCommand, auditCommand, briefCommand, mcpCommand, serveCommand] as const
+const topLevel = [validateCommand, ...pipelineCommands, ...inspectCommands, historyCommand, showCommand, ...governCommands, ...reclaimCommands, discoverCommand, policyCommand, productCommand, stateCommand, auditCommand, briefCommand, mcpCommand, serveCommand] as const
 
 export const rootCommand = Command.make("pcli").pipe(
   Command.withDescription(

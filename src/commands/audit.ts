@@ -1,5 +1,5 @@
 import { Path } from "@effect/platform"
-import { Clock, Effect, Either } from "effect"
+import { Chunk, Clock, Effect, Either, Stream } from "effect"
 import type { AuditListOutput, AuditVerifyOutput } from "../schemas/audit"
 import { checkWitnesses, parseExpectHead } from "../services/Governance/witness"
 import { ledgerHead } from "../services/Ledger/head"
@@ -7,6 +7,7 @@ import { Ledger, type LedgerFilter } from "../services/Ledger/Ledger"
 import { InvalidPrincipalId } from "../services/Principal/Principal"
 import { productOutputModel } from "../services/Products/files"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
+import { UsageError } from "./errors"
 import { parseSince } from "./since"
 
 /**
@@ -27,8 +28,19 @@ export interface AuditListInput {
   /** A principal id, or `unrecorded` for rows written without one. */
   readonly actor?: string | undefined
   readonly product?: string | undefined
+  /** Rows about one model (or scope selector); conflicts with `product`. */
+  readonly model?: string | undefined
+  readonly effect?: string | undefined
 }
 
+/** The paged form: at most `limit` rows from `cursor` (the next page's cursor comes back with them). */
+export interface AuditPageInput extends AuditListInput {
+  readonly limit: number
+  readonly cursor?: string | undefined
+}
+
+const EFFECTS = ["allow", "require_review", "deny"]
+const MAX_LIMIT = 1000
 const ACTOR = /^[a-z0-9._-]{1,63}$/
 
 /** The validated filter every audit read shares; the actor is taken only from input, never the environment. */
@@ -52,12 +64,14 @@ const auditQuery = (input: AuditListInput) =>
     const ledger = yield* Ledger
     const path = yield* Path.Path
     const base = yield* auditFilter(input)
+    if (input.model !== undefined && input.product !== undefined) return yield* new UsageError({ detail: "--model conflicts with --product" })
+    if (input.effect !== undefined && !EFFECTS.includes(input.effect)) return yield* new UsageError({ detail: `--effect must be one of ${EFFECTS.join(", ")}, got ${JSON.stringify(input.effect)}` })
     const { modelsDir, root } = yield* ProjectContext
     const model =
       input.product === undefined
-        ? undefined
+        ? input.model
         : yield* productOutputModel({ root, modelsRel: path.relative(root, modelsDir).split(path.sep).join("/") }, input.product)
-    const filter: LedgerFilter = { ...base, ...(model === undefined ? {} : { models: [model] }) }
+    const filter: LedgerFilter = { ...base, ...(model === undefined ? {} : { models: [model] }), ...(input.effect === undefined ? {} : { effects: [input.effect] }) }
     // An id filter cannot match rows recorded without an id: count them so the reader knows.
     const skipped = base.principalId === undefined || base.principalId === null ? 0 : yield* ledger.count({ ...filter, principalId: null })
     const head: AuditListOutput = {
@@ -81,3 +95,23 @@ export const auditListStream = (input: AuditListInput) => Effect.map(auditQuery(
 /** `pcli audit` as one value (the HTTP route, MCP, tests): the same rows, collected without a Stream. */
 export const auditList = (input: AuditListInput) =>
   Effect.flatMap(auditQuery(input), ({ filter, head, ledger }) => Effect.map(ledger.list(filter), (entries): AuditListOutput => ({ ...head, entries })))
+
+/** The cursor is the count of matching rows before the page: the ledger only appends, so it stays put. */
+const pageBounds = (input: AuditPageInput) => {
+  if (!Number.isInteger(input.limit) || input.limit < 1 || input.limit > MAX_LIMIT) return Effect.fail(new UsageError({ detail: `--limit must be 1..${MAX_LIMIT}, got ${input.limit}` }))
+  const cursor = input.cursor ?? "0"
+  if (!/^(0|[1-9][0-9]{0,11})$/.test(cursor)) return Effect.fail(new UsageError({ detail: `--cursor must be a cursor an earlier page returned, got ${JSON.stringify(cursor)}` }))
+  return Effect.succeed({ offset: Number(cursor), limit: input.limit })
+}
+
+/** `pcli audit --limit N [--cursor C]`: one page of the same rows, oldest first, and where the next starts. */
+export const auditPage = (input: AuditPageInput) =>
+  Effect.gen(function* () {
+    const { offset, limit } = yield* pageBounds(input)
+    const { filter, head, ledger } = yield* auditQuery(input)
+    // One row past the page says whether another page follows.
+    const rows = yield* Stream.runCollect(ledger.query(filter).pipe(Stream.drop(offset), Stream.take(limit + 1)))
+    const entries = Chunk.toReadonlyArray(rows)
+    const out: AuditListOutput = { ...head, entries: entries.slice(0, limit), next_cursor: entries.length > limit ? String(offset + limit) : null }
+    return out
+  })

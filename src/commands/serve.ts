@@ -1,7 +1,10 @@
-import { Data, Effect, Option, Redacted } from "effect"
+import { Data, Effect, Option, Redacted, Schedule, Stream } from "effect"
 import { isIP } from "node:net"
+import { dirname } from "node:path"
 import { Environment } from "../services/Environment/Environment"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
+import { ledgerHead } from "../services/Ledger/head"
+import { ChangeFeed, type Watched } from "../services/Serve/ChangeFeed"
 import { type Served, ServeReads } from "../services/Serve/ServeReads"
 import { UsageError } from "./errors"
 
@@ -48,3 +51,26 @@ export const onServedContext = <A, E>(self: Effect.Effect<A, E, Served>) => Effe
 export const keptOnServedContext = <A, E>(route: string, self: Effect.Effect<A, E, Served>) => Effect.flatMap(ServeReads, (reads) => reads.memo(route, self))
 
 export type { Served }
+
+/** What `/api/v1/events` watches: the models (with subfolders), the store's folder and pcli.toml's; the working directory when the project does not load. */
+export const servedPaths = (cwd: string): Effect.Effect<Watched, never, ServeReads> =>
+  onServedContext(Effect.map(ProjectContext, (p): Watched => ({ trees: [p.modelsDir], folders: [dirname(p.state.path), p.root] }))).pipe(
+    Effect.orElseSucceed((): Watched => ({ trees: [], folders: [cwd] }))
+  )
+
+const KEEPALIVE = Stream.fromSchedule(Schedule.spaced("15 seconds")).pipe(Stream.as(": keepalive\n\n"))
+
+/** One Server-Sent Event: `ready` on connect, `change` after each change burst, with the ledger head's seq (null when the store cannot be read). */
+const eventFrame = (name: "ready" | "change", seq: number | null) => `event: ${name}\ndata: ${JSON.stringify({ head_seq: seq })}\n\n`
+
+/** `/api/v1/events`: the frames one client receives; a comment every 15 s keeps idle proxies from closing it. */
+export const serveEvents = Effect.gen(function* () {
+  const feed = yield* ChangeFeed
+  const reads = yield* ServeReads
+  const headSeq = Effect.orElseSucceed(reads.run(Effect.map(ledgerHead, (h): number | null => h.seq)), () => null)
+  const frames = Stream.concat(
+    Stream.fromEffect(Effect.map(headSeq, (seq) => eventFrame("ready", seq))),
+    Stream.mapEffect(feed.changes, () => Effect.map(headSeq, (seq) => eventFrame("change", seq)))
+  )
+  return Stream.merge(frames, KEEPALIVE, { haltStrategy: "left" })
+})

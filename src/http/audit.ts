@@ -1,12 +1,12 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
-import { auditList } from "../commands/audit"
+import { auditList, auditPage, auditVerify } from "../commands/audit"
 import { auditCustody } from "../commands/auditCustody"
 import { auditScorecard } from "../commands/auditScorecard"
 import { UsageError } from "../commands/errors"
-import { AuditListOutput, AuditScorecardOutput, CustodyOutput, type ScorecardDimension } from "../schemas/audit"
+import { AuditListOutput, AuditScorecardOutput, AuditVerifyOutput, CustodyOutput, type ScorecardDimension } from "../schemas/audit"
 import { ServeApi } from "./api"
-import { encodeJsonWithArray, ledgerRowJson } from "../render/json"
+import { encodeJson, encodeJsonWithArray, ledgerRowJson } from "../render/json"
 import { answer, answerJson, singleParams } from "./respond"
 
 const DIMENSIONS: ReadonlyArray<ScorecardDimension> = ["principal", "rule", "scope"]
@@ -24,13 +24,20 @@ export const AuditRoutes = HttpApiBuilder.group(ServeApi, "audit", (handlers) =>
     .handle("list", ({ urlParams }) =>
       answerJson(
         Effect.gen(function* () {
-          const { actor, product, since } = yield* singleParams(urlParams)
-          const { entries, ...head } = yield* auditList({ since, actor, product })
+          const { actor, product, since, model, effect, limit, cursor } = yield* singleParams(urlParams)
+          if (limit !== undefined || cursor !== undefined) {
+            if (limit === undefined) return yield* new UsageError({ detail: "cursor requires limit" })
+            if (!/^[0-9]{1,9}$/.test(limit)) return yield* new UsageError({ detail: `limit must be 1..1000, got ${JSON.stringify(limit)}` })
+            return yield* encodeJson(AuditListOutput, yield* auditPage({ since, actor, product, model, effect, limit: Number(limit), cursor }))
+          }
+          const { entries, ...head } = yield* auditList({ since, actor, product, model, effect })
           // The CLI's streamed bytes, whole: the rows written by the same hand-written writer.
           return yield* encodeJsonWithArray(AuditListOutput, { ...head, entries: [] }, "entries", ledgerRowJson, entries)
         })
       )
     )
+    // The chain's report whatever it says (the CLI's exit 1 for a broken chain is the body's `intact: false` here).
+    .handle("verify", () => answer(AuditVerifyOutput, auditVerify()))
     .handle("scorecard", ({ urlParams }) =>
       answer(
         AuditScorecardOutput,

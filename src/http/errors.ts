@@ -31,3 +31,19 @@ export class NotImplemented extends Data.TaggedError("NotImplemented")<{ readonl
     return `${this.feature} is not implemented yet`
   }
 }
+
+/** A method other than GET (or HEAD) on a route: every route only reads. */
+export class MethodNotAllowed extends Data.TaggedError("MethodNotAllowed")<{ readonly method: string; readonly path: string }> {
+  readonly code = "method_not_allowed"
+  override get message() {
+    return `${this.method} ${this.path}: this server only reads; use GET`
+  }
+}
+
+/** A query parameter the route does not take: a misspelt filter would otherwise widen the answer silently. */
+export class UnknownQueryParameter extends Data.TaggedError("UnknownQueryParameter")<{ readonly name: string; readonly path: string; readonly known: ReadonlyArray<string> }> {
+  readonly code = "usage"
+  override get message() {
+    return `${this.path} takes no query parameter ${JSON.stringify(this.name)}${this.known.length === 0 ? "" : ` (it takes ${this.known.join(", ")})`}`
+  }
+}

@@ -1,11 +1,28 @@
-import { type HttpApp, HttpServerRequest, type HttpServerResponse } from "@effect/platform"
+import { type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Cause, Effect, Option, Redacted } from "effect"
 import { createHash, timingSafeEqual } from "node:crypto"
 import { describeError } from "../render/errors"
-import { RouteNotFound, ServeUnauthorized } from "./errors"
+import { ROUTES } from "./api"
+import { MethodNotAllowed, RouteNotFound, ServeUnauthorized, UnknownQueryParameter } from "./errors"
 import { errorResponse, failureResponse } from "./respond"
+import { STATIC_PATHS } from "./static"
 
-const OPEN_PATHS = new Set(["/", "/dashboard.css", "/dashboard.js", "/api/v1/health"])
+const OPEN_PATHS = new Set([...STATIC_PATHS, "/api/v1/health"])
+const DOCUMENT_PATHS = new Set([...STATIC_PATHS, "/api/v1/openapi.json"])
+
+/** The refusal a request gets before any route runs: a method other than GET on a known path, or a query parameter its route does not take. */
+const refusalOf = (method: string, url: string, path: string) => {
+  const route = ROUTES.find((r) => r.pattern.test(path))
+  if (route === undefined && !DOCUMENT_PATHS.has(path)) return undefined
+  if (method !== "GET" && method !== "HEAD") return new MethodNotAllowed({ method: printable(method).slice(0, 20), path: printable(path).slice(0, 200) })
+  if (route === undefined) return undefined
+  const q = url.indexOf("?")
+  if (q === -1) return undefined
+  for (const name of new URLSearchParams(url.slice(q + 1)).keys()) {
+    if (!route.params.has(name)) return new UnknownQueryParameter({ name: printable(name).slice(0, 100), path, known: [...route.params] })
+  }
+  return undefined
+}
 
 const digest = (text: string) => createHash("sha256").update(text).digest()
 
@@ -36,8 +53,11 @@ export const guard =
       const started = performance.now()
       const path = pathOf(request.url)
       const notFound = () => errorResponse(describeError(new RouteNotFound({ method: request.method, path: printable(path).slice(0, 200) })))
+      const refusal = refusalOf(request.method, request.url, path)
       const answered: HttpServerResponse.HttpServerResponse =
-        Option.isSome(token) && !OPEN_PATHS.has(path) && !bearerMatches(request.headers["authorization"], token.value)
+        refusal !== undefined
+          ? yield* Effect.map(errorResponse(describeError(refusal)), (r) => (refusal._tag === "MethodNotAllowed" ? HttpServerResponse.setHeader(r, "allow", "GET, HEAD") : r))
+          : Option.isSome(token) && !OPEN_PATHS.has(path) && !bearerMatches(request.headers["authorization"], token.value)
           ? yield* errorResponse(describeError(new ServeUnauthorized({ reason: "this server needs Authorization: Bearer <token>" })))
           : yield* app.pipe(
               Effect.catchAllCause((cause) => {

@@ -10,10 +10,14 @@ import { guard } from "../http/guard"
 import { HealthRoutes } from "../http/health"
 import { PolicyRoutes } from "../http/policy"
 import { ProductRoutes } from "../http/products"
+import { EventRoutes } from "../http/events"
+import { ModelRoutes } from "../http/models"
+import { PlanRoutes } from "../http/plans"
+import { RunRoutes } from "../http/runs"
 import { DashboardRoutes } from "../http/static"
 import * as Telemetry from "../services/Telemetry/Telemetry"
 import type { GlobalOptions } from "./ProjectLayer"
-import { ServeReadsLayer } from "./ServeLayer"
+import { ChangeFeedLayer, ServeReadsLayer } from "./ServeLayer"
 
 export interface ServeSettings {
   readonly host: string
@@ -32,7 +36,7 @@ export interface ServeSettings {
  */
 const halfOpenServer = () => Object.assign(createServer(), { httpAllowHalfOpen: true })
 
-const routes = Layer.mergeAll(PolicyRoutes, AuditRoutes, BriefRoutes, ProductRoutes, HealthRoutes)
+const routes = Layer.mergeAll(PolicyRoutes, AuditRoutes, BriefRoutes, ProductRoutes, HealthRoutes, RunRoutes, ModelRoutes, PlanRoutes, EventRoutes)
 
 const serveLayer = (settings: ServeSettings, options: GlobalOptions) =>
   // As HttpApiBuilder.serve, but the guard wraps the app itself: a middleware passed to serve runs
@@ -49,6 +53,7 @@ const serveLayer = (settings: ServeSettings, options: GlobalOptions) =>
         Layer.mapError((e) => new ServeListenFailed({ address: `${settings.host}:${settings.port}`, detail: String((e.cause as Error | undefined)?.message ?? e.message) }))
       )
     ),
+    Layer.provide(ChangeFeedLayer(options)),
     // Built before the server listens: a connection made while the store opened would get no answer.
     Layer.provide(ServeReadsLayer(options))
   )

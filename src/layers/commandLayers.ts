@@ -29,6 +29,8 @@ export const brief = (o: GlobalOptions) => loaded(project, (m) => m.StateReadLay
 /** Brief's one write, to a store that exists. */
 export const briefCursor = (o: GlobalOptions) => loaded(project, (m) => m.StateWriteLayer(o))
 export const discover = (o: GlobalOptions) => loaded(() => import("./DiscoverLayer"), (m) => m.DiscoverLayer(o))
+/** `pcli show <model>`: the compiler over the project, no store. */
+export const show = (o: GlobalOptions) => loaded(() => import("./RunLayer"), (m) => m.CompileLayer(o))
 export const history = (o: GlobalOptions) => loaded(() => import("./HistoryLayer"), (m) => m.HistoryLayer(o))
 export const playground = (o: GlobalOptions) => loaded(project, (m) => m.BareLayer(o))
 export const test = (o: GlobalOptions) => loaded(() => import("./RunLayer"), (m) => m.TestLayer(o))

@@ -65,7 +65,11 @@ export const LIGHT_COMMANDS = {
     window: optional(line, "--window"),
     product: optional(line, "--product"),
     actor: optional(line, "--actor"),
-    since: optional(line, "--since")
+    since: optional(line, "--since"),
+    model: optional(line, "--model"),
+    effect: choice(line, "--effect"),
+    limit: Option.map(optional(line, "--limit"), Number),
+    cursor: optional(line, "--cursor")
   }),
   history: (line): HistoryOptions => ({
     ...common(line),
@@ -87,6 +91,7 @@ export const LIGHT_COMMANDS = {
     ...common(line),
     planId: Option.fromNullable(line.args[0]),
     queue: given(line, "--queue"),
+    list: given(line, "--list"),
     base: optional(line, "--base"),
     approve: given(line, "--approve"),
     status: given(line, "--status")

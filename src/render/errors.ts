@@ -189,6 +189,8 @@ export const errorTable: Readonly<Record<string, ErrorRow>> = {
   ServeListenFailed: unavailable("choose another --port, or stop what holds this one"),
   RouteNotFound: notFound("GET /api/v1/openapi.json lists the routes"),
   NotImplemented: row(501),
+  MethodNotAllowed: row(405, "every route is GET; see /api/v1/openapi.json"),
+  UnknownQueryParameter: row(400, "GET /api/v1/openapi.json lists each route's parameters", 2),
   // a command that printed its report and still fails (run, validate, policy test)
   ReportedFailure: failed(),
   RunInterrupted: { exit: 130, status: 500 },

@@ -46,7 +46,9 @@ export const AuditListOutput = Schema.Struct({
   product: Schema.NullOr(Schema.String),
   model: Schema.NullOr(Schema.String),
   entries: Schema.Array(LedgerRow),
-  unattributed_skipped: Schema.Int
+  unattributed_skipped: Schema.Int,
+  /** Paged form only (`--limit`): the cursor of the next page, null on the last one. */
+  next_cursor: Schema.optional(Schema.NullOr(Schema.String))
 }).annotations({ identifier: "AuditListOutput" })
 export type AuditListOutput = typeof AuditListOutput.Type
 

@@ -57,3 +57,23 @@ export const BreakingChangeOutput = Schema.Struct({
   downstream_closure: Schema.Array(Schema.String)
 })
 export type BreakingChangeOutput = typeof BreakingChangeOutput.Type
+
+/** `pcli show <model>`: one model as its files define it: SQL, tags, tests, contract, neighbours. */
+export const ModelShowOutput = Schema.Struct({
+  command: Schema.Literal("show"),
+  name: Schema.String,
+  target: Schema.String,
+  strategy: Schema.String,
+  layer: Schema.optional(Schema.String),
+  intent: Schema.optional(Schema.String),
+  sql_path: Schema.String,
+  sql: Schema.String,
+  tags: Schema.Record({ key: Schema.String, value: Schema.String }),
+  classification: Schema.Record({ key: Schema.String, value: Schema.String }),
+  tests: Schema.Array(Schema.Unknown),
+  contracted: Schema.Boolean,
+  contract: Schema.NullOr(Schema.Struct({ columns: Schema.Array(Schema.Struct({ name: Schema.String, type: Schema.String, nullable: Schema.Boolean })), required: Schema.Array(Schema.String) })),
+  depends_on: Schema.Array(Schema.String),
+  downstreams: Schema.Int
+}).annotations({ identifier: "ModelShowOutput" })
+export type ModelShowOutput = typeof ModelShowOutput.Type

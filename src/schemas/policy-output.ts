@@ -75,7 +75,9 @@ export const ShownFreeze = Schema.Struct({
   reason: Schema.String,
   since: Schema.optional(Schema.String),
   plan_id: Schema.optional(Schema.String),
-  freeze_id: Schema.optional(Schema.String)
+  freeze_id: Schema.optional(Schema.String),
+  /** Who recorded a ledger freeze, as `class(id)`. */
+  frozen_by: Schema.optional(Schema.String)
 })
 export type ShownFreeze = typeof ShownFreeze.Type
 

@@ -107,7 +107,9 @@ const statusFields = {
   approval: Schema.optional(ProductApproval),
   snapshot_intact: Schema.optional(Schema.Boolean),
   spec_matches_approval: Schema.optional(Schema.Boolean),
-  fulfill_state: Schema.optional(FulfillState),
+  /** The recorded state, or `snapshot_tampered` when the approval's snapshot no longer matches it (then `recorded_state` holds the record's). */
+  fulfill_state: Schema.optional(Schema.Union(FulfillState, Schema.Literal("snapshot_tampered"))),
+  recorded_state: Schema.optional(FulfillState),
   journal_rows: Schema.Int
 }
 

@@ -153,6 +153,10 @@ describe("pcli product compile", () => {
     expect(snapshotTree(root, noStore)).toEqual(before)
     const status = await pcli(root, ["product", "status", "orders_weekly", "--output", "json"])
     expect(json(status)["snapshot_intact"]).toBe(false)
+    // Issue 36: tampered is never shown as approved; the recorded state stays visible beside it.
+    expect([json(status)["fulfill_state"], json(status)["recorded_state"]]).toEqual(["snapshot_tampered", "spec_approved"])
+    const listed = await pcli(root, ["product", "list", "--output", "json"])
+    expect((json(listed)["products"] as Array<Record<string, unknown>>).find((p) => p["product"] === "orders_weekly")?.["fulfill_state"]).toBe("snapshot_tampered")
     rmSync(snapshot)
     const missing = await pcli(root, ["product", "compile", "orders_weekly", "--output", "json"])
     expect([missing.code, (json(missing)["error"] as { code: string }).code]).toEqual([1, "approval-snapshot-missing"])

@@ -1,4 +1,4 @@
-import type { ApplyOutput, Evaluation, ModelChange, PlanOutput, ReviewOutput, ReviewQueueOutput, ReviewStatusOutput } from "../../schemas/plans"
+import type { ApplyOutput, Evaluation, ModelChange, PlanListOutput, PlanOutput, ReviewOutput, ReviewQueueOutput, ReviewStatusOutput } from "../../schemas/plans"
 import { renderRunText } from "./pipeline"
 
 const evaluationLine = (e: Evaluation) =>
@@ -58,4 +58,11 @@ export const applyText = (o: ApplyOutput): string =>
     ...policyLines(o.policy, o.evaluations),
     renderRunText(o.run).trimEnd(),
     ...o.verifications.map((v) => `verify_after of rule ${v.rule_id}: ${v.passed ? "passed" : "FAILED"} (${v.checks.map((c) => `${c.check}:${c.status}`).join(", ")})`)
+  ].join("\n")
+
+export const planListText = (o: PlanListOutput): string =>
+  [
+    o.count === 0 ? "plans: none" : `plans: ${o.count}, newest first`,
+    ...o.plans.map((p) => `${p.plan_id.slice(0, 12)} ${p.kind.padEnd(11)} ${p.review.padEnd(10)} ${p.created_at} ${p.models.join(", ")}`),
+    ...(o.notes ?? []).map((n) => `note: ${n}`)
   ].join("\n")

@@ -17,6 +17,7 @@ export interface LedgerFilter {
   readonly principalId?: string | null
   readonly models?: ReadonlyArray<string>
   readonly kinds?: ReadonlyArray<LedgerKind>
+  readonly effects?: ReadonlyArray<string>
   readonly planId?: string
 }
 

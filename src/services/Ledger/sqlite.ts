@@ -74,6 +74,7 @@ export const make = Effect.gen(function* () {
     else if (filter.principalId !== undefined) conditions.push(sql`principal_id = ${filter.principalId}`)
     if (filter.models !== undefined) conditions.push(sql.in("model", filter.models))
     if (filter.kinds !== undefined) conditions.push(sql.in("kind", filter.kinds))
+    if (filter.effects !== undefined) conditions.push(sql.in("effect", filter.effects))
     if (filter.planId !== undefined) conditions.push(sql`plan_id = ${filter.planId}`)
     return conditions
   }

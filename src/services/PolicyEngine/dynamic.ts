@@ -18,6 +18,8 @@ export interface ActiveFreeze {
   readonly freeze_id?: string
   /** The freeze row's public reference, for a ledger freeze. */
   readonly decision_ref?: string
+  /** Who recorded a ledger freeze, as `class(id)`. */
+  readonly frozen_by?: string
 }
 
 type Direction = "freeze" | "unfreeze"
@@ -56,7 +58,8 @@ export const ledgerFreezes = (rows: ReadonlyArray<LedgerRow>): ReadonlyArray<Act
       reason: row.reason ?? "",
       since: row.timestamp,
       decision_ref: row.decision_ref,
-      ...(row.plan_id === null ? {} : { plan_id: row.plan_id })
+      ...(row.plan_id === null ? {} : { plan_id: row.plan_id }),
+      frozen_by: `${row.principal}(${row.principal_id ?? "unrecorded"})`
     }))
 }
 

@@ -79,7 +79,11 @@ export const statusEntry = (project: ProductProject, name: string) =>
           ...(Option.isSome(spec) && Either.isRight(file) ? { spec_matches_approval: file.right.digest === a.spec_digest } : {})
         })
       }),
-      ...Option.match(record, { onNone: () => ({}), onSome: (r) => ({ fulfill_state: r.record.state }) }),
+      // A tampered snapshot approves nothing: the state it recorded is shown beside, never as the product's state.
+      ...Option.match(record, {
+        onNone: () => ({}),
+        onSome: (r) => (intact === false ? { fulfill_state: "snapshot_tampered" as const, recorded_state: r.record.state } : { fulfill_state: r.record.state })
+      }),
       journal_rows: Option.match(record, { onNone: () => 0, onSome: (r) => r.record.journal_seq })
     } satisfies ProductListEntry
   })

@@ -1,6 +1,6 @@
 // The read context `pcli serve` answers from: built once, reused by every request, built again when
 // the files it was built from (pcli.toml, the store, its -wal) change on disk.
-import type { FileSystem, Path } from "@effect/platform"
+import type { CommandExecutor, FileSystem, Path } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, ExecutionStrategy, Exit, Layer, Option, Scope } from "effect"
 import { statSync } from "node:fs"
@@ -17,6 +17,7 @@ import type { InvalidPrincipalClass, InvalidPrincipalId, Principal, PrincipalIdR
 import type { ModelsOutsideProject } from "../Products/errors"
 import type { ProductWorkspace } from "../Products/workspace"
 import type { PipelineCompiler } from "../Project/compile"
+import type { RunStore } from "../Runner/RunStore"
 import type { CompileCacheWrites } from "../Project/cache"
 import type { ConfigError } from "../ProjectConfig/ProjectConfig"
 import { ProjectContext, type ProjectOptions, resolveProject } from "../ProjectConfig/ProjectContext"
@@ -42,6 +43,8 @@ export type ReadServices =
   | PlanStore
   | AppliedState
   | ProductWorkspace
+  | RunStore
+  | CommandExecutor.CommandExecutor
 
 /** What a served read may require: the read services and the platform under them. */
 export type Served = ReadServices | Platform
