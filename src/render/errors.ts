@@ -125,6 +125,15 @@ export const errorTable: Readonly<Record<string, ErrorRow>> = {
   // the object tier (platform/ObjectStore)
   ObjectStoreError: unavailable(),
   ObjectStoreUrlInvalid: invalid("use s3://bucket/prefix/, gs://bucket/prefix/, az://container/prefix/ or file:///absolute/dir/"),
+  // environments: branch, promote, rollback (decision 37)
+  BranchExists: conflict("pcli branch list shows the branches; drop it first or choose another name"),
+  UnknownBranch: notFound("pcli branch list shows the branches"),
+  InvalidBranchName: invalid("a branch name is a lower-case identifier: [a-z_][a-z0-9_]{0,39}"),
+  ProductionNotDroppable: invalid(),
+  BranchNeverRun: conflict("pcli run --branch <name> builds it"),
+  BranchMoved: conflict("pcli plan --promote <name> plans it again"),
+  StateHashMismatch: conflict("pcli plan --promote <name>, then review --approve the new plan"),
+  NothingToRollBack: conflict("pcli history shows what ran; a rollback undoes an applied promote"),
   // plans, review and apply
   PlanNotFound: notFound("pcli review --queue lists pending plans; plans live in .pcli/plans/"),
   PlanIntegrity: conflict("the plan file was edited: write a new plan with pcli plan"),

@@ -52,7 +52,7 @@ describe("contracts at run time (decisions.md item 25)", () => {
       )
       expect(byName["cast_not_literal"]!.error_code).toBe("contract-violation")
       expect(byName["wrong_family"]!.error_code).toBe("contract-violation")
-      const tables = yield* query("SELECT table_name FROM information_schema.tables ORDER BY 1")
+      const tables = yield* query("SELECT table_name FROM information_schema.tables WHERE table_schema <> 'pcli_physical' ORDER BY 1")
       expect(tables.map((r) => r[0])).toEqual(["literals", "optional_missing", "widened"])
     }).pipe(Effect.provide(runtimeLayer(root)))
   })

@@ -8,6 +8,8 @@ import { fingerprintOf, relationKey } from "../../src/services/Runner/incrementa
 import { type ProgressEvent, runProject, runProjectModelByModel } from "../../src/services/Runner/run"
 import type { RunOptions } from "../../src/services/Runner/runOptions"
 import { type BuildState, RunStore, type RunStoreService, type StateChanges } from "../../src/services/Runner/RunStore"
+import type { EnvironmentModel } from "../../src/services/Runner/environmentRows"
+import { environmentFingerprints, freshPhysical, tableKeyOf } from "../../src/services/Runner/virtual"
 import { StatementFailed, Warehouse } from "../../src/services/Warehouse/Warehouse"
 import { target, writeProject } from "./fixtures"
 import { compileRoot } from "./harness"
@@ -82,6 +84,15 @@ const statesOf = (project: CompiledProject, s: Scenario, victim: string) => {
   return { states, tables: s.twist === "catalog-unknown" ? undefined : tables }
 }
 
+/** Every model's production view on its table under its environment fingerprint. */
+const settledEnvironment = (project: CompiledProject): ReadonlyMap<string, EnvironmentModel> => {
+  const fingerprints = environmentFingerprints(project)
+  return new Map([...project.models.values()].map((m) => {
+    const fingerprint = fingerprints.get(m.name)!
+    return [m.name, { model_name: m.name, physical: freshPhysical(m, fingerprint), fingerprint, table_key: tableKeyOf(m), updated_at: "" }]
+  }))
+}
+
 /** A warehouse that knows its tables and refuses every statement; a store that records what it is given. */
 const run = (
   impl: typeof runProject,
@@ -95,7 +106,9 @@ const run = (
   const store = {
     buildStates: Effect.succeed(states),
     intervalsOf: () => Effect.succeed([]),
-    recordRun: (r, _plan, changes) => Effect.sync(() => void recorded.push({ run: r, changes }))
+    recordRun: (r, _plan, changes) => Effect.sync(() => void recorded.push({ run: r, changes })),
+    // Production's views already point at each model's table under its fingerprint (decision 37).
+    environments: { modelsOf: () => Effect.succeed(settledEnvironment(project)) } as Partial<RunStoreService["environments"]> as RunStoreService["environments"]
   } as Partial<RunStoreService> as RunStoreService
   const warehouse = Layer.succeed(Warehouse, {
     kind: "embedded",

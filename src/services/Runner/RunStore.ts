@@ -3,6 +3,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Context, Data, Effect, Layer, Schema } from "effect"
 import { type ModelExecution, RunRecord } from "../../schemas/pipeline"
 import type { BuiltAttributes } from "../PolicyEngine/attributes"
+import { type EnvironmentModel, type EnvironmentStatements, environmentRows } from "./environmentRows"
 
 /** Code of a skipped model's execution: an upstream failed (decisions.md item 23). */
 export const UPSTREAM_FAILED = "upstream-failed"
@@ -104,6 +105,8 @@ export interface StateChanges {
     readonly rows: ReadonlyArray<IntervalState>
     readonly removed: ReadonlyArray<string>
   }>
+  /** The view targets the run set in its environment (decision 37). */
+  readonly environment?: { readonly name: string; readonly models: ReadonlyArray<EnvironmentModel> }
 }
 
 /** One line of `pcli history`: a run without its model rows. */
@@ -144,6 +147,8 @@ export interface RunStoreService {
   readonly recordRun: (run: RunRecord, planId?: string, changes?: StateChanges) => Effect.Effect<void, RunStoreFailed>
   /** Every model's last successful build, by model name. */
   readonly buildStates: Effect.Effect<ReadonlyMap<string, BuildState>, RunStoreFailed>
+  /** Environments, their view targets and promotions (statements fail with the store's SqlError). */
+  readonly environments: EnvironmentStatements
   readonly intervalsOf: (model: string) => Effect.Effect<ReadonlyArray<IntervalState>, RunStoreFailed>
   /** Most recent runs first; with `model`, only runs that include it. */
   readonly listRuns: (query: { readonly last: number; readonly model?: string | undefined }) => Effect.Effect<ReadonlyArray<RunSummaryRow>, RunStoreFailed>
@@ -227,7 +232,9 @@ export const layer: Layer.Layer<RunStore, never, SqlClient.SqlClient> = Layer.ef
     const runColumns = sql`run_id, started_at, finished_at, status, trigger, partition_from, partition_to`
     const summaryColumns = sql`r.run_id, r.started_at, r.finished_at, r.status, r.trigger, r.models_total, r.models_failed,
       r.models_skipped, r.models_unchanged, (SELECT coalesce(sum(max(a.attempts - 1, 0)), 0) FROM run_models a WHERE a.run_id = r.run_id) AS retries`
+    const environments = environmentRows(sql)
     return {
+      environments,
       recordRun: (run, planId, changes) =>
         sql
           .withTransaction(
@@ -264,6 +271,7 @@ export const layer: Layer.Layer<RunStore, never, SqlClient.SqlClient> = Layer.ef
                   yield* sql`INSERT OR REPLACE INTO model_intervals ${sql.insert({ model_name: change.model_name, ...row })}`
                 }
               }
+              if (changes?.environment !== undefined) yield* environments.putModels(changes.environment.name, changes.environment.models)
             })
           )
           .pipe(Effect.mapError(failed)),

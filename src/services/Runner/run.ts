@@ -1,10 +1,9 @@
 import type { FileSystem, Path } from "@effect/platform"
 import { Clock, Context, Effect, Layer, Ref } from "effect"
-import type { Granularity } from "../../schemas/model"
 import type { ErrorClass, ModelExecution, ModelRunStatus, RunRecord } from "../../schemas/pipeline"
 import { defaultRetryPolicy, retryTransient } from "../Warehouse/retry"
 import { readsFiles, withMemoryToGrow } from "../Warehouse/memoryCap"
-import type { Warehouse } from "../Warehouse/Warehouse"
+import { Warehouse } from "../Warehouse/Warehouse"
 import type { CompiledModel, CompiledProject } from "../Project/compile"
 import {
   contiguousWindows,
@@ -18,7 +17,7 @@ import {
   staleIntervals,
   tableDigests
 } from "./incremental"
-import { partitionsBetween } from "./partitions"
+import { countIntervals, withoutFirst } from "./layerWork"
 import {
   type BuildState,
   INTERRUPTED,
@@ -34,6 +33,7 @@ import { reusableByState, tablesPresent } from "./noop"
 import { checkSelection, type SelectionError } from "./selection"
 import { unchangedExecutions } from "./unchanged"
 import { connectionLanes } from "./lanes"
+import { prepareEnvironment } from "./environmentRun"
 import { builtAttributesOf } from "../PolicyEngine/attributes"
 import {
   ensureSchemas,
@@ -101,6 +101,8 @@ const runProjectWith = (
     const executions: Array<ModelExecution> = []
     const { onLane, width } = yield* connectionLanes(options.concurrency)
     const states = options.buildStates ?? (yield* store.buildStates)
+    const env = yield* prepareEnvironment(project, options)
+    const kind = (yield* Warehouse).kind
     /** Each model's current data version: its last build's, or this run's once it builds. */
     const versions = new Map([...states.values()].map((b) => [b.model_name, b.data_version]))
     const builds: Array<BuildState> = []
@@ -110,13 +112,14 @@ const runProjectWith = (
     const schemaLock = yield* Effect.makeSemaphore(1)
     const ensured = new Set<string>()
     // On a lane, so a checkpoint never meets a schema being created; a schema already made needs no lane.
-    const ensureSchemaOf = (model: CompiledModel) => {
-      const key = `${model.target.catalog}.${model.target.schema}`
-      const create = schemaLock.withPermits(1)(
-        Effect.suspend(() => (ensured.has(key) ? Effect.void : Effect.zipRight(ensureSchemas([model]), Effect.sync(() => ensured.add(key)))))
-      )
-      return Effect.suspend(() => (ensured.has(key) ? Effect.void : Effect.ignore(onLane(create))))
-    }
+    const ensureSchemaOf = (model: CompiledModel) =>
+      Effect.forEach([env.view(model), env.physical(model) ?? model.target], (target) => {
+        const key = `${target.catalog}.${target.schema}`
+        const create = schemaLock.withPermits(1)(
+          Effect.suspend(() => (ensured.has(key) ? Effect.void : Effect.zipRight(ensureSchemas([{ ...model, target }]), Effect.sync(() => ensured.add(key)))))
+        )
+        return Effect.suspend(() => (ensured.has(key) ? Effect.void : Effect.ignore(onLane(create))))
+      }, { discard: true })
 
     const inputsOf = (model: CompiledModel) =>
       Effect.gen(function* () {
@@ -128,7 +131,8 @@ const runProjectWith = (
 
     const decide = (model: CompiledModel, fingerprint: string, inputs: Record<string, string>) =>
       Effect.gen(function* () {
-        if (!reuse) return { kind: "build" } as Decision
+        if (env.isBranch) return { kind: env.moved(model) ? "build" : "unchanged" } as Decision
+        if (!reuse || env.moved(model)) return { kind: "build" } as Decision
         const s = model.strategy
         // An explicit window is a request to build it.
         if (s.type === "time_interval" && options.partition !== undefined) return { kind: "build" } as Decision
@@ -200,6 +204,17 @@ const runProjectWith = (
         const fingerprint = fingerprintOf(model)
         const inputs = yield* inputsOf(model)
         const isInterval = model.strategy.type === "time_interval"
+        const reusedRow = env.reusable(model)
+        if (reusedRow !== undefined || (env.isBranch && !env.moved(model))) {
+          // On a branch, a model the base (or an earlier branch run) already holds under this fingerprint is not built.
+          if (reusedRow !== undefined) yield* onLane(env.pointAtBase(model, reusedRow)).pipe(Effect.orDie)
+          yield* env.settle(model, reusedRow)
+          status.set(name, "unchanged")
+          record(name, model, { status: "unchanged", intervals_built: isInterval ? 0 : null })
+          const n = yield* Ref.updateAndGet(done, (x) => x + 1)
+          yield* emit({ kind: "finished", model: name, status: "unchanged", strategy: model.strategy.type, duration_ms: 0, done: n, total })
+          return
+        }
         const decision = yield* decide(model, fingerprint, inputs)
         const previous = states.get(name)
         if (decision.kind === "unchanged" && previous !== undefined) {
@@ -229,11 +244,13 @@ const runProjectWith = (
         const buildWith = (partition: PartitionOptions | undefined) =>
           onLane(buildModel({
             runId,
-            model,
+            model: env.isBranch ? { ...model, definition: { ...model.definition, sql: env.sqlFor(model, kind) } } : model,
             projectRoot: options.projectRoot,
             partition,
             contentOutputs,
-            targetOf: (m) => project.models.get(m)?.target
+            targetOf: (m) => project.models.get(m)?.target,
+            physical: env.physical(model),
+            publishView: env.publishView(model, kind)
           }))
         const windows = decision.kind === "intervals" ? decision.windows : undefined
         const outcome = yield* Ref.update(attempts, (a) => a + 1).pipe(
@@ -260,6 +277,7 @@ const runProjectWith = (
           const r = outcome.right
           if (r.output !== undefined) contentOutputs.set(name, r.output)
           status.set(name, "success")
+          yield* env.settle(model)
           const dataVersion = dataVersionOf(runId, r.output?.hash)
           const hashes = { sql_hash: sqlHash(r.sqlAsRun), recipe_hash: recipeHash(model, r.sqlAsRun) }
           versions.set(name, dataVersion)
@@ -323,7 +341,7 @@ const runProjectWith = (
 
     // A run that provably leaves every model as it was records it in one pass (the loop is its reference);
     // a stop asked on the way leaves the rest to the loop, which records them as not started.
-    const everythingUnchanged = direct && reusableByState(project, layers, options, states) && tablesPresent(project, layers, yield* relations)
+    const everythingUnchanged = direct && !env.isBranch && env.settled(layers) && reusableByState(project, layers, options, states) && tablesPresent(project, layers, yield* relations)
     const passed = everythingUnchanged ? yield* unchangedExecutions(project, layers, states, emit, stopRequested) : []
     executions.push(...passed)
     yield* Ref.set(done, passed.length)
@@ -343,26 +361,14 @@ const runProjectWith = (
       partition_to: options.partition?.to ?? null,
       models
     }
-    yield* store.recordRun(run, options.planId, { builds, intervals: intervalChanges })
+    // A branch's builds leave production's incremental state alone: only its view targets are recorded.
+    yield* store.recordRun(run, options.planId, {
+      builds: env.isBranch ? [] : builds,
+      intervals: env.isBranch ? [] : intervalChanges,
+      environment: { name: env.name, models: env.changes }
+    })
     return run
   }).pipe(Effect.scoped)
-
-/** The layers without their first `n` models (in layer order), empty layers dropped. */
-const withoutFirst = (layers: ReadonlyArray<ReadonlyArray<string>>, n: number) => {
-  let skip = n
-  const rest: Array<ReadonlyArray<string>> = []
-  for (const layer of layers) {
-    const left = layer.slice(Math.min(skip, layer.length))
-    skip = Math.max(0, skip - layer.length)
-    if (left.length > 0) rest.push(left)
-  }
-  return rest
-}
-
-const countIntervals = (windows: ReadonlyArray<PartitionOptions>, model: CompiledModel) =>
-  model.strategy.type === "time_interval"
-    ? windows.reduce((n, w) => n + (partitionsBetween(w.from, w.to, (model.strategy as { granularity: Granularity }).granularity)?.length ?? 0), 0)
-    : 0
 
 /** Runs compiled projects on the `Warehouse` in context. */
 export interface PipelineRunnerService {

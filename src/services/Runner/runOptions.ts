@@ -37,6 +37,11 @@ export interface RunOptions {
   readonly buildStates?: ReadonlyMap<string, BuildState>
   /** Fixed run id (tests); otherwise minted from the clock as `run-YYYYMMDD-HHMMSS-mmm`. */
   readonly runId?: string
+  /**
+   * The branch whose views the run sets, with its base environment (decision 37): only models whose
+   * fingerprint differs from the base's are built; absent, the run builds production.
+   */
+  readonly branch?: { readonly name: string; readonly base: string }
 }
 
 const pad = (n: number, w = 2) => String(n).padStart(w, "0")

@@ -61,6 +61,10 @@ export interface BuildContext {
   readonly contentOutputs: ReadonlyMap<string, ContentOutput>
   /** Targets of every compiled model, to name upstreams in provenance. */
   readonly targetOf: (model: string) => TargetBlock | undefined
+  /** Where the model's rows live (decision 37): its physical table; absent, its target itself. */
+  readonly physical?: TargetBlock | undefined
+  /** Statements published with the rows, in their transaction: the view over the physical table. */
+  readonly publishView?: ReadonlyArray<string> | undefined
 }
 
 export interface BuildResult {
@@ -116,10 +120,10 @@ const publish = (wh: WarehouseService, statements: ReadonlyArray<string>) =>
  * Replaces the target with the staged table (a build off its own transaction). Embedded: the staged
  * table takes the target's name in one transaction (no copy of the rows); remote: copied, then the stage dropped.
  */
-const publishReplacing = (wh: WarehouseService, target: TargetBlock, table: string, stage: string) =>
+const publishReplacing = (wh: WarehouseService, target: TargetBlock, table: string, stage: string, view: ReadonlyArray<string>) =>
   wh.kind === "embedded"
-    ? publish(wh, [`DROP TABLE IF EXISTS ${table}`, `ALTER TABLE ${stage} RENAME TO ${quoteIdent(target.table)}`])
-    : publish(wh, [`CREATE OR REPLACE TABLE ${table} AS SELECT * FROM ${stage}`, `DROP TABLE ${stage}`])
+    ? publish(wh, [`DROP TABLE IF EXISTS ${table}`, `ALTER TABLE ${stage} RENAME TO ${quoteIdent(target.table)}`, ...view])
+    : publish(wh, [`CREATE OR REPLACE TABLE ${table} AS SELECT * FROM ${stage}`, `DROP TABLE ${stage}`, ...view])
 
 /** Creates (or replaces) `table` as the SELECT and returns its row count (DuckDB's CTAS answers with it; a warehouse that does not is counted). */
 const createTableAs = (wh: WarehouseService, table: string, select: string) =>
@@ -157,14 +161,17 @@ const verify = (model: CompiledModel, candidate: string, sqlAsRun: string, mode:
  * brings the old one back, and no staged table is renamed. Otherwise it is staged beside the
  * target and replaces it once verified.
  */
-const replaceWhole = (wh: WarehouseService, transactional: boolean, model: CompiledModel, select: string, mode: TestMode) =>
+const replaceWhole = (wh: WarehouseService, transactional: boolean, ctx: BuildContext, select: string, mode: TestMode) =>
   Effect.gen(function* () {
-    const table = physicalName(model.target, wh.kind)
-    const stage = stagingName(model.target, wh.kind)
+    const model = ctx.model
+    const home = ctx.physical ?? model.target
+    const view = ctx.publishView ?? []
+    const table = physicalName(home, wh.kind)
+    const stage = stagingName(home, wh.kind)
     const built = transactional ? table : stage
     const rows = yield* createTableAs(wh, built, select)
     const warnings = yield* verify(model, built, select, mode)
-    yield* transactional ? publish(wh, []) : publishReplacing(wh, model.target, table, stage)
+    yield* transactional ? publish(wh, view) : publishReplacing(wh, home, table, stage, view)
     return { rows, warnings }
   })
 
@@ -213,8 +220,10 @@ const buildAttempt = (ctx: BuildContext, connection: WarehouseService, mode: Tes
   Effect.gen(function* () {
     const model = ctx.model
     const target = model.target
-    const table = physicalName(target, connection.kind)
-    const stage = stagingName(target, connection.kind)
+    const home = ctx.physical ?? target
+    const view = ctx.publishView ?? []
+    const table = physicalName(home, connection.kind)
+    const stage = stagingName(home, connection.kind)
     const strategy = model.strategy
     let sql = bodyOf(model.definition.sql)
 
@@ -226,9 +235,9 @@ const buildAttempt = (ctx: BuildContext, connection: WarehouseService, mode: Tes
     const build = Effect.gen(function* () {
       switch (strategy.type) {
         case "full_refresh":
-          return { ...(yield* replaceWhole(wh, transactional, model, sql, mode)), output: undefined }
+          return { ...(yield* replaceWhole(wh, transactional, ctx, sql, mode)), output: undefined }
         case "incremental": {
-          const exists = yield* tableExists(wh, target)
+          const exists = yield* tableExists(wh, home)
           const ts = quoteIdent(strategy.timestamp_column)
           const newRows = exists
             ? `SELECT * FROM ${subquery(sql)} AS src WHERE (SELECT max(${ts}) FROM ${table}) IS NULL OR src.${ts} > (SELECT max(${ts}) FROM ${table})`
@@ -239,8 +248,8 @@ const buildAttempt = (ctx: BuildContext, connection: WarehouseService, mode: Tes
           yield* publish(
             wh,
             exists
-              ? [`INSERT INTO ${table} SELECT * FROM ${stage}`, `DROP TABLE ${stage}`]
-              : [`CREATE TABLE ${table} AS SELECT * FROM ${stage}`, `DROP TABLE ${stage}`]
+              ? [`INSERT INTO ${table} SELECT * FROM ${stage}`, `DROP TABLE ${stage}`, ...view]
+              : [`CREATE TABLE ${table} AS SELECT * FROM ${stage}`, `DROP TABLE ${stage}`, ...view]
           )
           return { rows, warnings, output: undefined }
         }
@@ -253,7 +262,7 @@ const buildAttempt = (ctx: BuildContext, connection: WarehouseService, mode: Tes
                 ? undefined
                 : parsePartitionKey(strategy.first_partition, strategy.granularity)
             sql = substituteWindow(sql, first ?? new Date(Date.UTC(1, 0, 1)), farFuture)
-            return { ...(yield* replaceWhole(wh, transactional, model, sql, mode)), output: undefined }
+            return { ...(yield* replaceWhole(wh, transactional, ctx, sql, mode)), output: undefined }
           }
           const windows = partitionsBetween(ctx.partition.from, ctx.partition.to, strategy.granularity)
           if (windows === undefined || windows.length === 0) {
@@ -273,14 +282,14 @@ const buildAttempt = (ctx: BuildContext, connection: WarehouseService, mode: Tes
           sql = bodies.join("\n;\n")
           const whole = range("", windows[0]!.start, windows[windows.length - 1]!.end)
           const rows = yield* createTableAs(wh, stage, selects.map(subquery).join("\nUNION ALL\n"))
-          const exists = yield* tableExists(wh, target)
+          const exists = yield* tableExists(wh, home)
           const candidate = exists ? `(SELECT * FROM ${table} WHERE NOT (${whole}) UNION ALL SELECT * FROM ${stage})` : stage
           const warnings = yield* verify(model, candidate, bodies[0]!, mode)
           yield* publish(
             wh,
             exists
-              ? [`DELETE FROM ${table} WHERE ${whole}`, `INSERT INTO ${table} SELECT * FROM ${stage}`, `DROP TABLE ${stage}`]
-              : [`CREATE TABLE ${table} AS SELECT * FROM ${stage}`, `DROP TABLE ${stage}`]
+              ? [`DELETE FROM ${table} WHERE ${whole}`, `INSERT INTO ${table} SELECT * FROM ${stage}`, `DROP TABLE ${stage}`, ...view]
+              : [`CREATE TABLE ${table} AS SELECT * FROM ${stage}`, `DROP TABLE ${stage}`, ...view]
           )
           return { rows, warnings, output: undefined }
         }

@@ -1,0 +1,96 @@
+import type { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Effect } from "effect"
+
+/** The production environment's name: the environment `pcli run` builds when no `--branch` is given. */
+export const PRODUCTION = "prod"
+
+/** What an environment's view of one model points at (decision 37). */
+export interface EnvironmentModel {
+  readonly model_name: string
+  /** The physical table, `schema.table` in the physical schema (unquoted parts). */
+  readonly physical: string
+  /** The environment fingerprint of what that table holds. */
+  readonly fingerprint: string
+  /** The parts whose change is breaking for an appending model (strategy, target, contract). */
+  readonly table_key: string
+  readonly updated_at: string
+}
+
+/** A branch: its base environment and its last run. */
+export interface EnvironmentRow {
+  readonly name: string
+  readonly base: string
+  readonly created_at: string
+  readonly last_run_id: string | null
+  readonly last_run_at: string | null
+}
+
+/** One applied promote or rollback: the view targets it replaced and the ones it set. */
+export interface PromotionRow {
+  readonly plan_id: string
+  readonly environment: string
+  readonly kind: "promote" | "rollback"
+  readonly applied_at: string
+  readonly previous: ReadonlyArray<EnvironmentModel>
+  readonly next: ReadonlyArray<EnvironmentModel>
+}
+
+/** The environment statements of the state store, in portable SQL (SQLite and PostgreSQL). */
+export const environmentRows = (sql: SqlClient.SqlClient) => {
+  const modelsOf = (environment: string) =>
+    sql<EnvironmentModel>`SELECT model_name, physical, fingerprint, table_key, updated_at FROM environment_models WHERE environment = ${environment}`.pipe(
+      Effect.map((rows) => new Map(rows.map((r) => [r.model_name, r])) as ReadonlyMap<string, EnvironmentModel>)
+    )
+  /** Replaces the rows of the named models (in the caller's transaction, if any). */
+  const putModels = (environment: string, rows: ReadonlyArray<EnvironmentModel>) =>
+    Effect.forEach(
+      rows,
+      (row) =>
+        Effect.zipRight(
+          sql`DELETE FROM environment_models WHERE environment = ${environment} AND model_name = ${row.model_name}`,
+          sql`INSERT INTO environment_models ${sql.insert({ environment, ...row })}`
+        ),
+      { discard: true }
+    )
+  return {
+    modelsOf,
+    putModels,
+    environments: sql<EnvironmentRow>`SELECT name, base, created_at, last_run_id, last_run_at FROM environments ORDER BY name`,
+    createEnvironment: (row: EnvironmentRow) => sql`INSERT INTO environments ${sql.insert({ ...row })}`.pipe(Effect.asVoid),
+    dropEnvironment: (name: string) =>
+      sql.withTransaction(
+        Effect.zipRight(sql`DELETE FROM environment_models WHERE environment = ${name}`, sql`DELETE FROM environments WHERE name = ${name}`)
+      ).pipe(Effect.asVoid),
+    markRun: (name: string, runId: string, at: string) =>
+      sql`UPDATE environments SET last_run_id = ${runId}, last_run_at = ${at} WHERE name = ${name}`.pipe(Effect.asVoid),
+    /** Every physical table some environment's view points at. */
+    referencedPhysicals: sql<{ physical: string }>`SELECT DISTINCT physical FROM environment_models`.pipe(
+      Effect.map((rows) => new Set(rows.map((r) => r.physical.toLowerCase())) as ReadonlySet<string>)
+    ),
+    recordPromotion: (row: PromotionRow) =>
+      sql`INSERT INTO promotions ${sql.insert({
+        plan_id: row.plan_id,
+        environment: row.environment,
+        kind: row.kind,
+        applied_at: row.applied_at,
+        previous_json: JSON.stringify(row.previous),
+        next_json: JSON.stringify(row.next)
+      })}`.pipe(Effect.asVoid),
+    promotions: sql<{ plan_id: string; environment: string; kind: "promote" | "rollback"; applied_at: string; previous_json: string; next_json: string }>`SELECT plan_id, environment, kind, applied_at, previous_json, next_json FROM promotions ORDER BY applied_at, plan_id`.pipe(
+      Effect.map((rows) =>
+        rows.map((r): PromotionRow => ({
+          plan_id: r.plan_id,
+          environment: r.environment,
+          kind: r.kind,
+          applied_at: r.applied_at,
+          previous: JSON.parse(r.previous_json) as ReadonlyArray<EnvironmentModel>,
+          next: JSON.parse(r.next_json) as ReadonlyArray<EnvironmentModel>
+        }))
+      )
+    )
+  }
+}
+
+export type EnvironmentStatements = ReturnType<typeof environmentRows>
+export type { SqlError }

@@ -1,0 +1,119 @@
+import { Clock, Effect } from "effect"
+import type { TargetBlock } from "../../schemas/model"
+import type { CompiledModel, CompiledProject } from "../Project/compile"
+import { Warehouse } from "../Warehouse/Warehouse"
+import { type EnvironmentModel, PRODUCTION } from "./environmentRows"
+import { RunStore, RunStoreFailed } from "./RunStore"
+import type { RunOptions } from "./runOptions"
+import {
+  chooseTable,
+  environmentFingerprints,
+  isVirtual,
+  migrateLegacyTargets,
+  physicalTarget,
+  relationName,
+  schemaStatement,
+  tableKeyOf,
+  viewStatement,
+  viewTarget
+} from "./virtual"
+
+const storeFailed = (e: { readonly message: string }) => new RunStoreFailed({ detail: e.message })
+
+const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+
+/** `schema.table` as SQL may write it: each part bare or double-quoted, any case, optionally catalog-qualified. */
+const referencePattern = (target: TargetBlock) => {
+  const part = (p: string) => `(?:"${escapeRegex(p)}"|${escapeRegex(p)})`
+  return new RegExp(`(?<![\\w."])(?:${part(target.catalog)}\\s*\\.\\s*)?${part(target.schema)}\\s*\\.\\s*${part(target.table)}(?![\\w"])`, "gi")
+}
+
+/**
+ * What a run does in its environment (decision 37): each model's environment fingerprint, the
+ * physical table a build writes, the view it publishes, and (on a branch) which models are
+ * reused from the base and how a rebuilt model's SQL reads its upstreams' branch tables.
+ */
+export const prepareEnvironment = (project: CompiledProject, options: RunOptions) =>
+  Effect.gen(function* () {
+    const store = yield* RunStore
+    const name = options.branch?.name ?? PRODUCTION
+    const fingerprints = environmentFingerprints(project)
+    const current = new Map(yield* store.environments.modelsOf(name).pipe(Effect.mapError(storeFailed)))
+    const base = options.branch === undefined ? new Map<string, EnvironmentModel>() : yield* store.environments.modelsOf(options.branch.base).pipe(Effect.mapError(storeFailed))
+    const needsMigration = options.branch === undefined && [...project.models.values()].some((m) => isVirtual(m) && !current.has(m.name))
+    if (needsMigration) {
+      const moved = yield* migrateLegacyTargets(project, current, fingerprints).pipe(
+        Effect.mapError((e) => new RunStoreFailed({ detail: `moving a target table into ${name}'s physical schema: ${e.message}` }))
+      )
+      // Recorded at once: the warehouse has already changed, whatever the run does next.
+      if (moved.length > 0) yield* store.environments.putModels(name, moved).pipe(Effect.mapError(storeFailed))
+      for (const m of moved) current.set(m.model_name, m)
+    }
+    const chosen = new Map<string, string>()
+    const physicalOf = (model: CompiledModel): string | undefined => {
+      if (!isVirtual(model)) return undefined
+      const known = chosen.get(model.name)
+      if (known !== undefined) return known
+      const table = chooseTable(model, current.get(model.name), fingerprints.get(model.name)!, name)
+      chosen.set(model.name, table)
+      return table
+    }
+    const changes: Array<EnvironmentModel> = []
+    const now = () => Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
+    return {
+      name,
+      fingerprints,
+      isBranch: options.branch !== undefined,
+      /** The rows a run records for its environment. */
+      changes: changes as ReadonlyArray<EnvironmentModel>,
+      physicalOf,
+      /** True when the environment's view does not yet point at the table a build would write. */
+      moved: (model: CompiledModel) => isVirtual(model) && current.get(model.name)?.physical !== physicalOf(model),
+      /** True when every virtual model of the layers already holds its fingerprint (nothing to move). */
+      settled: (layers: ReadonlyArray<ReadonlyArray<string>>) =>
+        layers.every((l) => l.every((n) => !isVirtual(project.models.get(n)!) || current.get(n)?.fingerprint === fingerprints.get(n))),
+      /** On a branch: the base's row when it holds this model's fingerprint (the model is reused, not built). */
+      reusable: (model: CompiledModel): EnvironmentModel | undefined => {
+        const row = base.get(model.name)
+        return options.branch !== undefined && isVirtual(model) && row?.fingerprint === fingerprints.get(model.name) ? row : undefined
+      },
+      physical: (model: CompiledModel): TargetBlock | undefined => {
+        const table = physicalOf(model)
+        return table === undefined ? undefined : physicalTarget(model, table)
+      },
+      view: (model: CompiledModel) => viewTarget(model, name),
+      publishView: (model: CompiledModel, kind: "embedded" | "remote"): ReadonlyArray<string> => {
+        const table = physicalOf(model)
+        return table === undefined ? [] : [viewStatement(viewTarget(model, name), physicalTarget(model, table), kind)]
+      },
+      /** On a branch, the SQL with each upstream model's target replaced by the table this branch reads it from. */
+      sqlFor: (model: CompiledModel, kind: "embedded" | "remote"): string => {
+        if (options.branch === undefined) return model.definition.sql
+        let sql = model.definition.sql
+        for (const u of model.upstream) {
+          const up = project.models.get(u)
+          const table = up === undefined ? undefined : physicalOf(up)
+          if (up === undefined || table === undefined) continue
+          const reused = base.get(u)
+          const source = reused !== undefined && reused.fingerprint === fingerprints.get(u) ? reused.physical : table
+          sql = sql.replace(referencePattern(up.target), relationName(physicalTarget(up, source), kind))
+        }
+        return sql
+      },
+      /** Records that the model's view now points at its physical table (or at the base's, when reused). */
+      settle: (model: CompiledModel, reusedRow?: EnvironmentModel) =>
+        Effect.gen(function* () {
+          const table = reusedRow?.physical ?? physicalOf(model)
+          if (table === undefined) return
+          changes.push({ model_name: model.name, physical: table, fingerprint: fingerprints.get(model.name)!, table_key: tableKeyOf(model), updated_at: yield* now() })
+        }),
+      /** Points a reused model's branch view at the base's physical table. */
+      pointAtBase: (model: CompiledModel, row: EnvironmentModel) =>
+        Effect.flatMap(Warehouse, (wh) => {
+          const view = viewTarget(model, name)
+          return Effect.zipRight(wh.execute(schemaStatement(view, wh.kind)), wh.execute(viewStatement(view, physicalTarget(model, row.physical), wh.kind)))
+        })
+    }
+  })
+
+export type PreparedEnvironment = Effect.Effect.Success<ReturnType<typeof prepareEnvironment>>
