@@ -12,6 +12,7 @@ import { migration as ledgerReports } from "./migrations/009_ledger_reports"
 import { migration as buildAttributes } from "./migrations/010_build_attributes"
 import { migration as planApplies } from "./migrations/011_plan_applies"
 import { migration as storeId } from "./migrations/012_store_id"
+import { migration as freshnessChecks } from "./migrations/013_freshness_checks"
 
 /** Every migration, in version order. The last version is the store's current version. */
 export const migrations: ReadonlyArray<Migration> = [
@@ -26,7 +27,8 @@ export const migrations: ReadonlyArray<Migration> = [
   ledgerReports,
   buildAttributes,
   planApplies,
-  storeId
+  storeId,
+  freshnessChecks
 ]
 
 // The current version lives in schemaVersion.ts (test/foundation/schemaVersion.test.ts checks it is the last migration's).
