@@ -121,7 +121,8 @@ required = ["customer_id"]
     title: "Product spec (products/<name>.toml)",
     intro: [
       "A data product is a spec a human approves; pcli lowers it onto a model's contract and sidecar. The model's SQL (`models/<output model>.sql`) is still yours to write.",
-      "Flow: `pcli product verify <name>` (checks the spec against `[policy]`), `pcli product compile <name>` (writes the contract and sidecar), `pcli product approve <name>`, then `pcli run`. The spec's freshness is checked after the model builds and by `pcli test`, and `pcli brief` reports the result.",
+      "Flow: `pcli product verify <name>` checks the spec against `[policy]` (it prints the `[policy]` rules to paste when they are missing). `pcli product compile <name>` first writes only the contract (`models/<model>.contract.toml`). Then write the model yourself: `models/<model>.sql` and a sidecar `models/<model>.toml` with `name` and `[target]`. Run `pcli product compile <name>` again: it merges the spec's sources, tags, freshness and tests into your sidecar. `pcli product approve <name>` records a human's approval; `pcli run` builds it.",
+      "The spec's freshness is checked after the model builds (and by `pcli test`); `pcli brief` reports the latest check.",
       "Unknown keys are refused; types use pcli's vocabulary (`Int64`, `String`, `Timestamp`, …), not the warehouse's."
     ],
     sections: [{ heading: "Keys", prefix: "", schema: ProductSpecFile }],
