@@ -1,6 +1,7 @@
 // Loaded only when compile, run or playground runs: the engine stays off the start-up path.
 import { Effect, Option } from "effect"
 import { playground } from "../commands/playground"
+import { productCompile } from "../commands/productCompile"
 import { runModels } from "../commands/runModels"
 import * as commandLayer from "../layers/commandLayers"
 import { ReportedFailure, RunInterrupted } from "../render/errors"
@@ -72,14 +73,23 @@ export const runRun = (opts: RunOptions) =>
     })
   ).pipe(Effect.provide(commandLayer.run(globalOptions(opts), Option.getOrUndefined(opts.target))))
 
+/** The tour as text: numbered steps, each command on a `$ ` line to paste into a POSIX shell. */
+const playgroundText = (o: PlaygroundOutput) =>
+  [
+    `Wrote a sample project to ${o.dir} (${o.files.length} files) and committed it (git ${o.commit.slice(0, 12)}).`,
+    "A tour of what pcli is for, in a POSIX shell from this directory:",
+    "",
+    ...o.tour.flatMap((step, i) => [`${i + 1}. ${step.title}`, ...step.commands.map((c) => `   $ ${c}`), ""])
+  ].join("\n")
+
 export const runPlayground = (opts: CommonOptions & { readonly dir: string }) =>
   Effect.gen(function* () {
-    const out = yield* playground({ dir: opts.dir, cwd: process.cwd() })
-    const config = `${opts.dir.replace(/\/+$/, "")}/pcli.toml`
-    yield* emit(
-      opts.output,
-      PlaygroundOutput,
-      out,
-      (o) => `Wrote a sample project to ${o.dir} (${o.files.length} files). Next:\n  pcli compile --config ${config}\n  pcli run --config ${config}\n`
-    )
+    const global = globalOptions(opts)
+    // The product is lowered as `pcli product compile` would, in the project just written.
+    const lowerProduct = (root: string, product: string) =>
+      productCompile({ name: product }).pipe(
+        Effect.provide(commandLayer.productWrite({ ...global, cwd: root, config: `${root}/pcli.toml`, models: undefined, statePath: undefined, stateNamespace: undefined }))
+      )
+    const out = yield* playground({ dir: opts.dir, cwd: process.cwd() }, lowerProduct)
+    yield* emit(opts.output, PlaygroundOutput, out, playgroundText)
   }).pipe(Effect.provide(commandLayer.playground(globalOptions(opts))))

@@ -3,6 +3,7 @@ import { auditCommand } from "./audit"
 import { briefCommand } from "./brief"
 import { commandTree } from "./commandTree"
 import { discoverCommand } from "./discover"
+import { docsCommand } from "./docs"
 import { governCommands } from "./govern"
 import { mcpCommand } from "./mcp"
 import { historyCommand } from "./history"
@@ -17,7 +18,7 @@ import { serveCommand } from "./serve"
 import { stateCommand } from "./state"
 import { validateCommand } from "./validate"
 
-const topLevel = [validateCommand, ...pipelineCommands, ...inspectCommands, historyCommand, showCommand, ...governCommands, ...reclaimCommands, discoverCommand, policyCommand, productCommand, stateCommand, auditCommand, briefCommand, mcpCommand, serveCommand] as const
+const topLevel = [validateCommand, ...pipelineCommands, ...inspectCommands, historyCommand, showCommand, ...governCommands, ...reclaimCommands, discoverCommand, policyCommand, productCommand, stateCommand, auditCommand, briefCommand, mcpCommand, serveCommand, docsCommand] as const
 
 export const rootCommand = Command.make("pcli").pipe(
   Command.withDescription(

@@ -2,6 +2,7 @@ import { Clock, Effect, Stream } from "effect"
 import type { Availability, BriefDecision, BriefOutput, BriefSince, PrincipalActivity } from "../schemas/brief"
 import type { LedgerRow } from "../schemas/ledger"
 import { DigestStore, type Window } from "../services/Digest/DigestStore"
+import { latestFreshness } from "../services/Freshness/Freshness"
 import { Ledger } from "../services/Ledger/Ledger"
 import { ledgerFreezes } from "../services/PolicyEngine/dynamic"
 import { StateStore } from "../services/StateStore/StateStore"
@@ -23,7 +24,6 @@ const status = (availability: Availability, note?: string) => (note === undefine
 
 const UNRECORDED = {
   drift: "pcli records no drift checks",
-  freshness: "pcli records no freshness checks",
   scheduler: "pcli has no scheduler: runs are started by hand or by an external orchestrator"
 } as const
 
@@ -81,7 +81,7 @@ const storeMissing = (head: Omit<BriefOutput, keyof Sections>, path: string): Br
     agent_activity: { ...s, total: 0, allow: 0, require_review: 0, deny: 0, by_principal: [], decisions: [] },
     runs: { ...s, total: 0, succeeded: 0, failed: 0, runs: [] },
     drift: s,
-    freshness: s,
+    freshness: { ...s, checks: [] },
     quality: { ...s, executions: 0, failed: 0, warnings: 0, findings: [] },
     cost: { ...s, duration_ms: 0, rows_affected: 0, runs: [] },
     autonomy: { ...s, active_freezes: [] },
@@ -117,6 +117,7 @@ export const brief = (input: BriefInput) =>
     const runs = yield* digest.runs(window)
     const executions = yield* digest.executions(window)
     const freezes = ledgerFreezes(yield* Stream.runCollect(ledger.query({ kinds: ["freeze", "unfreeze"] })).pipe(Effect.map((c) => [...c])))
+    const freshness = yield* latestFreshness(window)
     const succeeded = runs.filter((r) => r.status === "success").length
     const noRuns = status("no_data", "no runs in the window")
     const out: BriefOutput = {
@@ -130,7 +131,10 @@ export const brief = (input: BriefInput) =>
       agent_activity: yield* agentActivity(window),
       runs: { ...(runs.length === 0 ? noRuns : status("available")), total: runs.length, succeeded, failed: runs.length - succeeded, runs: [...runs] },
       drift: status("unavailable", UNRECORDED.drift),
-      freshness: status("unavailable", UNRECORDED.freshness),
+      freshness: {
+        ...(freshness.length === 0 ? status("no_data", "no freshness checks in the window (they run after a model with [freshness] builds, and with pcli test)") : status("available")),
+        checks: [...freshness]
+      },
       quality: {
         ...(runs.length === 0 ? noRuns : status("available")),
         executions: executions.executions,

@@ -1,161 +1,28 @@
-import type { PlaygroundOutput } from "../schemas/playground"
+import type { CommandExecutor } from "@effect/platform"
 import { FileSystem, Path } from "@effect/platform"
 import { Effect } from "effect"
+import type { PlaygroundOutput, TourStep } from "../schemas/playground"
+import { runGit } from "../services/Plans/git"
+import { GitFailed } from "../services/Plans/errors"
 import { PlaygroundNotEmpty, PlaygroundWriteFailed } from "../services/Project/errors"
+import { PLAYGROUND_PRODUCT, playgroundFiles, productModelFiles } from "./playgroundFiles"
 
-const sidecar = (name: string, schema: string, layer: string, body = "", intent = "") =>
-  `name = "${name}"\nintent = "${intent}"\n${body}\n[target]\ncatalog = "warehouse"\nschema = "${schema}"\ntable = "${name}"\n\n[tags]\nlayer = "${layer}"\n`
+export { PLAYGROUND_PRODUCT, playgroundFiles } from "./playgroundFiles"
 
-/** The playground project, path → contents. Data is generated in SQL (deterministic, no external files). */
-export const playgroundFiles: ReadonlyArray<readonly [string, string]> = [
-  [
-    "pcli.toml",
-    `# pcli playground: raw -> staging -> mart on the embedded DuckDB warehouse.
-[adapter.local]
-type = "embedded"
-path = ".pcli/warehouse.duckdb"
+type Files = ReadonlyArray<readonly [string, string]>
 
-[policy]
-version = 1
-default_agent_effect = "require_review"
-
-[[policy.rules]]
-principal = "agent"
-capability = "apply"
-effect = "deny"
-scope = { contracted = true }
-
-[[policy.rules]]
-principal = "agent"
-capability = "schema_change.additive"
-effect = "allow"
-scope = { layer = "staging", exclude_classifications = ["pii"], max_downstreams = 5 }
-
-[[policy.rules]]
-principal = "agent"
-capability = "value_change"
-effect = "require_review"
-scope = { layer = "mart" }
-
-[[policy.tests]]
-name = "agents cannot apply to a contracted model"
-principal = "agent"
-capability = "apply"
-model = "stg_customers"
-contracted = true
-expect = "deny"
-`
-  ],
-  [
-    "models/raw_customers.sql",
-    `-- 200 customers with deterministic pseudo-random attributes
-SELECT
-  range AS customer_id,
-  'customer_' || lpad(range::VARCHAR, 4, '0') AS customer_name,
-  'user' || range || '@example.com' AS email,
-  ['north', 'south', 'east', 'west'][1 + (hash(range, 'region') % 4)::INTEGER] AS region,
-  DATE '2023-01-01' + (hash(range, 'signup') % 365)::INTEGER AS signed_up_on
-FROM range(1, 201)
-`
-  ],
-  ["models/raw_customers.toml", sidecar("raw_customers", "raw", "raw", "", "Generated customer master data")],
-  [
-    "models/raw_orders.sql",
-    `-- 5,000 orders over January-March 2024; content-addressed, so the same recipe gives the same bytes
-SELECT
-  range AS order_id,
-  1 + hash(range, 'customer') % 200 AS customer_id,
-  TIMESTAMP '2024-01-01' + to_minutes((hash(range, 'minute') % (91 * 24 * 60))::BIGINT) AS ordered_at,
-  round(5 + (hash(range, 'amount') % 50000) / 100.0, 2)::DECIMAL(10, 2) AS amount,
-  ['placed', 'shipped', 'delivered', 'returned'][1 + (hash(range, 'status') % 4)::INTEGER] AS status
-FROM range(1, 5001)
-`
-  ],
-  [
-    "models/raw_orders.toml",
-    sidecar(
-      "raw_orders",
-      "raw",
-      "raw",
-      `\n[strategy]\ntype = "content_addressed"\nstorage_prefix = "artifacts/raw_orders"\n`,
-      "Generated order events, content-addressed"
-    )
-  ],
-  [
-    "models/stg_customers.sql",
-    `SELECT customer_id, customer_name, lower(email) AS email, region, signed_up_on
-FROM raw.raw_customers
-`
-  ],
-  [
-    "models/stg_customers.toml",
-    `${sidecar(
-      "stg_customers",
-      "staging",
-      "staging",
-      "",
-      "Cleaned customers"
-    )}\n[classification]\nemail = "pii"\n\n[[tests]]\ntype = "unique"\ncolumn = "customer_id"\n\n[[tests]]\ntype = "accepted_values"\ncolumn = "region"\nvalues = ["north", "south", "east", "west"]\n`
-  ],
-  [
-    "models/stg_customers.contract.toml",
-    `[[columns]]\nname = "customer_id"\ntype = "BIGINT"\nnullable = false\n\n[[columns]]\nname = "email"\ntype = "VARCHAR"\nnullable = false\n\n[rules]\nrequired = ["customer_id", "email"]\n`
-  ],
-  [
-    "models/stg_orders.sql",
-    `SELECT order_id, customer_id, ordered_at, amount, status
-FROM raw.raw_orders
-WHERE status <> 'returned'
-`
-  ],
-  [
-    "models/stg_orders.toml",
-    `${sidecar(
-      "stg_orders",
-      "staging",
-      "staging",
-      "",
-      "Orders that count towards revenue"
-    )}\n[freshness]\nmax_lag_seconds = 86400\ntime_column = "ordered_at"\n\n[[tests]]\ntype = "not_null"\ncolumn = "customer_id"\n\n[[tests]]\ntype = "unique"\ncolumn = "order_id"\n\n[[tests]]\ntype = "expression"\nexpression = "amount > 0"\n\n[[tests]]\ntype = "row_count_range"\nmin = 1\nseverity = "warning"\n`
-  ],
-  [
-    "models/mart_daily_revenue.sql",
-    `SELECT date_trunc('day', ordered_at) AS order_day, count(*) AS orders, sum(amount) AS revenue
-FROM staging.stg_orders
-WHERE ordered_at >= @start_date AND ordered_at < @end_date
-GROUP BY 1
-`
-  ],
-  [
-    "models/mart_daily_revenue.toml",
-    `${sidecar(
-      "mart_daily_revenue",
-      "mart",
-      "mart",
-      `\n[strategy]\ntype = "time_interval"\ntime_column = "order_day"\ngranularity = "day"\nfirst_partition = "2024-01-01"\n`,
-      "Revenue per day, rebuilt per partition"
-    )}\n[[tests]]\ntype = "unique"\ncolumn = "order_day"\n`
-  ],
-  [
-    "models/mart_customer_ltv.sql",
-    `SELECT c.customer_id, c.region, count(o.order_id) AS orders, coalesce(sum(o.amount), 0) AS lifetime_value
-FROM staging.stg_customers c
-LEFT JOIN staging.stg_orders o USING (customer_id)
-GROUP BY ALL
-`
-  ],
-  [
-    "models/mart_customer_ltv.toml",
-    `${sidecar(
-      "mart_customer_ltv",
-      "mart",
-      "mart",
-      "",
-      "Lifetime value per customer"
-    )}\n[[tests]]\ntype = "unique"\ncolumn = "customer_id"\n`
-  ],
-  [".gitignore", ".pcli/\nmodels/.pcli-state.sqlite*\n"]
-]
+const writeFiles = (dir: string, files: Files) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    for (const [relative, text] of files) {
+      const file = path.join(dir, relative)
+      const fail = (e: { message: string }) => new PlaygroundWriteFailed({ path: file, detail: e.message })
+      yield* fs.makeDirectory(path.dirname(file), { recursive: true }).pipe(Effect.mapError(fail))
+      yield* fs.writeFileString(file, text).pipe(Effect.mapError(fail))
+    }
+    return files.map(([relative]) => relative)
+  })
 
 /**
  * Writes the playground project into `dir` (created if missing). Refuses a directory that
@@ -166,29 +33,78 @@ export const writePlayground = (
 ): Effect.Effect<ReadonlyArray<string>, PlaygroundNotEmpty | PlaygroundWriteFailed, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function* () {
     const fs = yield* FileSystem.FileSystem
-    const path = yield* Path.Path
-    const fail = (p: string) => (e: { message: string }) => new PlaygroundWriteFailed({ path: p, detail: e.message })
-    const exists = yield* fs.exists(dir).pipe(Effect.mapError(fail(dir)))
-    if (exists) {
-      const entries = yield* fs.readDirectory(dir).pipe(Effect.mapError(fail(dir)))
+    const fail = (e: { message: string }) => new PlaygroundWriteFailed({ path: dir, detail: e.message })
+    if (yield* fs.exists(dir).pipe(Effect.mapError(fail))) {
+      const entries = yield* fs.readDirectory(dir).pipe(Effect.mapError(fail))
       if (entries.length > 0) return yield* new PlaygroundNotEmpty({ dir })
     }
-    const written: Array<string> = []
-    for (const [relative, text] of playgroundFiles) {
-      const file = path.join(dir, relative)
-      yield* fs.makeDirectory(path.dirname(file), { recursive: true }).pipe(Effect.mapError(fail(file)))
-      yield* fs.writeFileString(file, text).pipe(Effect.mapError(fail(file)))
-      written.push(relative)
-    }
-    return written
+    return yield* writeFiles(dir, playgroundFiles)
   })
 
-/** `pcli playground <dir>`: the sample project, written into an empty or new directory. */
-export const playground = (input: { readonly dir: string; readonly cwd: string }) =>
+/** The identity the playground's one commit is made as: no git identity need be configured. */
+const IDENTITY = ["-c", "user.name=pcli playground", "-c", "user.email=playground@pcli.invalid", "-c", "commit.gpgsign=false"]
+
+const git = (args: ReadonlyArray<string>, cwd: string) =>
+  Effect.flatMap(runGit(args, cwd), (r) =>
+    r.code === 0 ? Effect.succeed(new TextDecoder().decode(r.stdout).trim()) : Effect.fail(new GitFailed({ command: `git ${args.join(" ")}`, detail: r.stderr }))
+  )
+
+/** `git init` and one commit of everything not ignored; the commit's id. */
+const commitProject = (dir: string) =>
+  Effect.gen(function* () {
+    yield* git(["-c", "init.defaultBranch=main", "init", "-q"], dir)
+    yield* git(["add", "-A"], dir)
+    yield* git([...IDENTITY, "commit", "-q", "--no-verify", "-m", "pcli playground"], dir)
+    return yield* git(["rev-parse", "HEAD"], dir)
+  })
+
+/** A path as a shell word: as typed when it is plain, else single-quoted. */
+const shellWord = (text: string) => (/^[A-Za-z0-9._/-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`)
+
+/** The five steps, each a title and the lines to paste into a POSIX shell where `pcli playground` ran. */
+export const playgroundTour = (typedDir: string): ReadonlyArray<TourStep> => [
+  {
+    title: "Build it: 7 models on the embedded DuckDB. stg_customers has a contract; revenue_by_region is a data product",
+    commands: [`cd ${shellWord(typedDir)}`, "pcli run"]
+  },
+  {
+    title: "An agent edits the contracted model and tries to build it: policy rule 0 refuses (exit 1, run-needs-plan)",
+    commands: ["cp tour/stg_customers.sql models/stg_customers.sql", "PCLI_PRINCIPAL=agent pcli run --model stg_customers"]
+  },
+  {
+    title: "A human plans the change against the commit, reviews it (findings, nothing written) and approves it",
+    commands: [
+      `PLAN=$(pcli plan --base HEAD --output json | node -p 'JSON.parse(require("fs").readFileSync(0)).plan_id')`,
+      `pcli review "$PLAN"`,
+      `pcli review "$PLAN" --approve`
+    ]
+  },
+  { title: "Apply it: the policy and review gates pass, and the changed model and its readers rebuild", commands: [`pcli apply "$PLAN"`] },
+  { title: "Every decision, the agent's refusal included, is in the ledger", commands: ["pcli audit"] }
+]
+
+export interface PlaygroundInput {
+  readonly dir: string
+  readonly cwd: string
+}
+
+/**
+ * `pcli playground <dir>`: the sample project, its data product lowered (`lowerProduct`, run twice:
+ * the contract, then the sidecar merged), committed to a new git repository, with the tour.
+ */
+export const playground = <E, R>(
+  input: PlaygroundInput,
+  lowerProduct: (root: string, product: string) => Effect.Effect<unknown, E, R>
+): Effect.Effect<PlaygroundOutput, E | PlaygroundNotEmpty | PlaygroundWriteFailed | GitFailed, R | FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor> =>
   Effect.gen(function* () {
     const path = yield* Path.Path
     const dir = path.resolve(input.cwd, input.dir)
-    const files = yield* writePlayground(dir)
-    const out: PlaygroundOutput = { command: "playground", dir, files }
-    return out
+    // Checked first: without git there would be a project but no commit to plan against.
+    yield* git(["--version"], input.cwd)
+    const written = yield* writePlayground(dir)
+    yield* lowerProduct(dir, PLAYGROUND_PRODUCT)
+    const model = yield* writeFiles(dir, productModelFiles)
+    yield* lowerProduct(dir, PLAYGROUND_PRODUCT)
+    const commit = yield* commitProject(dir)
+    return { command: "playground", dir, files: [...written, ...model, `models/${PLAYGROUND_PRODUCT}.contract.toml`], commit, tour: playgroundTour(input.dir) } satisfies PlaygroundOutput
   })

@@ -46,7 +46,8 @@ const errorDetails = (error: unknown): Record<string, unknown> => {
     ...(typeof e.planId === "string" ? { plan_id: e.planId } : {}),
     ...(typeof e.model === "string" ? { model: e.model } : {}),
     ...(typeof e.capability === "string" ? { capability: e.capability } : {}),
-    ...(typeof e.rule === "number" || e.rule === null ? { rule: e.rule } : {}),
+    // `policy_rule` is the reference system's spelling: the rule's position as a string (null: the default effect).
+    ...(typeof e.rule === "number" || e.rule === null ? { rule: e.rule, policy_rule: e.rule === null ? null : String(e.rule) } : {}),
     ...(Array.isArray(e.commands) ? { commands: e.commands } : {})
   }
 }

@@ -142,6 +142,7 @@ export const errorTable: Readonly<Record<string, ErrorRow>> = {
   PlanStoreIo: failed(),
   BaseRefNotFound: invalid("git rev-parse <ref> must name a commit"),
   GitFailed: failed(),
+  FreshnessRecordFailed: failed(),
   AppliedStateIo: failed(),
   MarkerMissing: row(403, "a human approves with pcli review <plan-id> --approve"),
   MarkerUnparseable: row(403, "approve the plan again with pcli review <plan-id> --approve"),

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { FreshnessCheck } from "./freshness"
 import { PolicyEffect, PrincipalClass } from "./ledger"
 
 /** `available`: signal in the window; `no_data`: the source exists but the window is empty; `unavailable`: nothing records this signal. */
@@ -123,6 +124,9 @@ export const AutonomySection = Schema.Struct({ ...section, active_freezes: Schem
 /** A section pcli has no recorded signal for (drift, freshness, scheduler): availability and a note only. */
 export const SignalSection = Schema.Struct(section).annotations({ identifier: "SignalSection" })
 
+/** The latest freshness check of each model checked in the window. */
+export const FreshnessSection = Schema.Struct({ ...section, checks: Schema.Array(FreshnessCheck) }).annotations({ identifier: "FreshnessSection" })
+
 /** `pcli brief`: a digest of what happened since a point, every event citing a run_id, plan_id or decision_ref. */
 export const BriefOutput = Schema.Struct({
   command: Schema.Literal("brief"),
@@ -136,7 +140,7 @@ export const BriefOutput = Schema.Struct({
   agent_activity: AgentActivitySection,
   runs: RunsSection,
   drift: SignalSection,
-  freshness: SignalSection,
+  freshness: FreshnessSection,
   quality: QualitySection,
   cost: CostSection,
   autonomy: AutonomySection,

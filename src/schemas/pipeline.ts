@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { FreshnessCheck } from "./freshness"
 
 export const CompiledModelOutput = Schema.Struct({
   name: Schema.String,
@@ -121,6 +122,8 @@ export const RunOutput = Schema.Struct({
   models_skipped: Schema.Number,
   /** Models left as they were: nothing they depend on changed since their last build. */
   models_unchanged: Schema.Number,
-  models: Schema.Array(ModelRunOutput)
+  models: Schema.Array(ModelRunOutput),
+  /** Freshness checks of the models this run built that declare `[freshness]`; omitted when none. */
+  freshness: Schema.optional(Schema.Array(FreshnessCheck))
 })
 export type RunOutput = typeof RunOutput.Type

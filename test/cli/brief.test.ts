@@ -88,7 +88,8 @@ describe("pcli brief", () => {
     expect(out.quality).toMatchObject({ availability: "available", executions: 2, failed: 1, warnings: 1 })
     expect(out.cost).toMatchObject({ availability: "available", duration_ms: 2000, rows_affected: 10 })
     expect(out.autonomy.active_freezes).toEqual([expect.objectContaining({ principal: "agent", scope: "layer=gold" })])
-    for (const s of ["drift", "freshness", "scheduler"]) expect(out[s].availability).toBe("unavailable")
+    for (const s of ["drift", "scheduler"]) expect(out[s].availability).toBe("unavailable")
+    expect(out.freshness.availability).not.toBe("unavailable")
 
     const md = await brief(["--since", "24h"], store)
     expect(md.code, md.stderr).toBe(0)

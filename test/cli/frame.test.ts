@@ -104,7 +104,7 @@ describe("pcli command line (binary)", () => {
       [["validate", "--bogus"], "unknown flag --bogus"],
       [["valdate"], "unknown command 'valdate' (did you mean validate?)"],
       [["policy", "chek"], "unknown command 'policy chek' (did you mean check?)"],
-      [["--output", "json"], "pcli needs a command: validate, compile, run, playground, history, plan, review, apply, backfill, gc, restore, discover, policy, product, state, audit, brief, mcp, serve"],
+      [["--output", "json"], "pcli needs a command: validate, compile, run, playground, history, plan, review, apply, backfill, gc, restore, discover, policy, product, state, audit, brief, mcp, serve, docs"],
       [["policy", "--output", "json"], "pcli policy needs a command: check, test, show, freeze, unfreeze, replay"],
       [["validate", "--output", "xml"], "--output must be one of text, json, got 'xml'"],
       [["policy", "check", "--principal", "agent", "--capability", "apply"], "missing --model"],

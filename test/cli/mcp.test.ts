@@ -247,7 +247,8 @@ describe("pcli mcp through the official MCP client", () => {
     const goldSql = readFileSync(join(cwd, "models/gold_customers.sql"))
     const before = (await ledger()).length
     const denied = await call("draft_model", { name: "gold_customers", sql: "SELECT 2 AS id" })
-    expect(denied.structuredContent).toMatchObject({ code: "policy_denied", model: "gold_customers" })
+    // The rule's position twice: `rule` (a number) and the reference wire format's `policy_rule` (a string).
+    expect(denied.structuredContent).toMatchObject({ code: "policy_denied", model: "gold_customers", rule: 2, policy_rule: "2" })
     expect(readFileSync(join(cwd, "models/gold_customers.sql")).equals(goldSql)).toBe(true)
 
     const silverSql = readFileSync(join(cwd, "models/silver_orders.sql"))

@@ -71,7 +71,7 @@ describe("MCP propose checks capability propose before apply (decisions.md 39)",
     writeFileSync(join(cwd, "models/bronze_a.sql"), "SELECT 1 AS id, 2 AS extra")
     const denied = await propose(["bronze_a"])
     expect(denied.isError).toBe(true)
-    expect(denied.structuredContent).toMatchObject({ code: "policy_denied", model: "bronze_a", capability: "propose", rule: 0 })
+    expect(denied.structuredContent).toMatchObject({ code: "policy_denied", model: "bronze_a", capability: "propose", rule: 0, policy_rule: "0" })
     expect(String(denied.structuredContent!["message"])).toContain("(propose)")
     expect(plans()).toEqual([])
     const rows = (await ledger()).slice(before)
@@ -84,7 +84,7 @@ describe("MCP propose checks capability propose before apply (decisions.md 39)",
     writeFileSync(join(cwd, "models/silver_b.sql"), "SELECT 2 AS id, 3 AS extra")
     const review = await propose(["silver_b"])
     expect(review.isError).toBe(true)
-    expect(review.structuredContent).toMatchObject({ code: "policy_review_required", model: "silver_b", rule: 3 })
+    expect(review.structuredContent).toMatchObject({ code: "policy_review_required", model: "silver_b", rule: 3, policy_rule: "3" })
     const planId = review.structuredContent!["plan_id"] as string
     expect(plans()).toEqual([`${planId}.json`])
     const rows = (await ledger()).slice(before)

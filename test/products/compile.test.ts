@@ -55,7 +55,8 @@ describe("pcli product compile", () => {
     ])
     expect(sidecar["tags"]).toEqual({ product: "orders_weekly", layer: "mart" })
     expect(sidecar["classification"]).toEqual({ store_id: "internal" })
-    expect(sidecar["freshness"]).toEqual({ expected_lag_seconds: 691200, time_column: "week_start" })
+    // The spec's severity is kept (issue 35): a warning-level freshness stays a warning.
+    expect(sidecar["freshness"]).toEqual({ expected_lag_seconds: 691200, time_column: "week_start", severity: "warning" })
     expect(sidecar["tests"]).toEqual([
       { type: "composite", kind: "unique", columns: ["store_id", "week_start"] },
       { type: "not_null", column: "store_id" },

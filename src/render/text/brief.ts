@@ -58,7 +58,12 @@ export const briefMarkdown = (out: BriefOutput): string => {
       ])
     ],
     ["Drift", body(out.drift, () => [])],
-    ["Freshness", body(out.freshness, () => [])],
+    [
+      "Freshness",
+      body(out.freshness, () =>
+        out.freshness.checks.map((c) => `- ${c.model}${c.product === null ? "" : ` (product ${c.product})`} ${c.status} at ${c.checked_at}: ${c.detail}`)
+      )
+    ],
     [
       "Quality",
       body(out.quality, () => [

@@ -33,5 +33,6 @@ export const renderRunText = (out: RunOutput): string => {
     lines.push(`  ${m.status.padEnd(9)} ${m.model_name}  ${detail}`)
     for (const w of m.warnings) lines.push(`          warning: ${w}`)
   }
+  for (const f of out.freshness ?? []) lines.push(`  freshness ${f.model}  ${f.status} (${f.severity}): ${f.detail}`)
   return `${lines.join("\n")}\n`
 }

@@ -72,7 +72,8 @@ export const mergeSidecar = (loaded: LoadedSpec, text: string): Either.Either<st
       out["tags"] = { product: spec.name, ...Object.fromEntries(Object.entries(oldTags).filter(([k]) => k !== "product")) }
       if ((spec.classifications ?? []).length > 0) out["classification"] = Object.fromEntries(spec.classifications!)
       if (spec.freshness !== undefined) {
-        out["freshness"] = { expected_lag_seconds: spec.freshness.maxLagSeconds, time_column: spec.freshness.timeColumn }
+        const { maxLagSeconds, timeColumn, severity } = spec.freshness
+        out["freshness"] = { expected_lag_seconds: maxLagSeconds, time_column: timeColumn, ...(severity === undefined ? {} : { severity }) }
       }
       const generated = generatedTests(loaded)
       const known = new Set(generated.map(canonical))
@@ -112,8 +113,8 @@ export const manifestFields = (project: ProductProject, loaded: LoadedSpec, phas
     (spec.classifications ?? []).length === 0 ? [] : [location("B", sidecar, "classification")]
   )
   if (spec.freshness !== undefined) {
-    artifact("product.output.freshness", "expected lag and time column (severity is not lowered)", [
-      location("B", sidecar, "freshness.expected_lag_seconds, freshness.time_column")
+    artifact("product.output.freshness", "expected lag, time column and severity", [
+      location("B", sidecar, "freshness.expected_lag_seconds, freshness.time_column, freshness.severity")
     ])
   }
   rows["product.trust.agent"] = { disposition: "verified", locations: [], note: "trust posture verified against [policy] by product verify" }

@@ -1,6 +1,7 @@
 import { Either } from "effect"
 import { createHash } from "node:crypto"
 import * as Toml from "smol-toml"
+import { productSpecKeys } from "../../schemas/productSpec"
 import type { RejectCode, Rejection } from "./errors"
 import { isBareIdentifier, isExactTriple, parseMaxLag, typeProblem } from "./specRules"
 
@@ -92,7 +93,7 @@ const asStringArray = (v: unknown, path: string, nonEmpty: boolean): Parsed<Read
 const parseSource = (v: unknown): Parsed<ReadonlyArray<string>> =>
   Either.gen(function* () {
     const source = yield* asTable(v, "product.source")
-    yield* unknownKeys(source, ["tables"], "product.source")
+    yield* unknownKeys(source, productSpecKeys.source, "product.source")
     const tables = yield* asStringArray(yield* required(source, "tables", "product.source"), "product.source.tables", true)
     const bad = tables.find((t) => !isExactTriple(t))
     if (bad !== undefined) {
@@ -105,7 +106,7 @@ const parseColumn = (v: unknown, i: number): Parsed<SpecColumn> =>
   Either.gen(function* () {
     const path = `product.output.columns.${i}`
     const column = yield* asTable(v, path)
-    yield* unknownKeys(column, ["name", "type", "nullable"], path)
+    yield* unknownKeys(column, productSpecKeys.column, path)
     const name = yield* asString(yield* required(column, "name", path), `${path}.name`)
     const type = yield* asString(yield* required(column, "type", path), `${path}.type`)
     const nullable = yield* required(column, "nullable", path)
@@ -120,7 +121,7 @@ const parseFreshness = (v: unknown): Parsed<SpecFreshness> =>
   Either.gen(function* () {
     const path = "product.output.freshness"
     const table = yield* asTable(v, path)
-    yield* unknownKeys(table, ["max_lag", "time_column", "severity"], path)
+    yield* unknownKeys(table, productSpecKeys.freshness, path)
     const maxLag = yield* asString(yield* required(table, "max_lag", path), `${path}.max_lag`)
     if (!has(table, "time_column")) return yield* reject("freshness-missing-time-column", `${path}.time_column is required`)
     const timeColumn = yield* asString(table["time_column"], `${path}.time_column`)
@@ -158,7 +159,7 @@ const parseOutput = (v: unknown): Parsed<Output> =>
   Either.gen(function* () {
     const path = "product.output"
     const output = yield* asTable(v, path)
-    yield* unknownKeys(output, ["model", "grain", "columns", "checks", "freshness", "classifications"], path)
+    yield* unknownKeys(output, productSpecKeys.output, path)
     const model = has(output, "model") ? yield* asString(output["model"], `${path}.model`) : undefined
     const grain = yield* asStringArray(yield* required(output, "grain", path), `${path}.grain`, true)
     const rawColumns = yield* required(output, "columns", path)
@@ -187,7 +188,7 @@ const parseOutput = (v: unknown): Parsed<Output> =>
 const parseTrust = (v: unknown): Parsed<"propose_only"> =>
   Either.gen(function* () {
     const trust = yield* asTable(v, "product.trust")
-    yield* unknownKeys(trust, ["agent"], "product.trust")
+    yield* unknownKeys(trust, productSpecKeys.trust, "product.trust")
     const agent = yield* asString(yield* required(trust, "agent", "product.trust"), "product.trust.agent")
     if (agent !== "propose_only") {
       return yield* reject("trust-not-propose-only", `product.trust.agent is ${JSON.stringify(agent)}; only "propose_only" is accepted`)
@@ -222,9 +223,9 @@ export const parseSpec = (bytes: Uint8Array): Either.Either<ProductSpec, Rejecti
   Either.gen(function* () {
     const text = yield* decodeUtf8(bytes)
     const root = yield* parseTomlText(text)
-    yield* unknownKeys(root, ["spec_version", "product"], "")
+    yield* unknownKeys(root, productSpecKeys.root, "")
     const product = yield* asTable(has(root, "product") ? root["product"] : yield* reject("missing-key", "missing table [product]"), "product")
-    yield* unknownKeys(product, ["name", "intent", "source", "output", "trust"], "product")
+    yield* unknownKeys(product, productSpecKeys.product, "product")
     const name = yield* asString(yield* required(product, "name", "product"), "product.name")
     const intent = yield* asString(yield* required(product, "intent", "product"), "product.intent")
     const sourceTables = yield* parseSource(yield* required(product, "source", "product"))

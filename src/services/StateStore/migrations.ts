@@ -13,6 +13,7 @@ import { migration as buildAttributes } from "./migrations/010_build_attributes"
 import { migration as planApplies } from "./migrations/011_plan_applies"
 import { migration as storeId } from "./migrations/012_store_id"
 import { migration as environments } from "./migrations/013_environments"
+import { migration as freshnessChecks } from "./migrations/014_freshness_checks"
 
 /** Every migration, in version order. The last version is the store's current version. */
 export const migrations: ReadonlyArray<Migration> = [
@@ -28,7 +29,8 @@ export const migrations: ReadonlyArray<Migration> = [
   buildAttributes,
   planApplies,
   storeId,
-  environments
+  environments,
+  freshnessChecks
 ]
 
 // The current version lives in schemaVersion.ts (test/foundation/schemaVersion.test.ts checks it is the last migration's).
