@@ -45,7 +45,8 @@ export const make = Effect.gen(function* () {
         principal: row.principal,
         principal_id: row.principal_id,
         principal_id_source: row.principal_id_source,
-        principal_id_verified: false,
+        // Only a PostgreSQL store's connection role verifies an id (decisions.md 36).
+        principal_id_verified: row.principal_id_source === "role",
         target_principal: row.target_principal ?? null,
         capability: row.capability,
         model: row.model,
@@ -55,7 +56,7 @@ export const make = Effect.gen(function* () {
         reason: row.reason
       }
       const row_hash = rowHash(yield* head, stored)
-      const [inserted] = yield* sql<{ seq: number }>`INSERT INTO ledger ${sql.insert({ ...stored, principal_id_verified: 0, row_hash })} RETURNING seq`
+      const [inserted] = yield* sql<{ seq: number }>`INSERT INTO ledger ${sql.insert({ ...stored, principal_id_verified: stored.principal_id_verified ? 1 : 0, row_hash })} RETURNING seq`
       return { row: stored, seq: Number(inserted?.seq), row_hash } satisfies SealedRow
     })
 
