@@ -51,7 +51,10 @@ const common = {
     "@azure/*",
     "@google-cloud/*",
     "@opentelemetry/*",
-    "@effect/opentelemetry"
+    "@effect/opentelemetry",
+    // Team state on PostgreSQL (decision 36): loaded only when [state] url names one, so no entry carries it.
+    "@effect/sql-pg",
+    "pg"
   ],
   plugins: [deepImports],
   minify: true,

@@ -7,7 +7,7 @@ import { isCanonicalRelative } from "../services/Products/manifest"
 import type { PolicySource } from "../services/Products/verify"
 import { ProductWorkspace } from "../services/Products/workspace"
 import { findConfigFile, loadConfigFile } from "../services/ProjectConfig/ProjectConfig"
-import { resolveStatePath } from "../services/StateStore/paths"
+import { resolveStateLocation } from "../services/StateStore/paths"
 import * as StateStore from "../services/StateStore/StateStore"
 import { principalLayer, type GlobalOptions } from "./ProjectLayer"
 
@@ -28,17 +28,20 @@ const resolveWorkspace = (options: GlobalOptions) =>
     const modelsDir = options.models === undefined ? path.join(root, "models") : path.resolve(options.cwd, options.models)
     const modelsRel = path.relative(root, modelsDir).split(path.sep).join("/")
     if (!isCanonicalRelative(modelsRel)) return yield* new ModelsOutsideProject({ modelsDir, root })
-    const statePath = yield* resolveStatePath(
+    const settings = loaded !== undefined && Either.isRight(loaded) ? loaded.right.config.state : undefined
+    const state = yield* resolveStateLocation(
       {
         statePath: options.statePath === undefined ? undefined : path.resolve(options.cwd, options.statePath),
         namespaceFlag: options.stateNamespace,
-        namespaceConfig: loaded !== undefined && Either.isRight(loaded) ? loaded.right.config.state?.namespace : undefined,
-        modelsDir
+        namespaceConfig: settings?.namespace,
+        modelsDir,
+        urlEnv: env.PCLI_STATE_URL,
+        urlConfig: settings?.url
       },
       path.join
     )
     const requireConfig = loaded !== undefined && Either.isLeft(loaded) ? Effect.fail(loaded.left) : Effect.void
-    return { workspace: ProductWorkspace.of({ project: { root, modelsRel }, policy, requireConfig }), statePath, explicitState: options.statePath !== undefined }
+    return { workspace: ProductWorkspace.of({ project: { root, modelsRel }, policy, requireConfig }), state }
   })
 
 /** The product commands: their workspace, and the store (and ledger) opened in `mode`. */
@@ -46,7 +49,7 @@ export const ProductLayer = (options: GlobalOptions, mode: StateStore.StateStore
   Layer.unwrapEffect(
     Effect.map(resolveWorkspace(options), (r) =>
       Layer.succeed(ProductWorkspace, r.workspace).pipe(
-        Layer.provideMerge(LedgerSqlite.layer.pipe(Layer.provideMerge(StateStore.layer({ path: r.statePath, createParent: !r.explicitState }, mode))))
+        Layer.provideMerge(LedgerSqlite.layer.pipe(Layer.provideMerge(StateStore.layer(r.state, mode))))
       )
     )
   ).pipe(Layer.provideMerge(principalLayer(options)))

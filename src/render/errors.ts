@@ -45,6 +45,7 @@ export const errorTable: Readonly<Record<string, ErrorRow>> = {
   InvalidSelector: invalid("scopes: any | layer=<n> | model=<glob> | classification=<v> | tag=<k>[=<v>]"),
   SelectorTooLong: invalid("a scope selector is at most 1,024 characters"),
   InvalidNamespace: invalid(),
+  InvalidStateUrl: invalid(),
   // project files
   ConfigNotFound: notFound("run in a directory with pcli.toml, or pass --config <file>"),
   ConfigUnreadable: invalid(),
@@ -73,6 +74,8 @@ export const errorTable: Readonly<Record<string, ErrorRow>> = {
   StateStoreOlder: conflict("pcli serve never migrates: run pcli state info once to bring the store forward"),
   StateStoreCorrupt: failed(),
   StateStoreIo: failed(),
+  StateStoreUnreachable: unavailable("check that the PostgreSQL server of [state] url / PCLI_STATE_URL is running and reachable"),
+  StateStoreDenied: invalid("check the user and password of [state] url / PCLI_STATE_URL"),
   LedgerUnavailable: unavailable(),
   RunStoreFailed: failed(),
   DigestReadFailed: failed(),

@@ -5,6 +5,8 @@ import { ClassificationsBlock, MaskBlock, PolicyBlock } from "./policy"
 /** `[state]`: where the state store lives and, optionally, its object tier. */
 export const StateBlock = Schema.Struct({
   namespace: Schema.optional(Schema.String),
+  /** Team state (decision 36): a `postgres://` URL, usually `${VAR}`; a secret, never printed. */
+  url: Schema.optional(Schema.String),
   /** Object tier (durable freeze markers): `s3://`, `gs://`, `az://` or `file:///`. */
   object_store_url: Schema.optional(Schema.String)
 })

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import type { LedgerRow } from "../../schemas/ledger"
+import type { StateBackend } from "../StateStore/backend"
 import type { LedgerFilter } from "./Ledger"
 
 /**
@@ -10,11 +11,15 @@ import type { LedgerFilter } from "./Ledger"
  * gate evaluation. Time-bounded filters are never kept (their bound moves with the clock), and
  * nothing is read from or kept in the cache inside a transaction (its rows may yet roll back).
  */
-export const makeListCache = (sql: SqlClient.SqlClient) => {
+export const makeListCache = (sql: SqlClient.SqlClient, backend: StateBackend = "sqlite") => {
   let writes = 0
   let stamp: string | undefined
   const entries = new Map<string, ReadonlyArray<LedgerRow>>()
-  const dataVersion = Effect.map(sql.unsafe("PRAGMA data_version").values, (rows) => String(rows[0]?.[0]))
+  // On PostgreSQL the head row's seq moves with every committed append of any process (decision 36).
+  const dataVersion = Effect.map(
+    (backend === "postgres" ? sql.unsafe("SELECT seq FROM ledger_head WHERE id = 1") : sql.unsafe("PRAGMA data_version")).values,
+    (rows) => String(rows[0]?.[0])
+  )
 
   const cached = <E>(filter: LedgerFilter, read: Effect.Effect<ReadonlyArray<LedgerRow>, E>) =>
     Effect.gen(function* () {

@@ -2,7 +2,10 @@ import { SqlClient, type Statement } from "@effect/sql"
 import { Chunk, Clock, Effect, Either, Layer, Option, Schedule, Stream } from "effect"
 import type { LedgerKind, LedgerRow } from "../../schemas/ledger"
 import { GENESIS_HASH, rowHash } from "./chain"
+import { stateBackend } from "../StateStore/backend"
+import { StateStore } from "../StateStore/StateStore"
 import { makeListCache } from "./listCache"
+import { appendPg, storedRow, twinCount } from "./pgAppend"
 import { type ChainedRow, type EvaluationGroup, Ledger, type SealedRow, type OutcomeTally, type LedgerFilter, LedgerUnavailable, type NewLedgerRow } from "./Ledger"
 
 import { decodeStored, STORED_COLUMNS } from "./rows"
@@ -33,45 +36,30 @@ export const make = Effect.gen(function* () {
   const insert = (row: NewLedgerRow, timestamp: string) =>
     Effect.gen(function* () {
       const base = `${timestamp}|${row.plan_id ?? ""}|${row.model ?? ""}`
-      // The reference key is "<ts>|<plan>|<model>"; a same-millisecond twin gets a suffix, never overwrites.
-      // A range on the unique index, not LIKE: a scope may hold % or _ and must not become a pattern.
-      const twins = yield* sql<{ n: number }>`SELECT count(*) AS n FROM ledger
-        WHERE decision_ref = ${base} OR (decision_ref > ${`${base}|#`} AND decision_ref < ${`${base}|$`})`
-      const n = twins[0]?.n ?? 0
-      const stored: LedgerRow = {
-        decision_ref: n === 0 ? base : `${base}|#${n + 1}`,
-        kind: row.kind,
-        timestamp,
-        principal: row.principal,
-        principal_id: row.principal_id,
-        principal_id_source: row.principal_id_source,
-        // Only a PostgreSQL store's connection role verifies an id (decisions.md 36).
-        principal_id_verified: row.principal_id_source === "role",
-        target_principal: row.target_principal ?? null,
-        capability: row.capability,
-        model: row.model,
-        effect: row.effect,
-        rule_id: row.rule_id,
-        plan_id: row.plan_id,
-        reason: row.reason
-      }
+      const n = yield* twinCount(sql, base)
+      const stored = storedRow(row, n === 0 ? base : `${base}|#${n + 1}`, timestamp)
       const row_hash = rowHash(yield* head, stored)
       const [inserted] = yield* sql<{ seq: number }>`INSERT INTO ledger ${sql.insert({ ...stored, principal_id_verified: stored.principal_id_verified ? 1 : 0, row_hash })} RETURNING seq`
       return { row: stored, seq: Number(inserted?.seq), row_hash } satisfies SealedRow
     })
 
-  const listCache = makeListCache(sql)
+  const backend = yield* stateBackend
+  const store = yield* Effect.serviceOption(StateStore)
+  const listCache = makeListCache(sql, backend)
   // The chain walk loads when a command checks the chain (audit --verify, an apply's approval): no other command needs it.
   const verifier = Effect.promise(() => import("./verify")).pipe(
     Effect.flatMap(({ chainVerifier }) => chainVerifier),
-    Effect.provideService(SqlClient.SqlClient, sql)
+    Effect.provideService(SqlClient.SqlClient, sql),
+    (verifier) => (Option.isSome(store) ? Effect.provideService(verifier, StateStore, store.value) : verifier)
   )
+
+  const appendSqlite = (rows: ReadonlyArray<NewLedgerRow>) =>
+    Effect.flatMap(Clock.currentTimeMillis, (now) => sql.withTransaction(Effect.forEach(rows, (row) => insert(row, new Date(now).toISOString()))))
 
   const appendSealedAll = (rows: ReadonlyArray<NewLedgerRow>) =>
     Effect.gen(function* () {
-      const timestamp = new Date(yield* Clock.currentTimeMillis).toISOString()
       yield* listCache.noteWrite
-      return yield* sql.withTransaction(Effect.forEach(rows, (row) => insert(row, timestamp))).pipe(Effect.ensuring(listCache.noteWrite))
+      return yield* (backend === "postgres" ? appendPg(sql, rows) : appendSqlite(rows)).pipe(Effect.ensuring(listCache.noteWrite))
     }).pipe(Effect.retry({ while: isBusy, schedule: busyRetry }), Effect.mapError(unavailable))
 
   const appendAll = (rows: ReadonlyArray<NewLedgerRow>) => Effect.map(appendSealedAll(rows), (sealed) => sealed.map((s) => s.row))
@@ -124,16 +112,16 @@ export const make = Effect.gen(function* () {
     const perKind = kinds.map(
       (kind) => sql`SELECT min(principal) AS principal, min(principal_id) AS principal_id, min(rule_id) AS rule_id, min(model) AS model,
         count(*) AS total,
-        sum(kind <> 'escalation' AND effect = 'allow') AS allow,
-        sum(kind = 'escalation' OR effect = 'require_review') AS require_review,
-        sum(kind <> 'escalation' AND effect = 'deny') AS deny
+        sum(CASE WHEN kind <> 'escalation' AND effect = 'allow' THEN 1 ELSE 0 END) AS allow,
+        sum(CASE WHEN kind = 'escalation' OR effect = 'require_review' THEN 1 ELSE 0 END) AS require_review,
+        sum(CASE WHEN kind <> 'escalation' AND effect = 'deny' THEN 1 ELSE 0 END) AS deny
       FROM ledger WHERE ${sql.and([sql`kind = ${kind}`, ...(since === undefined ? [] : [sql`timestamp >= ${since.toISOString()}`])])}
       GROUP BY ${GROUP_COLUMNS[by]}`
     )
     if (perKind.length === 0) return Effect.succeed<ReadonlyArray<OutcomeTally>>([])
     return sql<OutcomeTally>`SELECT min(principal) AS principal, min(principal_id) AS principal_id, min(rule_id) AS rule_id, min(model) AS model,
         sum(total) AS total, sum(allow) AS allow, sum(require_review) AS require_review, sum(deny) AS deny
-      FROM (${sql.join(" UNION ALL ", false)(perKind)})
+      FROM (${sql.join(" UNION ALL ", false)(perKind)}) AS per_kind
       GROUP BY ${GROUP_COLUMNS[by]}`.pipe(
       Effect.map((rows) =>
         rows.map((r) => ({ ...r, total: Number(r.total), allow: Number(r.allow ?? 0), require_review: Number(r.require_review ?? 0), deny: Number(r.deny ?? 0) }))
@@ -220,7 +208,7 @@ export const make = Effect.gen(function* () {
         min(first) AS first_decision_ref, max(last) AS last_decision_ref
       FROM (SELECT principal, principal_id, capability, model, count(*) AS n, min(decision_ref) AS first, max(decision_ref) AS last
         FROM ledger WHERE kind = 'evaluation' ${since === undefined ? sql`` : sql`AND timestamp >= ${since.toISOString()}`}
-        GROUP BY principal, principal_id, capability, model)
+        GROUP BY principal, principal_id, capability, model) AS per_id
       GROUP BY principal, capability, model ORDER BY principal, capability, model`.pipe(
       Effect.map((rows) => rows.map((r) => ({ ...r, count: Number(r.count) }))),
       Effect.mapError(unavailable)

@@ -34,10 +34,20 @@ export const chainVerifier = Effect.gen(function* () {
     }
   }
 
-  /** Every row verified: AUTOINCREMENT remembers the highest seq ever issued, so a lower last row means the tail was deleted. */
+  const store = yield* Effect.serviceOption(StateStore)
+  const onPostgres = Option.isSome(store) && store.value.backend === "postgres" && store.value.persisted
+  /**
+   * The highest seq ever issued: SQLite's AUTOINCREMENT remembers it; on PostgreSQL the head row
+   * does (every append moves it under its lock), so a lower last row means the tail was deleted.
+   */
+  const highestIssued = onPostgres
+    ? sql<{ seq: number }>`SELECT seq FROM ledger_head WHERE id = 1`
+    : sql<{ seq: number }>`SELECT seq FROM sqlite_sequence WHERE name = 'ledger'`
+
+  /** Every row verified: a highest issued seq past the last row means the tail was deleted. */
   const tail = (count: number, previous: string, previousSeq: number) =>
-    Effect.map(sql<{ seq: number }>`SELECT seq FROM sqlite_sequence WHERE name = 'ledger'`, (issued): ChainReport => {
-      const highest = issued[0]?.seq ?? 0
+    Effect.map(highestIssued, (issued): ChainReport => {
+      const highest = Number(issued[0]?.seq ?? 0)
       return highest > previousSeq
         ? {
             intact: false,
@@ -146,7 +156,7 @@ export const chainVerifier = Effect.gen(function* () {
 
   const verify = (options: ParallelOptions): Effect.Effect<ChainReport, LedgerUnavailable> =>
     Effect.flatMap(Effect.serviceOption(StateStore), (store) =>
-      Option.isSome(store) && store.value.persisted ? verifyFast(readTarget(store.value.path), options) : verifySequential
+      Option.isSome(store) && store.value.persisted && store.value.backend === "sqlite" ? verifyFast(readTarget(store.value.path), options) : verifySequential
     )
 
   return { verify, verifySequential, chainsFrom }

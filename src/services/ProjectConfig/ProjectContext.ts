@@ -1,6 +1,7 @@
 import { FileSystem, Path } from "@effect/platform"
 import { Context, Effect, Option } from "effect"
-import { resolveStatePath } from "../StateStore/paths"
+import { Environment } from "../Environment/Environment"
+import { resolveStateLocation } from "../StateStore/paths"
 import type { StateLocation } from "../StateStore/StateStore"
 import * as ProjectConfig from "./ProjectConfig"
 
@@ -55,15 +56,18 @@ export const resolveProject = (options: ProjectOptions, needsProject: boolean) =
     if (needsProject && Option.isNone(config) && !(yield* fs.exists(modelsDir).pipe(Effect.orElseSucceed(() => false)))) {
       return yield* new ProjectConfig.ConfigNotFound({ searched: options.cwd })
     }
-    const statePath = yield* resolveStatePath(
+    const env = yield* Environment
+    const state = yield* resolveStateLocation(
       {
         statePath: options.statePath === undefined ? undefined : path.resolve(options.cwd, options.statePath),
         namespaceFlag: options.stateNamespace,
         namespaceConfig: Option.flatMapNullable(config, (c) => c.settings.state?.namespace).pipe(Option.getOrUndefined),
-        modelsDir
+        modelsDir,
+        urlEnv: env.PCLI_STATE_URL,
+        urlConfig: Option.flatMapNullable(config, (c) => c.settings.state?.url).pipe(Option.getOrUndefined)
       },
       path.join
     )
-    const project: ResolvedProject = { config, root, modelsDir, state: { path: statePath, createParent: options.statePath === undefined } }
+    const project: ResolvedProject = { config, root, modelsDir, state }
     return project
   })

@@ -22,7 +22,7 @@ import type { ConfigError } from "../ProjectConfig/ProjectConfig"
 import { ProjectContext, type ProjectOptions, resolveProject } from "../ProjectConfig/ProjectContext"
 import type { StateStore } from "../StateStore/StateStore"
 import type { StateStoreError } from "../StateStore/errors"
-import type { InvalidNamespace } from "../StateStore/paths"
+import type { InvalidNamespace, InvalidStateUrl } from "../StateStore/paths"
 
 /** What the read context is built over: files, paths, the environment. */
 export type Platform = FileSystem.FileSystem | Path.Path | Environment
@@ -47,7 +47,7 @@ export type ReadServices =
 export type Served = ReadServices | Platform
 
 /** Why the read context could not be built (a pcli.toml that does not load, a store too new or a bad namespace, a bad principal). */
-export type ReadBuildError = ConfigError | StateStoreError | InvalidNamespace | InvalidPrincipalClass | InvalidPrincipalId | PrincipalIdReserved | ModelsOutsideProject
+export type ReadBuildError = ConfigError | StateStoreError | InvalidNamespace | InvalidStateUrl | InvalidPrincipalClass | InvalidPrincipalId | PrincipalIdReserved | ModelsOutsideProject
 
 /** The read context for one state of the files it was built from, built once and reused by every request. */
 export interface ServeReadsService {
@@ -126,8 +126,9 @@ interface Built {
 const dataVersion = (sql: SqlClient.SqlClient) =>
   Effect.map(sql.unsafe<{ data_version: number }>("PRAGMA data_version"), (rows) => Number(rows[0]?.data_version ?? -1))
 
-/** Bodies over a remote object tier could change with no local file changing: they are never kept. */
+/** Bodies over a remote object tier or a PostgreSQL store could change with no local file changing: they are never kept. */
 const onlyLocalInputs = (ctx: Context.Context<ProjectContext>) =>
+  Context.get(ctx, ProjectContext).state.pg === undefined &&
   Option.match(Context.get(ctx, ProjectContext).config, {
     onNone: () => true,
     onSome: (c) => c.settings.state?.object_store_url === undefined

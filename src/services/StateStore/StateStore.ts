@@ -5,6 +5,7 @@ import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
 import { type StateStoreError, StateStoreCorrupt, StateStoreIo, StateStoreNewer, StateStoreOlder } from "./errors"
+import type { PgLocation } from "./pgStore"
 import { CURRENT_SCHEMA_VERSION } from "./schemaVersion"
 
 /**
@@ -14,7 +15,10 @@ import { CURRENT_SCHEMA_VERSION } from "./schemaVersion"
 export type StateStoreMode = "read" | "write" | "server"
 
 export interface StateStoreInfo {
+  /** The SQLite file, or for PostgreSQL a label naming the schema (never the URL, a secret). */
   readonly path: string
+  /** `postgres` when `[state] url` / `PCLI_STATE_URL` names a PostgreSQL store (decision 36). */
+  readonly backend: "sqlite" | "postgres"
   readonly mode: StateStoreMode
   /** False when a read command found no store and works on an empty in-memory one. */
   readonly persisted: boolean
@@ -102,13 +106,39 @@ export interface StateLocation {
   readonly path: string
   /** False for an explicit `--state-path`: a missing directory there is a typo, not a request. */
   readonly createParent: boolean
+  /** A PostgreSQL store: it replaces the file at `path` (decision 36). */
+  readonly pg?: PgLocation | undefined
 }
+
+/** An empty store at the current version to read from when there is none: the build's image, or one migrated in memory. */
+const emptyStore = (path: string) =>
+  Effect.gen(function* () {
+    const image = emptyStoreImage()
+    if (image !== undefined) return yield* openClient(image, true)
+    const sql = yield* openClient(":memory:", false)
+    yield* migrate(sql, 0, path)
+    return sql
+  })
+
+/**
+ * The PostgreSQL store (decision 36): created at the baseline by a write, never by a read. A read of
+ * a store not created yet reads an empty SQLite one, as a read of a missing SQLite file does.
+ */
+const openPostgres = (pg: PgLocation, mode: StateStoreMode) =>
+  Effect.gen(function* () {
+    const { openPgStore } = yield* Effect.promise(() => import("./pgStore"))
+    const opened = yield* openPgStore(pg, mode === "write")
+    const info: StateStoreInfo = { path: opened.label, backend: "postgres", mode, persisted: opened.exists, schemaVersion: CURRENT_SCHEMA_VERSION }
+    if (opened.exists) return [opened.sql, info] as const
+    return [yield* emptyStore(opened.label), info] as const
+  })
 
 const open = (
   location: StateLocation,
   mode: StateStoreMode
 ): Effect.Effect<readonly [SqlClient.SqlClient, StateStoreInfo], StateStoreError, FileSystem.FileSystem | Path.Path | Scope.Scope> =>
   Effect.gen(function* () {
+    if (location.pg !== undefined) return yield* openPostgres(location.pg, mode)
     const fs = yield* FileSystem.FileSystem
     const pathApi = yield* Path.Path
     const path = location.path
@@ -117,16 +147,12 @@ const open = (
       return yield* new StateStoreIo({ path, detail: "is a directory; --state-path names the store file (e.g. state.sqlite)" })
     }
     const exists = stat._tag === "Some"
-    const info = (persisted: boolean): StateStoreInfo => ({ path, mode, persisted, schemaVersion: CURRENT_SCHEMA_VERSION })
+    const info = (persisted: boolean): StateStoreInfo => ({ path, backend: "sqlite", mode, persisted, schemaVersion: CURRENT_SCHEMA_VERSION })
     if (!exists) {
       if (mode !== "write") {
         // Read modes never write (a current store is opened read-only), so the build's empty image,
         // opened read-only, reads exactly like a freshly migrated in-memory store, without migrating one.
-        const image = emptyStoreImage()
-        if (image !== undefined) return [yield* openClient(image, true), info(false)] as const
-        const sql = yield* openClient(":memory:", false)
-        yield* migrate(sql, 0, path)
-        return [sql, info(false)] as const
+        return [yield* emptyStore(path), info(false)] as const
       }
       const parent = pathApi.dirname(path)
       if (!location.createParent && !(yield* fs.exists(parent).pipe(Effect.orElseSucceed(() => false)))) {

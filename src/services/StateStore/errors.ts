@@ -42,4 +42,27 @@ export class StateStoreIo extends Data.TaggedError("StateStoreIo")<{
   }
 }
 
-export type StateStoreError = StateStoreNewer | StateStoreOlder | StateStoreCorrupt | StateStoreIo
+/** The PostgreSQL server did not answer after the visible retries (decision 36); the detail is redacted. */
+export class StateStoreUnreachable extends Data.TaggedError("StateStoreUnreachable")<{
+  readonly path: string
+  readonly attempts: number
+  readonly detail: string
+}> {
+  readonly code = "state-store-unreachable"
+  override get message() {
+    return `${this.path} is unreachable after ${this.attempts} attempts: ${this.detail}`
+  }
+}
+
+/** The PostgreSQL server refused the connection's credentials or database; retrying cannot help. */
+export class StateStoreDenied extends Data.TaggedError("StateStoreDenied")<{
+  readonly path: string
+  readonly detail: string
+}> {
+  readonly code = "state-store-denied"
+  override get message() {
+    return `${this.path} refused the connection: ${this.detail}`
+  }
+}
+
+export type StateStoreError = StateStoreNewer | StateStoreOlder | StateStoreCorrupt | StateStoreIo | StateStoreUnreachable | StateStoreDenied
