@@ -1,32 +1,16 @@
 import { SqlClient } from "@effect/sql"
 import { Data, Effect, Either } from "effect"
 import type { PrincipalClass } from "../Ledger/Ledger"
+import { type DatabaseRole, PrincipalRoleMissing, ROLE_QUERY } from "../StateStore/pgRoles"
 import { type ActingPrincipal, InvalidPrincipalId } from "./Principal"
+
+export { type DatabaseRole, PrincipalRoleMissing, ROLE_QUERY }
 
 /**
  * decisions.md 36: on a PostgreSQL store the principal is the connection's role. Its class is the
  * group it belongs to (`pcli_human` or `pcli_agent`), its id is `current_user`; what the environment
  * or a flag claims is checked against them, never taken.
  */
-
-/** The connection's role and the principal groups it belongs to (directly or through other roles). */
-export interface DatabaseRole {
-  readonly name: string
-  readonly human: boolean
-  readonly agent: boolean
-}
-
-/**
- * Membership walked through pg_auth_members, not pg_has_role: a superuser "has" every role there,
- * and would be both classes at once. Missing groups (no `state init` yet) read as no membership.
- */
-export const ROLE_QUERY = `WITH RECURSIVE member_of(oid) AS (
-  SELECT oid FROM pg_roles WHERE rolname = current_user
-  UNION SELECT m.roleid FROM pg_auth_members m JOIN member_of ON m.member = member_of.oid
-)
-SELECT current_user::text AS name,
-  EXISTS (SELECT 1 FROM member_of JOIN pg_roles r ON r.oid = member_of.oid WHERE r.rolname = 'pcli_human') AS human,
-  EXISTS (SELECT 1 FROM member_of JOIN pg_roles r ON r.oid = member_of.oid WHERE r.rolname = 'pcli_agent') AS agent`
 
 export class DatabaseRoleUnreadable extends Data.TaggedError("DatabaseRoleUnreadable")<{ readonly detail: string }> {
   readonly code = "principal-role-unreadable"
@@ -43,13 +27,6 @@ export const readDatabaseRole = Effect.gen(function* () {
   if (row === undefined) return yield* new DatabaseRoleUnreadable({ detail: "no row" })
   return { name: row.name, human: row.human === true, agent: row.agent === true } satisfies DatabaseRole
 }).pipe(Effect.catchTag("SqlError", (e) => Effect.fail(new DatabaseRoleUnreadable({ detail: e.message }))))
-
-export class PrincipalRoleMissing extends Data.TaggedError("PrincipalRoleMissing")<{ readonly role: string }> {
-  readonly code = "principal-role-missing"
-  override get message() {
-    return `database role ${JSON.stringify(this.role)} is in neither pcli_human nor pcli_agent, so it acts as no principal`
-  }
-}
 
 export class PrincipalRoleAmbiguous extends Data.TaggedError("PrincipalRoleAmbiguous")<{ readonly role: string }> {
   readonly code = "principal-role-ambiguous"
