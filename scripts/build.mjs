@@ -52,9 +52,11 @@ const common = {
     "@google-cloud/*",
     "@opentelemetry/*",
     "@effect/opentelemetry",
-    // Team state on PostgreSQL (decision 36): loaded only when [state] url names one, so no entry carries it.
-    "@effect/sql-pg",
-    "pg"
+    // Team state on PostgreSQL (decision 36): node-postgres loads only when [state] url names one. @effect/sql-pg
+    // itself is bundled (behind a lazy import), so its Effect and @effect/sql are the bundle's own, not a second copy.
+    "pg",
+    "pg-cursor",
+    "pg-types"
   ],
   plugins: [deepImports],
   minify: true,

@@ -5,9 +5,11 @@ import { type ApplyOutput, type Evaluation, type GatedPayload, isGatedPlan, type
 import type { Environment } from "../services/Environment/Environment"
 import { type GovernanceMismatch, governAgentFirst, governWarehouse } from "../services/Governance/Governance"
 import { Ledger, type LedgerUnavailable } from "../services/Ledger/Ledger"
+import { ledgerHead } from "../services/Ledger/head"
 import { AppliedState } from "../services/Plans/AppliedState"
 import {
   type AppliedStateIo,
+  type FreezeChangedDuringApply,
   type InvalidMarker,
   type MarkerMissing,
   type MarkerUnrecorded,
@@ -64,7 +66,7 @@ export interface ApplyInput {
   readonly planId: string
 }
 
-export type ApplyRefusal = PlanReadError | PlanStale | PolicyDenied | MarkerMissing | InvalidMarker | MarkerUnrecorded | PlanAlreadyApplied | PlanKindNotExecutable
+export type ApplyRefusal = PlanReadError | PlanStale | PolicyDenied | MarkerMissing | InvalidMarker | MarkerUnrecorded | PlanAlreadyApplied | FreezeChangedDuringApply | PlanKindNotExecutable
 
 export type ApplyError =
   | ApplyRefusal
@@ -128,7 +130,9 @@ const admit = (input: ApplyInput, actor: ActingPrincipal, executable: ReadonlySe
     const principal = enforcedPrincipal(plan.kind, actor.class)
     const { project, current, body, built } = yield* rederivePlan(plan, store.planPath(planId)).pipe(Effect.tapError(refused(principal, planId)))
 
-    // (2) The policy gate, for the enforced principal; freezes and budgets only tighten.
+    // (2) The policy gate, for the enforced principal; freezes and budgets only tighten. The head seen
+    // first: on a shared store the claim re-reads the freezes after it, holding the chain (decision 36).
+    const gateHead = (yield* ledgerHead).seq
     const evaluated = yield* evaluateItems(principal, gateItems(body, project, built))
     const denied = evaluated === undefined ? undefined : denial(planId, evaluated)
 
@@ -142,7 +146,7 @@ const admit = (input: ApplyInput, actor: ActingPrincipal, executable: ReadonlySe
       (executable.has(plan.kind) ? undefined : new PlanKindNotExecutable({ planId, kind: plan.kind }))
     const marker = markerOutcome?._tag === "Right" ? markerOutcome.right : undefined
     // (3b) A plan applies once: the claim is taken before any row says "applied".
-    const { refusal, claim } = yield* claimUnlessRefused(planId, gateRefusal, marker, actor)
+    const { refusal, claim } = yield* claimUnlessRefused(planId, gateRefusal, marker, actor, gateHead)
 
     if (evaluated === undefined) {
       // No [policy] block: nothing is evaluated or recorded, but a refusal still leaves its row.

@@ -14,6 +14,7 @@ import { Ledger, type LedgerUnavailable } from "../services/Ledger/Ledger"
 import { breakingFindings, diffRevisions } from "../services/Plans/diff"
 import {
   ApprovalNeedsHuman,
+  type ApprovalTaken,
   type BaseRefNotFound,
   type GitFailed,
   type InvalidMarker,
@@ -98,7 +99,7 @@ export interface ApproveInput {
   readonly planId: string
 }
 
-export type ApproveError = PlanReadError | ApprovalNeedsHuman | ModelsUnreadable | ModelFileMismatch | ModelOutsideProject | ReviewMarkerWriteFailed | LedgerUnavailable
+export type ApproveError = PlanReadError | ApprovalNeedsHuman | ApprovalTaken | ModelsUnreadable | ModelFileMismatch | ModelOutsideProject | ReviewMarkerWriteFailed | LedgerUnavailable
 
 /**
  * `pcli review <id> --approve`: writes `<id>.reviewed.json` atomically (a re-approval
@@ -123,25 +124,34 @@ export const approvePlan = (
     )
     const stale = yield* staleOf(plan, modelsDir)
     const identity = yield* gitIdentity(modelsDir)
-    const reviewedAt = new Date(yield* Clock.currentTimeMillis).toISOString()
-    // The row first: the marker names it (seq and hash), and a marker without its row approves nothing.
-    const sealed = yield* recordApproval({ actor, planId: plan.plan_id, approver: identity.email, reviewedAt })
+    // What this approver saw: in a shared store the approval is a compare-and-swap against it (decision 36).
+    const before = yield* store.marker(plan.plan_id)
+    const seen = before._tag === "Approved" ? (before.marker.approval_row?.seq ?? null) : null
+    const [path, { marker, sealed, reviewedAt }] = yield* store.approve(
+      plan.plan_id,
+      seen,
+      Effect.gen(function* () {
+        const reviewedAt = new Date(yield* Clock.currentTimeMillis).toISOString()
+        // The row first: the marker names it (seq and hash), and a marker without its row approves nothing.
+        const sealed = yield* recordApproval({ actor, planId: plan.plan_id, approver: identity.email, reviewedAt })
+        const marker: ReviewMarker = {
+          plan_id: plan.plan_id,
+          reviewed_at: reviewedAt,
+          base_ref: baseLabel(plan),
+          breaking_change_count: breakingCount(plan),
+          approver: {
+            principal: principalLabel(actor.class, actor.id),
+            email: identity.email,
+            ...(identity.name === undefined ? {} : { name: identity.name }),
+            host: os.hostname(),
+            source: "local"
+          },
+          approval_row: { seq: sealed.seq, hash: sealed.row_hash }
+        }
+        return [marker, { marker, sealed, reviewedAt }] as const
+      })
+    )
     const row = sealed.row
-    const marker: ReviewMarker = {
-      plan_id: plan.plan_id,
-      reviewed_at: reviewedAt,
-      base_ref: baseLabel(plan),
-      breaking_change_count: breakingCount(plan),
-      approver: {
-        principal: principalLabel(actor.class, actor.id),
-        email: identity.email,
-        ...(identity.name === undefined ? {} : { name: identity.name }),
-        host: os.hostname(),
-        source: "local"
-      },
-      approval_row: { seq: sealed.seq, hash: sealed.row_hash }
-    }
-    const path = yield* store.writeMarker(marker)
     const changes = isGatedPlan(plan) ? [] : plan.payload.changes
     const breaking = breakingFindings(changes)
     return {

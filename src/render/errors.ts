@@ -145,6 +145,8 @@ export const errorTable: Readonly<Record<string, ErrorRow>> = {
   MarkerUnreadable: row(403),
   MarkerUnrecorded: row(403, "a human approves with pcli review <plan-id> --approve (that writes the approval row the marker names)"),
   PlanAlreadyApplied: conflict("a plan applies once: write a new plan with pcli plan"),
+  FreezeChangedDuringApply: conflict("run the apply again: its gate will read the new freeze"),
+  ApprovalTaken: conflict("another approval landed first: check it with pcli review <id> --status"),
   ReviewMarkerWriteFailed: failed(),
   ApprovalNeedsHuman: row(403, "a human (PCLI_PRINCIPAL=human) approves plans"),
   PolicyDenied: row(403, "no marker satisfies a deny: change the policy or the plan"),

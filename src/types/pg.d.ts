@@ -15,10 +15,16 @@ declare module "pg" {
     query(text: string, values?: ReadonlyArray<unknown>): Promise<{ readonly rows: ReadonlyArray<Record<string, unknown>> }>
     end(): Promise<void>
   }
+  export class Client {
+    constructor(config: { readonly connectionString?: string })
+    connect(): Promise<void>
+    query(text: string, values?: Array<unknown>): Promise<{ readonly rows: ReadonlyArray<Record<string, unknown>> }>
+    end(): Promise<void>
+  }
   export const types: {
     readonly builtins: { readonly INT8: number; readonly NUMERIC: number }
     readonly getTypeParser: (oid: number, format?: "text" | "binary") => (value: string) => unknown
   }
-  const pg: { readonly Pool: typeof Pool; readonly types: typeof types }
+  const pg: { readonly Pool: typeof Pool; readonly Client: typeof Client; readonly types: typeof types }
   export default pg
 }

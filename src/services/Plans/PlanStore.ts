@@ -1,5 +1,7 @@
 import { FileSystem, Path } from "@effect/platform"
-import { Clock, Context, Effect, Either, Layer, ParseResult, Schema } from "effect"
+import { SqlClient } from "@effect/sql"
+import { Clock, Context, Effect, Either, Layer, Option, ParseResult, Schema } from "effect"
+import { stateBackend } from "../StateStore/backend"
 import {
   GatedPayload,
   type Plan,
@@ -10,7 +12,7 @@ import {
   RunPayload
 } from "../../schemas/plans"
 import { parseBoundedJson } from "../../platform/jsonBounds"
-import { PlanIntegrity, PlanNotFound, PlanStoreIo, ReviewMarkerWriteFailed } from "./errors"
+import { type ApprovalTaken, PlanIntegrity, PlanNotFound, PlanStoreIo, ReviewMarkerWriteFailed } from "./errors"
 import { readRegularFile, writeFileAtomic } from "./fsio"
 import { isPlanId, planIdOf } from "./ids"
 import { encodeMarker, type MarkerState, markerState } from "./markers"
@@ -42,6 +44,16 @@ export interface PlanStoreService {
   readonly list: Effect.Effect<ReadonlyArray<Either.Either<Plan, PlanReadError>>, PlanStoreIo>
   readonly marker: (planId: string) => Effect.Effect<MarkerState>
   readonly writeMarker: (marker: ReviewMarker) => Effect.Effect<string, ReviewMarkerWriteFailed>
+  /**
+   * Runs `record` (which appends the approval row and makes the marker) and writes its marker. In a
+   * shared store this is a compare-and-swap against `seen`, the approval seq the approver saw
+   * (storedPlans.ts); in the local files the marker is written after, as before.
+   */
+  readonly approve: <A, E, R>(
+    planId: string,
+    seen: number | null,
+    record: Effect.Effect<readonly [ReviewMarker, A], E, R>
+  ) => Effect.Effect<readonly [string, A], E | ReviewMarkerWriteFailed | ApprovalTaken, R>
 }
 
 export class PlanStore extends Context.Tag("pcli/PlanStore")<PlanStore, PlanStoreService>() {}
@@ -156,9 +168,24 @@ export const make = (root: string) =>
       )
     }
 
-    return PlanStore.of({ dir, planPath, markerPath, write, read, list, marker, writeMarker })
+    const approve: PlanStoreService["approve"] = (_planId, _seen, record) =>
+      Effect.flatMap(record, ([body, extra]) => Effect.map(writeMarker(body), (path) => [path, extra] as const))
+
+    return PlanStore.of({ dir, planPath, markerPath, write, read, list, marker, writeMarker, approve })
   })
 
-/** The plan store of the project at `root`. */
+/**
+ * The plan store of the project at `root`: its files; on a PostgreSQL state store the store's tables,
+ * with the files as a local export (decision 36).
+ */
 export const layer = (root: string): Layer.Layer<PlanStore, never, FileSystem.FileSystem | Path.Path> =>
-  Layer.effect(PlanStore, make(root))
+  Layer.effect(
+    PlanStore,
+    Effect.gen(function* () {
+      const files = yield* make(root)
+      const sql = yield* Effect.serviceOption(SqlClient.SqlClient)
+      if ((yield* stateBackend) !== "postgres" || Option.isNone(sql)) return files
+      const { storedPlans } = yield* Effect.promise(() => import("./storedPlans"))
+      return storedPlans(sql.value, files)
+    })
+  )

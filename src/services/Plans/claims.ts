@@ -2,7 +2,10 @@ import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Exit } from "effect"
 import { LedgerUnavailable } from "../Ledger/Ledger"
 import type { ActingPrincipal } from "../Principal/Principal"
-import { PlanAlreadyApplied } from "./errors"
+import { stateBackend } from "../StateStore/backend"
+import { FreezeChangedDuringApply, PlanAlreadyApplied } from "./errors"
+
+type ClaimRefusal = PlanAlreadyApplied | FreezeChangedDuringApply | LedgerUnavailable
 import { planIdOf } from "./ids"
 
 /**
@@ -21,8 +24,29 @@ type ClaimRow = { readonly status: "applying" | "applied" | "failed"; readonly a
 const unavailable = (e: { readonly message: string; readonly cause?: unknown }) =>
   new LedgerUnavailable({ detail: `plan claims: ${String((e.cause as Error | undefined)?.message ?? e.message)}` })
 
+/**
+ * On PostgreSQL (decision 36) the claim is taken holding the chain's head row, and re-reads the
+ * freezes there: a freeze or unfreeze appended after the gate read them (`gateHead`, the head seq
+ * then) refuses the claim, so every freeze is strictly before the apply's claim or after it.
+ */
+const freezesUnchanged = (planId: string, gateHead: number | undefined) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    if (gateHead === undefined || (yield* stateBackend) !== "postgres") return
+    yield* sql`SELECT seq FROM ledger_head WHERE id = 1 FOR UPDATE`.pipe(Effect.mapError(unavailable))
+    const [later] = yield* sql<{ seq: number }>`SELECT seq FROM ledger WHERE seq > ${gateHead} AND kind IN ('freeze', 'unfreeze') ORDER BY seq LIMIT 1`.pipe(
+      Effect.mapError(unavailable)
+    )
+    if (later !== undefined) return yield* new FreezeChangedDuringApply({ planId, seq: later.seq })
+  })
+
 /** Takes the claim on `planId` for this apply, or fails with `plan-already-applied` naming the earlier one. */
-export const claimApply = (planId: string, approvalSeq: number | null, actor: ActingPrincipal) =>
+export const claimApply = (planId: string, approvalSeq: number | null, actor: ActingPrincipal, gateHead?: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => sql.withTransaction(Effect.zipRight(freezesUnchanged(planId, gateHead), takeClaim(planId, approvalSeq, actor)))).pipe(
+    Effect.catchTag("SqlError", (e) => Effect.fail(unavailable(e)))
+  )
+
+const takeClaim = (planId: string, approvalSeq: number | null, actor: ActingPrincipal) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const now = new Date(yield* Clock.currentTimeMillis).toISOString()
@@ -77,13 +101,14 @@ export const claimUnlessRefused = <R extends { readonly code: string; readonly m
   planId: string,
   refusal: R | undefined,
   marker: { readonly approval_row?: { readonly seq: number } | undefined } | undefined,
-  actor: ActingPrincipal
+  actor: ActingPrincipal,
+  gateHead?: number
 ) =>
   refusal !== undefined
-    ? Effect.succeed({ refusal: refusal as R | PlanAlreadyApplied | LedgerUnavailable | undefined, claim: undefined as Claim | undefined })
-    : Effect.match(claimApply(planId, marker?.approval_row?.seq ?? null, actor), {
-        onFailure: (error) => ({ refusal: error as R | PlanAlreadyApplied | LedgerUnavailable | undefined, claim: undefined as Claim | undefined }),
-        onSuccess: (claim) => ({ refusal: undefined as R | PlanAlreadyApplied | LedgerUnavailable | undefined, claim: claim as Claim | undefined })
+    ? Effect.succeed({ refusal: refusal as R | ClaimRefusal | undefined, claim: undefined as Claim | undefined })
+    : Effect.match(claimApply(planId, marker?.approval_row?.seq ?? null, actor, gateHead), {
+        onFailure: (error) => ({ refusal: error as R | ClaimRefusal | undefined, claim: undefined as Claim | undefined }),
+        onSuccess: (claim) => ({ refusal: undefined as R | ClaimRefusal | undefined, claim: claim as Claim | undefined })
       })
 
 /** A run that did not fully succeed, or a gc/restore that refused an item, is a failed apply (its approval is used up; see claimApply). */

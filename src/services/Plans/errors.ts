@@ -163,6 +163,30 @@ export class PlanAlreadyApplied extends Data.TaggedError("PlanAlreadyApplied")<{
 export type InvalidMarker = MarkerUnparseable | MarkerPlanMismatch | MarkerNotAFile | MarkerUnreadable
 
 /** Writing the review marker failed; no marker was left behind. */
+/** A freeze or unfreeze landed between the apply's policy gate and its claim (decision 36): the apply is refused, never half-ordered. */
+export class FreezeChangedDuringApply extends Data.TaggedError("FreezeChangedDuringApply")<{
+  readonly planId: string
+  readonly seq: number
+}> {
+  readonly code = "freeze-changed"
+  override get message() {
+    return `a freeze or unfreeze (ledger row ${this.seq}) was recorded while plan ${this.planId} passed its gates; nothing was applied: run pcli apply ${this.planId} again`
+  }
+}
+
+/** Compare-and-swap lost (decision 36): another approver's marker landed first; this approval wrote nothing. */
+export class ApprovalTaken extends Data.TaggedError("ApprovalTaken")<{
+  readonly planId: string
+  readonly winner: string
+  readonly seq: number | null
+}> {
+  readonly code = "approval-taken"
+  override get message() {
+    const row = this.seq === null ? "" : ` (ledger row ${this.seq})`
+    return `plan ${this.planId} was approved by ${this.winner}${row} while this approval was made; nothing was written (pcli review ${this.planId} --status)`
+  }
+}
+
 export class ReviewMarkerWriteFailed extends Data.TaggedError("ReviewMarkerWriteFailed")<{
   readonly path: string
   readonly detail: string

@@ -2,6 +2,7 @@ import { SqlClient, SqlError } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { FulfillState, type ProductJournalEntry } from "../../schemas/products"
 import { ApprovalCasLost, ProductRecordsUnavailable } from "./errors"
+import { stateBackend } from "../StateStore/backend"
 
 /** The approval pointer: every reader re-hashes the snapshot it names. */
 export interface ApprovalRecord {
@@ -114,9 +115,15 @@ const sameApproval = (a: Option.Option<ApprovalRecord>, b: Option.Option<Approva
 export const recordApproval = <E, R>(write: ApprovalWrite, extra: Effect.Effect<unknown, E, R>) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const backend = yield* stateBackend
     const body = Effect.gen(function* () {
-      // A write first, so the transaction holds the write lock before it reads what it compares.
-      yield* sql`UPDATE product_fulfillment SET journal_seq = journal_seq WHERE product = ${write.product}`.pipe(Effect.mapError(unavailable))
+      // A lock first, before the transaction reads what it compares: SQLite's write lock, taken by a write;
+      // on PostgreSQL the chain's head row (a first approval has no row of its own to lock), which the ledger row needs anyway.
+      yield* (
+        backend === "postgres"
+          ? sql`SELECT seq FROM ledger_head WHERE id = 1 FOR UPDATE`
+          : sql`UPDATE product_fulfillment SET journal_seq = journal_seq WHERE product = ${write.product}`
+      ).pipe(Effect.mapError(unavailable))
       const approval = yield* readApproval(write.product)
       const record = yield* sql<{ record_json: string }>`SELECT record_json FROM product_fulfillment WHERE product = ${write.product}`.pipe(
         Effect.mapError(unavailable)
@@ -157,5 +164,5 @@ export const recordApproval = <E, R>(write: ApprovalWrite, extra: Effect.Effect<
       yield* extra
       return { previousState: Option.map(previous, (r) => r.state), seq }
     })
-    return yield* sql.withTransaction(body).pipe(Effect.mapError((e) => (e instanceof SqlError.SqlError ? unavailable(e) : e)))
+    return yield* sql.withTransaction(body).pipe(Effect.mapError((e) => ((e as { _tag?: unknown })._tag === "SqlError" ? unavailable(e as SqlError.SqlError) : (e as Exclude<typeof e, SqlError.SqlError>))))
   })

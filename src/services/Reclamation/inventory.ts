@@ -9,6 +9,7 @@ import { Effect } from "effect"
 import type { GcCandidate } from "../../schemas/reclaim"
 import type { UpstreamRecord } from "../Runner/RunStore"
 import { RunStoreFailed } from "../Runner/RunStore"
+import { type StateBackend, stateBackend } from "../StateStore/backend"
 import { type CheckResult, parseRecipe } from "./checks"
 import { type Determinism, scanDeterminism } from "./determinism"
 
@@ -16,14 +17,21 @@ const failed = (e: SqlError) => new RunStoreFailed({ detail: e.message })
 const DAY_MS = 86_400_000
 
 // Provenance that names exactly this hash and path (JSON.parse gives [hash] and [path]) is sent as NULL JSON.
-const BOUND = "(p.output_blake3_json = json_array(a.blake3_hash) AND p.output_path_json = json_array(a.file_path))"
+const bound = (backend: StateBackend) => {
+  const [array, cast] = backend === "postgres" ? ["json_build_array", "::text"] : ["json_array", ""]
+  return `(p.output_blake3_json = ${array}(a.blake3_hash)${cast} AND p.output_path_json = ${array}(a.file_path)${cast})`
+}
 
 // Newest row per hash (ties: run_id, model_name, then ledger order), as `candidatesOf` picks it,
 // found through the hash index; provenance JSON is sent only when the common shapes do not settle it,
 // and proof_class (CHECKed to strong | heuristic) as a flag: every string value sent costs.
-const CANDIDATES = `SELECT a.run_id, a.model_name, a.file_path, a.blake3_hash, a.size_bytes, a.written_at,
+// PostgreSQL has no rowid: a same-run, same-model twin is told apart by its file path (decision 36).
+const candidatesSql = (backend: StateBackend) => {
+  const BOUND = bound(backend)
+  const [ne, lt] = backend === "postgres" ? ["b.file_path <> a.file_path", "b.file_path < a.file_path"] : ["b.rowid <> a.rowid", "b.rowid < a.rowid"]
+  return `SELECT a.run_id, a.model_name, a.file_path, a.blake3_hash, a.size_bytes, a.written_at,
   (SELECT count(*) FROM artifacts c WHERE c.blake3_hash = a.blake3_hash) AS refcount,
-  p.recipe_hash, p.proof_class = 'strong',
+  p.recipe_hash, CASE WHEN p.proof_class = 'strong' THEN 1 ELSE 0 END,
   CASE WHEN p.upstreams_json = '[]' THEN NULL ELSE p.upstreams_json END,
   CASE WHEN ${BOUND} THEN NULL ELSE p.output_blake3_json END,
   CASE WHEN ${BOUND} THEN NULL ELSE p.output_path_json END,
@@ -31,9 +39,10 @@ const CANDIDATES = `SELECT a.run_id, a.model_name, a.file_path, a.blake3_hash, a
 FROM artifacts a
 LEFT JOIN provenance p ON p.run_id = a.run_id AND p.model_name = a.model_name
 LEFT JOIN run_models m ON m.run_id = a.run_id AND m.model_name = a.model_name AND m.output_hash IS NOT NULL
-WHERE NOT EXISTS (SELECT 1 FROM artifacts b WHERE b.blake3_hash = a.blake3_hash AND b.rowid <> a.rowid AND (b.written_at > a.written_at
+WHERE NOT EXISTS (SELECT 1 FROM artifacts b WHERE b.blake3_hash = a.blake3_hash AND ${ne} AND (b.written_at > a.written_at
   OR (b.written_at = a.written_at AND (b.run_id < a.run_id OR (b.run_id = a.run_id AND (b.model_name < a.model_name
-  OR (b.model_name = a.model_name AND b.rowid < a.rowid)))))))`
+  OR (b.model_name = a.model_name AND ${lt})))))))`
+}
 
 type CandidateTuple = [
   run_id: string,
@@ -66,7 +75,7 @@ const readRecipes = (sql: SqlClient.SqlClient) =>
       if (!parsed.has(json)) parsed.set(json, parseRecipe(json))
       return parsed.get(json)
     }
-    const groups = yield* sql`SELECT recipe_hash, min(model_canonical_json), max(model_canonical_json) = min(model_canonical_json) FROM provenance GROUP BY recipe_hash`.values
+    const groups = yield* sql`SELECT recipe_hash, min(model_canonical_json), CASE WHEN max(model_canonical_json) = min(model_canonical_json) THEN 1 ELSE 0 END FROM provenance GROUP BY recipe_hash`.values
     for (const [hash, json, same] of groups as ReadonlyArray<[string, string, number]>) {
       if (same === 1) byHash.set(hash, parseOnce(json))
       else damaged.add(hash)
@@ -134,8 +143,9 @@ const binds = (t: CandidateTuple): boolean => {
 export const readInventory = (minAgeDays: number, nowMs: number) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const backend = yield* stateBackend
     const [rows, recipeOf] = yield* sql.withTransaction(
-      Effect.all([sql.unsafe(CANDIDATES).values as Effect.Effect<ReadonlyArray<ReadonlyArray<unknown>>, SqlError>, readRecipes(sql)])
+      Effect.all([sql.unsafe(candidatesSql(backend)).values as Effect.Effect<ReadonlyArray<ReadonlyArray<unknown>>, SqlError>, readRecipes(sql)])
     )
     const tuples = rows as unknown as ReadonlyArray<CandidateTuple>
     const live = new Set(tuples.map((t) => t[3]))

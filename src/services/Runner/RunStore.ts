@@ -253,7 +253,9 @@ export const layer: Layer.Layer<RunStore, never, SqlClient.SqlClient> = Layer.ef
               }
               for (const { inputs, attributes, ...b } of changes?.builds ?? []) {
                 const attributes_json = attributes === undefined ? null : JSON.stringify(attributes)
-                yield* sql`INSERT OR REPLACE INTO model_builds ${sql.insert({ ...b, inputs_json: JSON.stringify(inputs), attributes_json })}`
+                // Portable upsert (SQLite and PostgreSQL): the model's last build replaces the one before.
+                yield* sql`DELETE FROM model_builds WHERE model_name = ${b.model_name}`
+                yield* sql`INSERT INTO model_builds ${sql.insert({ ...b, inputs_json: JSON.stringify(inputs), attributes_json })}`
               }
               for (const change of changes?.intervals ?? []) {
                 if (change.replaceAll) yield* sql`DELETE FROM model_intervals WHERE model_name = ${change.model_name}`
@@ -261,7 +263,8 @@ export const layer: Layer.Layer<RunStore, never, SqlClient.SqlClient> = Layer.ef
                   yield* sql`DELETE FROM model_intervals WHERE model_name = ${change.model_name} AND interval_key = ${key}`
                 }
                 for (const row of change.rows) {
-                  yield* sql`INSERT OR REPLACE INTO model_intervals ${sql.insert({ model_name: change.model_name, ...row })}`
+                  yield* sql`DELETE FROM model_intervals WHERE model_name = ${change.model_name} AND interval_key = ${row.interval_key}`
+                  yield* sql`INSERT INTO model_intervals ${sql.insert({ model_name: change.model_name, ...row })}`
                 }
               }
             })

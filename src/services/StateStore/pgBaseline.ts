@@ -8,7 +8,7 @@ import { CURRENT_SCHEMA_VERSION } from "./schemaVersion"
  */
 export const PG_BASELINE_VERSION = CURRENT_SCHEMA_VERSION
 
-export const pgBaseline: ReadonlyArray<string> = [
+const statements: ReadonlyArray<string> = [
   `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
   `CREATE TABLE ledger (
      seq BIGINT PRIMARY KEY,
@@ -186,5 +186,24 @@ export const pgBaseline: ReadonlyArray<string> = [
      claimed_at TEXT NOT NULL,
      finished_at TEXT
    )`,
+  // Plans and their review markers live in the shared store on pg (files are a local export).
+  `CREATE TABLE plans (
+     plan_id TEXT PRIMARY KEY,
+     kind TEXT NOT NULL,
+     created_at TEXT NOT NULL,
+     body TEXT NOT NULL
+   )`,
+  `CREATE TABLE plan_markers (
+     plan_id TEXT PRIMARY KEY,
+     approval_seq BIGINT,
+     written_at TEXT NOT NULL,
+     body TEXT NOT NULL
+   )`,
   `INSERT INTO meta (key, value) VALUES ('store_id', replace(gen_random_uuid()::text, '-', ''))`
 ]
+
+/**
+ * The baseline's statements, every TEXT column in the "C" collation: ordering and the ledger's
+ * decision-ref ranges then compare bytes, as SQLite does, whatever the database's locale.
+ */
+export const pgBaseline: ReadonlyArray<string> = statements.map((s) => s.replace(/ TEXT\b/g, ' TEXT COLLATE "C"'))

@@ -1,0 +1,173 @@
+import { NodeContext } from "@effect/platform-node"
+import { SqlClient } from "@effect/sql"
+import { describe, expect, it } from "@effect/vitest"
+import { Chunk, Effect, Exit, Layer, Stream, TestClock } from "effect"
+import { join } from "node:path"
+import { Ledger, type NewLedgerRow } from "../../src/services/Ledger/Ledger"
+import * as LedgerSqlite from "../../src/services/Ledger/sqlite"
+import { storeId } from "../../src/services/StateStore/storeId"
+import * as StateStore from "../../src/services/StateStore/StateStore"
+import { CURRENT_SCHEMA_VERSION } from "../../src/services/StateStore/schemaVersion"
+import { makeProject } from "../support/cli"
+import { pgSchemas, pgUnavailable } from "../support/postgres"
+
+// The state store's contract, run on both backends (decision 36): whatever holds on SQLite holds on PostgreSQL.
+const pgSkip = await pgUnavailable()
+const freshSchema = pgSchemas("contract")
+
+type Backend = "sqlite" | "postgres"
+
+/** A new, empty store location on `backend`. */
+const freshLocation = (backend: Backend): StateStore.StateLocation => {
+  const path = join(makeProject(), "s.sqlite")
+  return backend === "sqlite" ? { path, createParent: true } : { path, createParent: true, pg: freshSchema() }
+}
+
+const storeLayer = (location: StateStore.StateLocation, mode: StateStore.StateStoreMode = "write") =>
+  LedgerSqlite.layer.pipe(Layer.provideMerge(StateStore.layer(location, mode)), Layer.provide(NodeContext.layer))
+
+const row = (over: Partial<NewLedgerRow> = {}): NewLedgerRow => ({
+  kind: "evaluation",
+  principal: "agent",
+  principal_id: "bot-1",
+  principal_id_source: "flag",
+  capability: "apply",
+  model: "orders",
+  effect: "allow",
+  rule_id: 0,
+  plan_id: "plan-1",
+  reason: "rule 0 allows",
+  ...over
+})
+
+const all = Effect.flatMap(Ledger, (l) => Stream.runCollect(l.query({}))).pipe(Effect.map(Chunk.toReadonlyArray))
+
+describe.each<Backend>(["sqlite", "postgres"])("state store contract on %s", (backend) => {
+  const skip = backend === "postgres" && pgSkip !== undefined
+
+  it.effect.skipIf(skip)("appends in order with distinct references, filters and counts in SQL", () =>
+    Effect.gen(function* () {
+      const ledger = yield* Ledger
+      yield* TestClock.setTime(Date.parse("2026-03-01T00:00:00Z"))
+      const first = yield* ledger.append(row({ principal_id: "alice", principal: "human" }))
+      const twin = yield* ledger.append(row({ principal_id: "alice", principal: "human" }))
+      yield* TestClock.adjust("1 day")
+      yield* ledger.append(row({ principal_id: null, principal_id_source: null, model: "customers" }))
+      yield* ledger.append(row({ kind: "freeze", model: "layer=gold", effect: "deny", plan_id: "freeze:1", target_principal: "agent" }))
+      expect(first.timestamp).toBe("2026-03-01T00:00:00.000Z")
+      expect(twin.decision_ref).not.toBe(first.decision_ref)
+      expect((yield* all).map((r) => r.model)).toEqual(["orders", "orders", "customers", "layer=gold"])
+      expect((yield* ledger.list({ since: new Date("2026-03-02T00:00:00Z") })).map((r) => r.model)).toEqual(["customers", "layer=gold"])
+      expect((yield* ledger.list({ principalId: null })).map((r) => r.model)).toEqual(["customers"])
+      expect((yield* ledger.list({ kinds: ["freeze"] }))[0]?.target_principal).toBe("agent")
+      expect(yield* ledger.count({})).toBe(4)
+      expect(yield* ledger.count({ models: ["orders"] })).toBe(2)
+      const tallies = yield* ledger.outcomes("principal", ["evaluation"], undefined)
+      const byId = Object.fromEntries(tallies.map((t) => [String(t.principal_id), [t.total, t.allow, t.deny]]))
+      expect(byId).toEqual({ alice: [2, 2, 0], null: [1, 1, 0] })
+      const groups = yield* ledger.evaluationGroups(undefined)
+      expect(groups.reduce((n, g) => n + g.count, 0)).toBe(3)
+    }).pipe(Effect.provide(storeLayer(freshLocation(backend))))
+  )
+
+  it.effect.skipIf(skip)("verifies the chain, and finds an edited row and a deleted tail", () =>
+    Effect.gen(function* () {
+      const ledger = yield* Ledger
+      const sql = yield* SqlClient.SqlClient
+      for (let i = 0; i < 5; i++) yield* ledger.append(row({ reason: `r${i}` }))
+      const intact = yield* ledger.verify
+      expect(intact).toMatchObject({ intact: true, rows: 5 })
+      expect(yield* ledger.headHash).toBe(intact.head_hash)
+      const sealed = yield* ledger.chainedAt(3)
+      expect(sealed._tag === "Some" && sealed.value.chained).toBe(true)
+      yield* sql`DELETE FROM ledger WHERE seq = 5`
+      const truncated = yield* ledger.verify
+      expect(truncated.intact).toBe(false)
+      expect(truncated.first_bad?.reason).toContain("at the end are missing")
+      yield* sql`UPDATE ledger SET reason = 'edited' WHERE seq = 2`
+      const edited = yield* ledger.verify
+      expect(edited).toMatchObject({ intact: false, first_bad: { seq: 2 } })
+    }).pipe(Effect.provide(storeLayer(freshLocation(backend))))
+  )
+
+  it.live.skipIf(skip)("writers on separate connections keep one chain: contiguous seqs, time in seq order", () =>
+    Effect.gen(function* () {
+      const location = freshLocation(backend)
+      const writer = (w: number) =>
+        Effect.flatMap(Ledger, (l) => Effect.forEach(Array.from({ length: 10 }, (_, i) => i), (i) => l.append(row({ principal_id: `w${w}`, reason: `${i}` })))).pipe(
+          Effect.provide(storeLayer(location))
+        )
+      // One store made first, so the writers race on appends, not on creating it.
+      yield* Effect.provide(Effect.void, storeLayer(location))
+      yield* Effect.all([0, 1, 2, 3].map(writer), { concurrency: "unbounded" })
+      const check = Effect.gen(function* () {
+        const ledger = yield* Ledger
+        const sql = yield* SqlClient.SqlClient
+        const report = yield* ledger.verify
+        const rows = yield* sql<{ seq: number; timestamp: string }>`SELECT seq, timestamp FROM ledger ORDER BY seq`
+        return { report, rows }
+      })
+      const { report, rows } = yield* Effect.provide(check, storeLayer(location))
+      expect(report).toMatchObject({ intact: true, rows: 40 })
+      expect(rows.map((r) => r.seq)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1))
+      expect(rows.map((r) => r.timestamp)).toEqual([...rows.map((r) => r.timestamp)].sort())
+    })
+  )
+
+  it.live.skipIf(skip)("a cached list sees another connection's append", () =>
+    Effect.gen(function* () {
+      const location = freshLocation(backend)
+      const other = Effect.flatMap(Ledger, (l) => l.append(row({ kind: "freeze", effect: "deny", model: "any", plan_id: "freeze:x" }))).pipe(Effect.provide(storeLayer(location)))
+      yield* Effect.provide(Effect.void, storeLayer(location))
+      const seen = yield* Effect.gen(function* () {
+        const ledger = yield* Ledger
+        const before = (yield* ledger.list({ kinds: ["freeze"] })).length
+        yield* other
+        const after = (yield* ledger.list({ kinds: ["freeze"] })).length
+        return [before, after]
+      }).pipe(Effect.provide(storeLayer(location)))
+      expect(seen).toEqual([0, 1])
+    })
+  )
+
+  it.effect.skipIf(skip)("has an id and the current version; a read of a missing store creates nothing", () =>
+    Effect.gen(function* () {
+      const location = freshLocation(backend)
+      const missing = yield* Effect.flatMap(StateStore.StateStore, (s) => Effect.succeed(s)).pipe(Effect.provide(storeLayer(location, "read")))
+      expect(missing.persisted).toBe(false)
+      const info = yield* Effect.provide(
+        Effect.all([StateStore.StateStore, storeId]),
+        storeLayer(location)
+      )
+      expect(info[0]).toMatchObject({ backend, persisted: true, schemaVersion: CURRENT_SCHEMA_VERSION })
+      expect(info[1]).toMatch(/^[0-9a-f]{32}$/)
+    })
+  )
+
+  it.effect.skipIf(skip)("a store whose minimum reader is newer is refused", () =>
+    Effect.gen(function* () {
+      const location = freshLocation(backend)
+      yield* Effect.provide(
+        Effect.flatMap(SqlClient.SqlClient, (sql) =>
+          backend === "postgres"
+            ? sql`UPDATE meta SET value = '99' WHERE key IN ('schema_version', 'min_reader_version')`
+            : sql`UPDATE meta SET value = '99' WHERE key = 'schema_version'`
+        ),
+        storeLayer(location)
+      )
+      const exit = yield* Effect.exit(Effect.provide(Effect.void, storeLayer(location, "read")))
+      expect(Exit.isFailure(exit) && JSON.stringify(exit.cause)).toContain("StateStoreNewer")
+    })
+  )
+})
+
+describe.skipIf(pgSkip !== undefined)("PostgreSQL only", () => {
+  it.effect("an additive migration's store (newer version, old minimum reader) still opens", () =>
+    Effect.gen(function* () {
+      const location = freshLocation("postgres")
+      yield* Effect.provide(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`UPDATE meta SET value = '99' WHERE key = 'schema_version'`), storeLayer(location))
+      const rows = yield* Effect.provide(Effect.flatMap(Ledger, (l) => Effect.zipRight(l.append(row()), l.count({}))), storeLayer(location))
+      expect(rows).toBe(1)
+    })
+  )
+})
