@@ -53,4 +53,7 @@ export const productWrite = (o: GlobalOptions) => loaded(products, (m) => m.Prod
 export const serve = (o: GlobalOptions) => loaded(project, (m) => m.ProjectLayer(o, false))
 /** The server itself: the HttpApi and the dashboard over one read-only context. */
 export const serveHttp = (o: GlobalOptions, settings: ServeSettings) => loaded(() => import("./HttpServeLayer"), (m) => m.HttpServeLayer(settings, o))
-export const stateInfo = (o: GlobalOptions) => loaded(project, (m) => m.StateReadLayer(o))
+export const stateInfo = (o: GlobalOptions) => loaded(project, (m) => m.StateInfoLayer(o))
+/** Init and migrate open their stores themselves: init as a DBA's role (in neither principal group), migrate two stores. */
+export const stateInit = (o: GlobalOptions) => loaded(project, (m) => m.ProjectLayer(o, false))
+export const stateMigrate = (o: GlobalOptions) => loaded(project, (m) => m.ProjectLayer(o, false))

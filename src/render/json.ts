@@ -42,7 +42,7 @@ export const ledgerRowJson: ItemJson<LedgerRow> = (row, newline) => {
   return (
     `{${newline}  "decision_ref": ${q(row.decision_ref)}${at}"kind": ${q(row.kind)}${at}"timestamp": ${q(row.timestamp)}` +
     `${at}"principal": ${q(row.principal)}${at}"principal_id": ${q(row.principal_id)}${at}"principal_id_source": ${q(row.principal_id_source)}` +
-    `${at}"principal_id_verified": false${at}"target_principal": ${q(row.target_principal)}${at}"capability": ${q(row.capability)}` +
+    `${at}"principal_id_verified": ${q(row.principal_id_verified)}${at}"target_principal": ${q(row.target_principal)}${at}"capability": ${q(row.capability)}` +
     `${at}"model": ${q(row.model)}${at}"effect": ${q(row.effect)}${at}"rule_id": ${q(row.rule_id)}${at}"plan_id": ${q(row.plan_id)}` +
     `${at}"reason": ${q(row.reason)}${newline}}`
   )

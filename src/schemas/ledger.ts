@@ -7,8 +7,8 @@ export const PrincipalClass = Schema.Literal("human", "agent").annotations({
 })
 export type PrincipalClass = typeof PrincipalClass.Type
 
-/** Where a self-asserted principal id came from (decisions.md 3, 26). */
-export const PrincipalIdSource = Schema.Literal("flag", "env", "mcp_profile", "default").annotations({ identifier: "PrincipalIdSource" })
+/** Where a principal id came from (decisions.md 3, 26); `role`: the PostgreSQL store's connection role (decisions.md 36). */
+export const PrincipalIdSource = Schema.Literal("flag", "env", "mcp_profile", "default", "role").annotations({ identifier: "PrincipalIdSource" })
 export type PrincipalIdSource = typeof PrincipalIdSource.Type
 
 export const PolicyEffect = Schema.Literal("allow", "require_review", "deny").annotations({
@@ -38,8 +38,8 @@ export const LedgerRow = Schema.Struct({
   /** The actor's self-asserted id; null for rows written before ids existed. */
   principal_id: Schema.NullOr(Schema.String),
   principal_id_source: Schema.NullOr(PrincipalIdSource),
-  /** Ids are self-asserted: always false. */
-  principal_id_verified: Schema.Literal(false),
+  /** True only when the database verified the id (its source is `role`); self-asserted ids are false. */
+  principal_id_verified: Schema.Boolean,
   /** The principal a freeze, unfreeze or refusal is about; null on other rows. */
   target_principal: Schema.NullOr(PrincipalClass),
   capability: Schema.NullOr(Schema.String),

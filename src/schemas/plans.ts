@@ -89,7 +89,7 @@ export const GatedPayload = Schema.Struct(
 )
 export type GatedPayload = typeof GatedPayload.Type
 
-export const PrincipalIdSource = Schema.Literal("flag", "env", "mcp_profile", "default")
+export const PrincipalIdSource = Schema.Literal("flag", "env", "mcp_profile", "default", "role")
 
 /** Who wrote a plan: display only, outside the plan id. */
 export const PlanAuthor = Schema.Struct({ class: Principal, id: Schema.String, source: PrincipalIdSource })

@@ -12,7 +12,7 @@ declare module "pg" {
     constructor(config: PoolConfig)
     readonly options: PoolConfig
     on(event: "error", listener: (error: Error) => void): this
-    query(text: string): Promise<{ readonly rows: ReadonlyArray<Record<string, unknown>> }>
+    query(text: string, values?: ReadonlyArray<unknown>): Promise<{ readonly rows: ReadonlyArray<Record<string, unknown>> }>
     end(): Promise<void>
   }
   export class Client {

@@ -4,7 +4,7 @@ import type { LedgerKind, LedgerRow, PrincipalClass } from "../../schemas/ledger
 // The row, its kinds and literals are Schemas in src/schemas/ledger.ts; re-exported for this service's importers.
 export { LedgerKind, LedgerRow, PolicyEffect, PrincipalClass, PrincipalIdSource } from "../../schemas/ledger"
 
-/** What a writer supplies; the ledger stamps `timestamp`, `decision_ref` and `principal_id_verified`. */
+/** What a writer supplies; the ledger stamps `timestamp`, `decision_ref` and `principal_id_verified` (true when the id's source is `role`). */
 export type NewLedgerRow = Omit<LedgerRow, "decision_ref" | "timestamp" | "principal_id_verified" | "target_principal"> & {
   /** The principal a freeze, unfreeze or refusal is about; omitted (null) on other rows. */
   readonly target_principal?: PrincipalClass | null

@@ -7,7 +7,7 @@ export const GENESIS_HASH = "0".repeat(64)
 
 const encoder = new TextEncoder()
 
-/** The public fields of a row, in the form they are hashed: `principal_id_verified` is `false`, never SQLite's 0. */
+/** The public fields of a row, in the form they are hashed: `principal_id_verified` a boolean, never SQLite's 0. */
 export const chainedFields = (row: LedgerRow): LedgerRow => ({
   decision_ref: row.decision_ref,
   kind: row.kind,
@@ -15,7 +15,7 @@ export const chainedFields = (row: LedgerRow): LedgerRow => ({
   principal: row.principal,
   principal_id: row.principal_id,
   principal_id_source: row.principal_id_source,
-  principal_id_verified: false,
+  principal_id_verified: row.principal_id_verified === true,
   target_principal: row.target_principal,
   capability: row.capability,
   model: row.model,
@@ -35,7 +35,7 @@ const SORTED_KEYS = Object.keys(chainedFields({} as LedgerRow)).sort() as Readon
 export const canonicalRow = (row: LedgerRow): string => {
   let out = "{"
   for (const key of SORTED_KEYS) {
-    const value = key === "principal_id_verified" ? false : row[key]
+    const value = key === "principal_id_verified" ? row.principal_id_verified === true : row[key]
     if (value === undefined) continue
     out += `${out.length === 1 ? "" : ","}"${key}":${JSON.stringify(value)}`
   }
@@ -50,17 +50,21 @@ export const rowHashReference = (previous: string, row: LedgerRow): string =>
   blake3Hex(encoder.encode(previous + canonicalJson(chainedFields(row))))
 
 /** A row as SQLite returns it (integer flag, extra columns) seen as the public row, without decoding. */
-export const fromStored = (raw: Record<string, unknown>): LedgerRow => ({ ...(raw as unknown as LedgerRow), principal_id_verified: false })
+export const fromStored = (raw: Record<string, unknown>): LedgerRow => ({ ...(raw as unknown as LedgerRow), principal_id_verified: storedFlag(raw["principal_id_verified"]) })
 
-/** The stored columns `--verify` reads, in canonical key order (`principal_id_verified` is always false, not read). */
-export const VERIFY_COLUMNS = SORTED_KEYS.filter((k) => k !== "principal_id_verified")
+/** `principal_id_verified` as stored (SQLite's 0, PostgreSQL's 0 or 1, or a boolean) as the boolean it hashes as. */
+export const storedFlag = (value: unknown): boolean => value === 1 || value === true
+
+/** The stored columns `--verify` reads, in canonical key order. */
+export const VERIFY_COLUMNS = SORTED_KEYS
 
 /** `rowHash` over a row read as values in `VERIFY_COLUMNS` order: no object per row. */
 export const rowHashFromValues = (previous: string, values: ReadonlyArray<unknown>): string => {
   let out = "{"
   let i = 0
   for (const key of SORTED_KEYS) {
-    const value = key === "principal_id_verified" ? false : values[i++]
+    const stored = values[i++]
+    const value = key === "principal_id_verified" ? storedFlag(stored) : stored
     if (value === undefined) continue
     out += `${out.length === 1 ? "" : ","}"${key}":${JSON.stringify(value)}`
   }

@@ -4,7 +4,7 @@ import type { LedgerRow } from "../../schemas/ledger"
 import { rowHash } from "./chain"
 import type { NewLedgerRow, SealedRow } from "./Ledger"
 
-/** The public row as it is stored and hashed (decision ref chosen, `principal_id_verified` false). */
+/** The public row as it is stored and hashed (decision ref chosen; `principal_id_verified` only for an id a PostgreSQL role verified, decisions.md 36). */
 export const storedRow = (row: NewLedgerRow, decision_ref: string, timestamp: string): LedgerRow => ({
   decision_ref,
   kind: row.kind,
@@ -12,7 +12,7 @@ export const storedRow = (row: NewLedgerRow, decision_ref: string, timestamp: st
   principal: row.principal,
   principal_id: row.principal_id,
   principal_id_source: row.principal_id_source,
-  principal_id_verified: false,
+  principal_id_verified: row.principal_id_source === "role",
   target_principal: row.target_principal ?? null,
   capability: row.capability,
   model: row.model,
@@ -52,7 +52,7 @@ export const appendPg = (sql: SqlClient.SqlClient, rows: ReadonlyArray<NewLedger
         const stored = storedRow(row, n === 0 ? base : `${base}|#${n + 1}`, timestamp)
         previous = rowHash(previous, stored)
         seq++
-        yield* sql`INSERT INTO ledger ${sql.insert({ seq, ...stored, principal_id_verified: 0, row_hash: previous })}`
+        yield* sql`INSERT INTO ledger ${sql.insert({ seq, ...stored, principal_id_verified: stored.principal_id_verified ? 1 : 0, row_hash: previous })}`
         sealed.push({ row: stored, seq, row_hash: previous })
       }
       yield* sql`UPDATE ledger_head SET seq = ${seq}, row_hash = ${previous}, timestamp = ${timestamp} WHERE id = 1`

@@ -5,8 +5,11 @@ import { lazy } from "../../platform/lazy"
 // The ledger's row decoder on the read path: a hand-written one beside the Schema definition it must
 // agree with (the reference; test/reports/encoding.property.test.ts).
 
-/** A row as SQLite holds it: `principal_id_verified` is the integer 0. */
-export const StoredRow = Schema.Struct({ ...LedgerRow.fields, principal_id_verified: Schema.transformLiteral(0, false) })
+/** A row as the store holds it: `principal_id_verified` is the integer 0, or 1 for an id PostgreSQL verified (decisions.md 36). */
+export const StoredRow = Schema.Struct({
+  ...LedgerRow.fields,
+  principal_id_verified: Schema.transformLiterals([0, false], [1, true])
+})
 
 /** The reference decoder: Schema's, with its error. */
 // Compiled on first use, not at start-up.
@@ -46,7 +49,7 @@ export const decodeStoredFast = (v: ReadonlyArray<unknown>, from = 0): LedgerRow
     !PRINCIPALS.has(principal) ||
     !textOrNull(principal_id) ||
     !oneOfOrNull(ID_SOURCES, principal_id_source) ||
-    principal_id_verified !== 0 ||
+    (principal_id_verified !== 0 && principal_id_verified !== 1) ||
     !oneOfOrNull(PRINCIPALS, target_principal) ||
     !textOrNull(capability) ||
     !textOrNull(model) ||
@@ -64,7 +67,7 @@ export const decodeStoredFast = (v: ReadonlyArray<unknown>, from = 0): LedgerRow
     principal,
     principal_id,
     principal_id_source,
-    principal_id_verified: false,
+    principal_id_verified: principal_id_verified === 1,
     target_principal,
     capability,
     model,

@@ -39,7 +39,7 @@ export const make = Effect.gen(function* () {
       const n = yield* twinCount(sql, base)
       const stored = storedRow(row, n === 0 ? base : `${base}|#${n + 1}`, timestamp)
       const row_hash = rowHash(yield* head, stored)
-      const [inserted] = yield* sql<{ seq: number }>`INSERT INTO ledger ${sql.insert({ ...stored, principal_id_verified: 0, row_hash })} RETURNING seq`
+      const [inserted] = yield* sql<{ seq: number }>`INSERT INTO ledger ${sql.insert({ ...stored, principal_id_verified: stored.principal_id_verified ? 1 : 0, row_hash })} RETURNING seq`
       return { row: stored, seq: Number(inserted?.seq), row_hash } satisfies SealedRow
     })
 

@@ -1,3 +1,4 @@
+import type { PrincipalRoleMissing } from "./pgRoles"
 import { Data } from "effect"
 
 export class StateStoreNewer extends Data.TaggedError("StateStoreNewer")<{
@@ -65,4 +66,4 @@ export class StateStoreDenied extends Data.TaggedError("StateStoreDenied")<{
   }
 }
 
-export type StateStoreError = StateStoreNewer | StateStoreOlder | StateStoreCorrupt | StateStoreIo | StateStoreUnreachable | StateStoreDenied
+export type StateStoreError = StateStoreNewer | StateStoreOlder | StateStoreCorrupt | StateStoreIo | StateStoreUnreachable | StateStoreDenied | PrincipalRoleMissing

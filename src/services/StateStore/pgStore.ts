@@ -1,7 +1,8 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, type SqlError } from "@effect/sql"
 import { Context, Effect, Layer, Schedule, type Scope } from "effect"
 import { StateStoreCorrupt, StateStoreDenied, type StateStoreError, StateStoreIo, StateStoreNewer, StateStoreUnreachable } from "./errors"
 import { PG_BASELINE_VERSION, pgBaseline } from "./pgBaseline"
+import { createRolesSql, guardSql, PrincipalRoleMissing, ROLE_QUERY } from "./pgRoles"
 import { pgStoreLabel, redactUrl } from "./redact"
 import { CURRENT_SCHEMA_VERSION } from "./schemaVersion"
 
@@ -110,9 +111,9 @@ const stderrRetry = (attempt: number, detail: string) => {
 }
 
 /** A transaction-scoped advisory lock per schema: concurrent first opens create the store once. */
-const migrationLock = (sql: SqlClient.SqlClient, schema: string) => sql`SELECT pg_advisory_xact_lock(hashtext(${`pcli-migrate:${schema}`}))`
+export const migrationLock = (sql: SqlClient.SqlClient, schema: string) => sql`SELECT pg_advisory_xact_lock(hashtext(${`pcli-migrate:${schema}`}))`
 
-const readVersions = (sql: SqlClient.SqlClient, schema: string) =>
+export const readVersions = (sql: SqlClient.SqlClient, schema: string) =>
   Effect.gen(function* () {
     const [found] = yield* sql<{ present: boolean }>`SELECT to_regclass(${`${quoteIdent(schema)}.meta`}) IS NOT NULL AS present`
     if (found?.present !== true) return undefined
@@ -124,7 +125,7 @@ const readVersions = (sql: SqlClient.SqlClient, schema: string) =>
   })
 
 /** What a store's recorded versions allow this pcli: a store whose minimum reader is newer is refused. */
-const checkVersions = (label: string, versions: { readonly version: number; readonly minReader: number }) => {
+export const checkVersions = (label: string, versions: { readonly version: number; readonly minReader: number }) => {
   if (!Number.isInteger(versions.version) || versions.version < 1) {
     return Effect.fail(new StateStoreCorrupt({ path: label, detail: "meta.schema_version is missing or malformed" }))
   }
@@ -144,10 +145,29 @@ const createOrMigrate = (sql: SqlClient.SqlClient, location: PgLocation, label: 
       yield* migrationLock(sql, location.schema)
       const versions = yield* readVersions(sql, location.schema)
       if (versions !== undefined) return yield* checkVersions(label, versions)
-      yield* sql.unsafe(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(location.schema)}`)
-      for (const statement of pgBaseline) yield* sql.unsafe(statement)
-      yield* sql`INSERT INTO meta (key, value) VALUES ('schema_version', ${String(PG_BASELINE_VERSION)}), ('min_reader_version', ${String(PG_BASELINE_VERSION)})`
+      for (const statement of createStoreSql(location.schema)) yield* sql.unsafe(statement)
     })
+  )
+
+/**
+ * A new store in `schema`: the principal roles, the baseline at the current version, and the guard
+ * the database enforces (decisions.md 36), so a store a write creates is guarded as `state init`'s is.
+ */
+export const createStoreSql = (schema: string): ReadonlyArray<string> => [
+  ...createRolesSql(),
+  `CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`,
+  `SET LOCAL search_path = ${quoteIdent(schema)}`,
+  ...pgBaseline,
+  `INSERT INTO meta (key, value) VALUES ('schema_version', '${PG_BASELINE_VERSION}'), ('min_reader_version', '${PG_BASELINE_VERSION}')`,
+  ...guardSql(schema)
+]
+
+const sqlState = (e: { readonly cause?: unknown }) => String((e.cause as { code?: unknown } | undefined)?.code ?? "")
+
+/** The store's schema refused this role: a role in neither principal group says so by name (decisions.md 36). */
+const refusedRole = (sql: SqlClient.SqlClient, denied: SqlError.SqlError): Effect.Effect<never, PrincipalRoleMissing | SqlError.SqlError> =>
+  Effect.flatMap(sql.unsafe<{ name: string; human: boolean; agent: boolean }>(ROLE_QUERY), ([role]): Effect.Effect<never, PrincipalRoleMissing | SqlError.SqlError> =>
+    role !== undefined && !role.human && !role.agent ? Effect.fail(new PrincipalRoleMissing({ role: role.name })) : Effect.fail(denied)
   )
 
 export interface PgStoreOpened {
@@ -167,7 +187,10 @@ export const openPgStore = (location: PgLocation, write: boolean): Effect.Effect
     const sql = yield* openPgClient(location, { onRetry: stderrRetry })
     const redacted = (e: { readonly message: string; readonly cause?: unknown }) =>
       new StateStoreIo({ path: label, detail: redactUrl(causeText(e), location.url) })
-    const versions = yield* readVersions(sql, location.schema).pipe(Effect.mapError(redacted))
+    const versions = yield* readVersions(sql, location.schema).pipe(
+      Effect.catchTag("SqlError", (e) => (sqlState(e) === "42501" ? refusedRole(sql, e) : Effect.fail(e))),
+      Effect.mapError((e) => (e instanceof PrincipalRoleMissing ? e : redacted(e)))
+    )
     if (versions !== undefined) {
       yield* checkVersions(label, versions)
       return { sql, exists: true, label }
