@@ -41,6 +41,8 @@ import { type ActingPrincipal, Principal } from "../services/Principal/Principal
 import type { CompileError, CompiledProject, PipelineCompiler } from "../services/Project/compile"
 import type { ModelFileMismatch, ModelsUnreadable } from "../services/Project/errors"
 import { runOutput } from "../services/Runner/output"
+import { freshnessAfterRun, withFreshness } from "./freshness"
+import type { FreshnessRecordFailed } from "../services/Freshness/Freshness"
 import { PipelineRunner } from "../services/Runner/run"
 import type { RunRecord } from "../schemas/pipeline"
 import type { RunStore, RunStoreFailed } from "../services/Runner/RunStore"
@@ -77,6 +79,7 @@ export type ApplyError =
   | PlanStoreIo
   | AppliedStateIo
   | RunStoreFailed
+  | FreshnessRecordFailed
   | SelectionError
   | LedgerUnavailable
   | PhysicalDeleteUnsupported
@@ -298,6 +301,7 @@ const buildAndVerify = (admitted: Admitted, executeGc: boolean, projectRoot: str
 
     // (5) Post-apply verification feeds the autonomy budget of the rules that allowed it.
     const verifications = yield* verify(admitted, record, actor)
+    const freshness = yield* freshnessAfterRun(admitted.project, record)
     return {
       command: "apply" as const,
       plan_id: plan.plan_id,
@@ -307,7 +311,7 @@ const buildAndVerify = (admitted: Admitted, executeGc: boolean, projectRoot: str
       policy: admitted.evaluated === undefined ? ("not_configured" as const) : ("evaluated" as const),
       evaluations: [...admitted.evaluations],
       ...(admitted.marker === undefined ? {} : { reviewed_by: admitted.marker.approver }),
-      run: runOutput(record),
+      run: withFreshness(runOutput(record), freshness),
       verifications: [...verifications]
     }
   })

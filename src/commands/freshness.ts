@@ -2,6 +2,7 @@
 // what is built without building). Results are recorded in the state store for `pcli brief`.
 import { Effect } from "effect"
 import type { FreshnessCheck } from "../schemas/freshness"
+import type { RunOutput, RunRecord } from "../schemas/pipeline"
 import { checkFreshness, recordFreshness } from "../services/Freshness/Freshness"
 import type { CompiledProject } from "../services/Project/compile"
 
@@ -16,6 +17,16 @@ export const freshnessChecks = (project: CompiledProject, input: { readonly mode
     yield* recordFreshness(checks)
     return checks
   })
+
+/** After a run (`pcli run`, `pcli apply`): the models it built, checked; a stale table is reported, not a failed run. */
+export const freshnessAfterRun = (project: CompiledProject, record: RunRecord) => {
+  const built = record.models.filter((m) => m.status === "success").map((m) => m.model_name)
+  return built.length === 0 ? Effect.succeed([] as ReadonlyArray<FreshnessCheck>) : freshnessChecks(project, { models: built, runId: record.run_id })
+}
+
+/** The run's JSON with its freshness checks (omitted when there were none). */
+export const withFreshness = (out: RunOutput, checks: ReadonlyArray<FreshnessCheck>): RunOutput =>
+  checks.length === 0 ? out : { ...out, freshness: [...checks] }
 
 /** True when a check should fail `pcli test`: stale, empty or unreadable, at severity `error`. */
 export const freshnessFails = (check: FreshnessCheck): boolean => check.severity === "error" && check.status !== "fresh"

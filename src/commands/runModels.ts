@@ -8,7 +8,7 @@ import type { ProgressEvent } from "../schemas/progress"
 import { openUnlessReused } from "../services/Runner/noop"
 import { runOutput } from "../services/Runner/output"
 import { compiledProject } from "./compile"
-import { freshnessChecks } from "./freshness"
+import { freshnessAfterRun, withFreshness } from "./freshness"
 import { UsageError } from "./errors"
 
 export interface RunModelsInput {
@@ -48,9 +48,6 @@ export const runModels = (input: RunModelsInput) =>
     const witness = governedFirst ?? (opened ? yield* governWarehouse(input.models) : Effect.void)
     const record = yield* runner.run(project, states === undefined ? options : { ...options, buildStates: states })
     yield* witness
-    // Freshness is checked on the tables this run built (a stale one is reported, not a failed run).
-    const built = record.models.filter((m) => m.status === "success").map((m) => m.model_name)
-    const freshness = built.length === 0 ? [] : yield* freshnessChecks(project, { models: built, runId: record.run_id })
-    const out: RunOutput = { ...runOutput(record), ...(freshness.length === 0 ? {} : { freshness }) }
+    const out: RunOutput = withFreshness(runOutput(record), yield* freshnessAfterRun(project, record))
     return out
   })

@@ -97,6 +97,8 @@ describe("pcli playground: the printed tour works as printed", () => {
     expect(by('pcli review "$PLAN"')).toMatch(/column_added region_code/)
     expect(by('pcli review "$PLAN" --approve')).toMatch(/approved by human/)
     expect(by('pcli apply "$PLAN"')).toMatch(/success   stg_customers/)
+    // The product downstream rebuilt, so its freshness was checked again.
+    expect(by('pcli apply "$PLAN"')).toMatch(/freshness revenue_by_region {2}fresh \(warning\)/)
     const audit = by("pcli audit")
     expect(audit).toMatch(/agent\(unnamed\)\s+apply\s+stg_customers\s+deny\s+rule 0/)
     expect(audit).toMatch(/approval\s+human/)
