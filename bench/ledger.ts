@@ -11,9 +11,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
 import { loadavg, tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 
-import { blake3 } from "@noble/hashes/blake3.js"
-import { bytesToHex } from "@noble/hashes/utils.js"
-import { createBLAKE3 } from "hash-wasm"
+import { blake3Hex, createBlake3Hasher } from "../src/platform/blake3"
 import { canonicalRow, GENESIS_HASH } from "../src/services/Ledger/chain"
 import { Ledger } from "../src/services/Ledger/Ledger"
 import { chainVerifier } from "../src/services/Ledger/verify"
@@ -135,9 +133,9 @@ const verifyTwins = Effect.gen(function* () {
 
 /** The two BLAKE3 libraries on pcli's two uses: chaining many small ledger rows, and artifact bytes. Hex digests, as stored. */
 const blake3Libraries = async () => {
-  const hasher = await createBLAKE3()
+  const hasher = await createBlake3Hasher()
   const libraries = [
-    ["@noble/hashes", (bytes: Uint8Array) => bytesToHex(blake3(bytes))],
+    ["@noble/hashes", blake3Hex],
     ["hash-wasm", (bytes: Uint8Array) => hasher.init().update(bytes).digest("hex")]
   ] as const
   const encoder = new TextEncoder()

@@ -120,11 +120,16 @@ const bundledSqlite = {
   }
 }
 const lightExternal = common.external.filter((e) => e !== "better-sqlite3")
+// @duckdb/node-api's JavaScript (~180 files) inside the audit entry, in its code cache: required from node_modules it cost
+// `audit --verify` (the witness read) ~50 ms of resolving and compiling. The native binding stays external. Only there:
+// in the others DuckDB loads on a cache miss at most, and 200 KB more of bundle would cost every start.
+const bundledDuckDb = new Set(["pcli-audit"])
+const duckDbBundled = [...lightExternal.filter((e) => e !== "@duckdb/*"), "@duckdb/node-bindings", "@duckdb/node-bindings-*"]
 // The compile's read-ahead worker (services/Project/cache/readAhead.ts starts it from beside the bundle that runs).
 await build({ ...common, plugins: [...common.plugins, pureSources], entryPoints: ["src/services/Project/cache/readAheadWorker.ts"], outfile: "dist/pcli-read-ahead.cjs" })
 for (const [name, entry] of Object.entries(lightEntries)) {
   // pcli's sources side-effect free here too: a module the command never calls is left out, not evaluated at every start.
-  await build({ ...common, logOverride: { "require-resolve-not-external": "silent" }, external: lightExternal, plugins: [...common.plugins, pureSources, bundledSqlite, ...(eagerCrypto.has(name) ? [] : [lazyCrypto])], entryPoints: [`src/light/${entry}.ts`], outfile: `dist/${name}.cjs` })
+  await build({ ...common, logOverride: { "require-resolve-not-external": "silent" }, external: bundledDuckDb.has(name) ? duckDbBundled : lightExternal, plugins: [...common.plugins, pureSources, bundledSqlite, ...(eagerCrypto.has(name) ? [] : [lazyCrypto])], entryPoints: [`src/light/${entry}.ts`], outfile: `dist/${name}.cjs` })
   rmSync(`dist/${name}.v8cache`, { force: true })
 }
 // The command manifest (every command's shape and --help text), made by the real command tree.

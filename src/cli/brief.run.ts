@@ -13,11 +13,7 @@ export interface BriefOptions extends CommonOptions {
 
 export const runBrief = (opts: BriefOptions) =>
   Effect.gen(function* () {
-    const { out, advanceCursor } = yield* Effect.tap(briefForDelivery({ since: opts.since }), ({ out }) => emit(opts.output, BriefOutput, out, briefMarkdown)).pipe(
-      Effect.provide(commandLayer.brief(globalOptions(opts)))
-    )
-    // The cursor moves only after the digest was delivered.
-    if (advanceCursor) {
-      yield* advanceBriefCursor(out.generated_at).pipe(Effect.provide(commandLayer.briefCursor(globalOptions(opts))))
-    }
-  })
+    const { out, advanceCursor } = yield* Effect.tap(briefForDelivery({ since: opts.since }), ({ out }) => emit(opts.output, BriefOutput, out, briefMarkdown))
+    // The cursor moves only after the digest was delivered, through a write handle on the store the read resolved (the project is resolved once).
+    if (advanceCursor) yield* advanceBriefCursor(out.generated_at).pipe(Effect.provide(commandLayer.briefCursor))
+  }).pipe(Effect.provide(commandLayer.brief(globalOptions(opts))))

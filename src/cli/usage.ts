@@ -9,7 +9,9 @@ const HINT = "run the command with --help for its flags"
 const rewrites: ReadonlyArray<readonly [RegExp, (m: RegExpExecArray) => string]> = [
   [/^Received unknown argument: '([\s\S]*)'$/, (m) => `unexpected argument '${echo(m[1]!)}'`],
   [/^Expected to find option: '([\s\S]*)'$/, (m) => `missing ${echo(m[1]!)}`],
-  [/^Missing argument ([\s\S]*)$/, (m) => `missing argument ${echo(m[1]!)}`]
+  [/^Missing argument ([\s\S]*)$/, (m) => `missing argument ${echo(m[1]!)}`],
+  // @effect/cli writes "a" before every type name ("is not a integer").
+  [/^'([\s\S]*)' is not a ([a-z][a-z ]*)$/, (m) => `'${echo(m[1]!)}' is not ${/^[aeiou]/.test(m[2]!) ? "an" : "a"} ${m[2]}`]
 ]
 
 const reword = (paragraph: string) => {

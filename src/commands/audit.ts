@@ -1,7 +1,7 @@
 import { Path } from "@effect/platform"
 import { Chunk, Clock, Effect, Either, Stream } from "effect"
 import type { AuditListOutput, AuditVerifyOutput } from "../schemas/audit"
-import { checkWitnesses, parseExpectHead } from "../services/Governance/witness"
+import { checkWitnesses, parseExpectHead, readOutsideRecords } from "../services/Governance/witness"
 import { ledgerHead } from "../services/Ledger/head"
 import { Ledger, type LedgerFilter } from "../services/Ledger/Ledger"
 import { InvalidPrincipalId } from "../services/Principal/Principal"
@@ -17,7 +17,9 @@ import { parseSince } from "./since"
 export const auditVerify = (input: { readonly expectHead?: string | undefined } = {}) =>
   Effect.gen(function* () {
     const pin = input.expectHead === undefined ? undefined : yield* parseExpectHead(input.expectHead)
-    const report = yield* checkWitnesses(yield* Effect.flatMap(Ledger, (l) => l.verify), pin)
+    // The witnesses are read while the chain is walked (the warehouse opens on DuckDB's threads meanwhile).
+    const [records, chain] = yield* Effect.all([readOutsideRecords, Effect.flatMap(Ledger, (l) => l.verify)], { concurrency: 2 })
+    const report = yield* checkWitnesses(chain, pin, records)
     const head = report.intact ? yield* ledgerHead : undefined
     const out: AuditVerifyOutput = { command: "audit_verify", ...report, ...(head === undefined ? {} : { head_seq: head.seq }) }
     return out

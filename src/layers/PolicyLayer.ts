@@ -1,4 +1,4 @@
-// The policy commands' layers over the state store (policy test, replay, freeze; serve's reads): the
+// The policy commands' layers over the state store (freeze, unfreeze; serve's reads): the
 // policy engine and model attributes over the store opened in the command's mode.
 import { Layer } from "effect"
 import type * as StateStore from "../services/StateStore/StateStore"
@@ -9,9 +9,6 @@ import { type GlobalOptions, ProjectLayer, stateLayer, storeLayer } from "./Proj
 /** Policy and model attributes over the store opened for `mode` (needs the resolved project). */
 export const governed = (mode: StateStore.StateStoreMode) =>
   Layer.mergeAll(policyLayer, modelAttributesLayer).pipe(Layer.provideMerge(stateLayer(mode)))
-
-/** Policy reads (show, check, test): policy, model attributes, the store opened for reading. */
-export const PolicyReadLayer = (options: GlobalOptions) => governed("read").pipe(Layer.provideMerge(ProjectLayer(options)))
 
 /** Policy writes (freeze, unfreeze): the same services over a store opened for writing. */
 export const PolicyWriteLayer = (options: GlobalOptions) => governed("write").pipe(Layer.provideMerge(ProjectLayer(options)))

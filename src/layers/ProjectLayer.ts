@@ -48,5 +48,5 @@ export const StateReadLayer = (options: GlobalOptions) => stateLayer("read").pip
 /** `state info`: any role may look, a DBA's too; it reports the role rather than acting as it. */
 export const StateInfoLayer = (options: GlobalOptions) => storeLayer("read").pipe(Layer.provideMerge(ProjectLayer(options)))
 
-/** A command's one write to an existing store (brief's cursor). */
-export const StateWriteLayer = (options: GlobalOptions) => stateLayer("write").pipe(Layer.provideMerge(ProjectLayer(options)))
+/** Brief's one write (its cursor), to the store of the project its read already resolved: no second project resolution. */
+export const CursorWriteLayer = Layer.unwrapEffect(Effect.map(ProjectContext, (p) => Digest.layer.pipe(Layer.provideMerge(StateStore.layer(p.state, "write")))))

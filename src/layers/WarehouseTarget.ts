@@ -37,7 +37,7 @@ const remoteLayer = (name: string, adapter: WarehouseAdapter): TargetLayer =>
  * `type = "warehouse"` adapter; else the embedded DuckDB (`[adapter.*] type = "embedded"` or the default path),
  * opened on first use when `lazy`.
  */
-export const warehouseLayer = (target: Option.Option<string>, lazy = false) =>
+export const warehouseLayer = (target: Option.Option<string>, lazy = false, readOnly = false) =>
   Layer.unwrapEffect(
     Effect.gen(function* () {
       const project = yield* ProjectContext
@@ -45,7 +45,7 @@ export const warehouseLayer = (target: Option.Option<string>, lazy = false) =>
       const adapters = Option.match(project.config, { onNone: () => [], onSome: (c) => c.adapters })
       const targets = adapters.filter((a) => a.type === "warehouse" || a.type === "embedded")
       const embeddedAt = (file: string | undefined, memoryLimit?: string): TargetLayer =>
-        Embedded.layer(path.resolve(project.root, file ?? Embedded.defaultEmbeddedPath), { lazy, ...(memoryLimit === undefined ? {} : { memoryLimit }) })
+        Embedded.layer(path.resolve(project.root, file ?? Embedded.defaultEmbeddedPath), { lazy, readOnly, ...(memoryLimit === undefined ? {} : { memoryLimit }) })
       // Only the chosen adapter's `${VAR}`s are resolved.
       const use = (ref: AdapterRef) =>
         Effect.map(ref.resolve, (a) => (a.type === "warehouse" ? remoteLayer(ref.name, a) : a.type === "embedded" ? embeddedAt(a.path, a.memory_limit) : embeddedAt(undefined)))

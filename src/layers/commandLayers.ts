@@ -3,17 +3,17 @@
 // command pays for another's; one export per command, so a light bundle keeps only the layers its
 // command names (a single object would carry every layer into every light entry).
 import { Effect, Layer } from "effect"
-import { compileLayer, inspectLayer, policyCheckLayer, policyShowLayer, validateLayer } from "./lightCommandLayers"
+import { compileLayer, inspectLayer, policyCheckLayer, policyReplayLayer, policyShowLayer, policyTestLayer, validateLayer } from "./lightCommandLayers"
 import type { ServeSettings } from "./HttpServeLayer"
 import type { GlobalOptions } from "./ProjectContextLayer"
 
 const loaded = <M, A, E, R>(load: () => Promise<M>, pick: (m: M) => Layer.Layer<A, E, R>) => Layer.unwrapEffect(Effect.map(Effect.promise(load), pick))
 const project = () => import("./ProjectLayer")
 const govern = () => import("./GovernLayer")
+const reviewing = () => import("./ReviewLayer")
 const reclaim = () => import("./ReclaimLayer")
 const products = () => import("./ProductLayer")
 const witness = () => import("./WitnessLayers")
-const policy = () => import("./PolicyLayer")
 
 export const compile = compileLayer
 export const inspect = inspectLayer
@@ -22,12 +22,12 @@ export const policyShow = policyShowLayer
 export const validate = validateLayer
 export const audit = (o: GlobalOptions) => loaded(project, (m) => m.StateReadLayer(o))
 /** `audit --verify` also reads the warehouse's witnessed head (decisions 35). */
-export const auditVerify = (o: GlobalOptions, target: string | undefined) => loaded(witness, (m) => m.AuditVerifyLayer(o, target))
+export const auditVerify = (o: GlobalOptions, target: string | undefined) => loaded(() => import("./WitnessWarehouse"), (m) => m.AuditVerifyLayer(o, target))
 /** The custody chain also reads plan files and compiles the models for the blast radius. */
-export const auditCustody = (o: GlobalOptions) => loaded(govern, (m) => m.ReviewLayer(o, false))
+export const auditCustody = (o: GlobalOptions) => loaded(reviewing, (m) => m.ReviewLayer(o, false))
 export const brief = (o: GlobalOptions) => loaded(project, (m) => m.StateReadLayer(o))
-/** Brief's one write, to a store that exists. */
-export const briefCursor = (o: GlobalOptions) => loaded(project, (m) => m.StateWriteLayer(o))
+/** Brief's one write, to a store that exists, inside brief's own layer (it needs the project brief resolved). */
+export const briefCursor = loaded(project, (m) => m.CursorWriteLayer)
 export const discover = (o: GlobalOptions) => loaded(() => import("./DiscoverLayer"), (m) => m.DiscoverLayer(o))
 /** `pcli show <model>`: the compiler over the project, no store. */
 export const show = (o: GlobalOptions) => loaded(() => import("./RunLayer"), (m) => m.CompileLayer(o))
@@ -36,15 +36,15 @@ export const playground = (o: GlobalOptions) => loaded(project, (m) => m.BareLay
 export const test = (o: GlobalOptions) => loaded(() => import("./RunLayer"), (m) => m.TestLayer(o))
 export const run = (o: GlobalOptions, target: string | undefined) => loaded(() => import("./RunLayer"), (m) => m.RunLayer(o, target))
 export const plan = (o: GlobalOptions) => loaded(govern, (m) => m.PlanLayer(o))
-export const review = (o: GlobalOptions) => loaded(govern, (m) => m.ReviewLayer(o, false))
-export const reviewApprove = (o: GlobalOptions) => loaded(govern, (m) => m.ReviewLayer(o, true))
+export const review = (o: GlobalOptions) => loaded(reviewing, (m) => m.ReviewLayer(o, false))
+export const reviewApprove = (o: GlobalOptions) => loaded(reviewing, (m) => m.ReviewLayer(o, true))
 export const apply = (o: GlobalOptions, target: string | undefined) => loaded(govern, (m) => m.ApplyLayer(o, target))
 export const backfill = (o: GlobalOptions) => loaded(reclaim, (m) => m.BackfillLayer(o))
 export const gc = (o: GlobalOptions) => loaded(reclaim, (m) => m.GcLayer(o, false))
 export const gcDryRun = (o: GlobalOptions) => loaded(reclaim, (m) => m.GcLayer(o, true))
 export const restore = (o: GlobalOptions) => loaded(reclaim, (m) => m.GcLayer(o, false))
-export const policyTest = (o: GlobalOptions) => loaded(policy, (m) => m.PolicyReadLayer(o))
-export const policyReplay = (o: GlobalOptions) => loaded(policy, (m) => m.PolicyReadLayer(o))
+export const policyTest = policyTestLayer
+export const policyReplay = policyReplayLayer
 /** Freeze and unfreeze also witness the new ledger head in the warehouse (decisions 35). */
 export const policyFreeze = (o: GlobalOptions) => loaded(witness, (m) => m.FreezeLayer(o))
 export const productRead = (o: GlobalOptions) => loaded(products, (m) => m.ProductLayer(o, "read"))

@@ -9,6 +9,9 @@ import { ConfigLayer, type GlobalOptions, ProjectLayer } from "./ProjectContextL
 export const compileLayer = (options: GlobalOptions) => ProjectLayer(options, true)
 export const policyCheckLayer = PolicyQueryLayer
 export const policyShowLayer = PolicyQueryLayer
+/** Test reads only the engine, replay the engine, attributes and the ledger's evaluations: the queries' one layer. */
+export const policyTestLayer = PolicyQueryLayer
+export const policyReplayLayer = PolicyQueryLayer
 export const validateLayer = ConfigLayer
 
 /** ls and lineage: the project compiled (through the compile cache), nothing else. */

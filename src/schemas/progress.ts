@@ -23,9 +23,19 @@ export const ProgressEvent = Schema.Union(
     intervals: Schema.optional(Schema.Number),
     /** `[code] message` of a failure. */
     error: Schema.optional(Schema.String),
+    /** The model's number in the run, as its START line gave it (for an unchanged model, the next one). */
+    started: Schema.optional(Schema.Number),
     done: Schema.Number,
     total: Schema.Number
   }),
-  Schema.Struct({ kind: Schema.Literal("skipped"), model: Schema.String, because: Schema.String, done: Schema.Number, total: Schema.Number })
+  Schema.Struct({
+    kind: Schema.Literal("skipped"),
+    model: Schema.String,
+    because: Schema.String,
+    /** The model's number in the run (it never started, so the next one). */
+    started: Schema.optional(Schema.Number),
+    done: Schema.Number,
+    total: Schema.Number
+  })
 )
 export type ProgressEvent = typeof ProgressEvent.Type

@@ -97,11 +97,18 @@ describe("pcli brief", () => {
     const titles = [...md.stdout.matchAll(/^## (.+)$/gm)].map((m) => m[1])
     expect(titles).toEqual(["Needs you", "Agent activity", "Runs", "Drift", "Freshness", "Quality", "Cost", "Autonomy", "Scheduler"])
     expect(md.stdout).toContain("_unavailable: pcli records no drift checks_")
-    // Every event line cites a run, plan or decision; long ids are cut to 12 characters and an ellipsis.
+    // Every event line cites a run, plan or decision; plan ids are cut to 12 characters and an ellipsis,
+    // run ids and decision refs are whole (they are pasted into `history` and `audit --for`).
     const events = md.stdout.split("\n").filter((l) => l.startsWith("- "))
     expect(events.length).toBeGreaterThan(4)
-    for (const line of events) expect(line).toMatch(/(run|plan|decision) `[^`]{1,12}…?`/)
+    for (const line of events) expect(line).toMatch(/(run|plan|decision) `[^`]+`/)
     expect(md.stdout).toContain(`plan \`${"a".repeat(12)}…\``)
+    const day = await briefJson(["--since", "24h"], store)
+    const refs = day.agent_activity.decisions.map((d: { decision_ref: string }) => d.decision_ref)
+    const runIds = day.runs.runs.map((r: { run_id: string }) => r.run_id)
+    expect([...refs, ...runIds].some((id: string) => id.length > 12)).toBe(true)
+    for (const ref of refs) expect(md.stdout).toContain(`decision \`${ref}\``)
+    for (const id of runIds) expect(md.stdout).toContain(`- run \`${id}\``)
     // 24h and 7d leave the store byte-identical.
     expect(createHash("sha256").update(readFileSync(store)).digest("hex")).toBe(before.bytes)
     expect(statSync(store).mtimeMs).toBe(before.mtime)

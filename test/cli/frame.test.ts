@@ -121,6 +121,12 @@ describe("pcli command line (binary)", () => {
     expect(JSON.parse(json.stdout)).toEqual({ error: { code: "usage", message: "--model needs a value" } })
   })
 
+  it("a value of the wrong type is named with the right article (an integer, not a integer)", async () => {
+    const r = await runCli(["history", "--last", "abc"], { cwd: project() })
+    expect(r.stderr).toContain("'abc' is not an integer")
+    expect(r.stderr).not.toContain("a integer")
+  })
+
   it("control characters and very long values in arguments are never echoed raw", async () => {
     const cwd = project()
     const esc = "\u001b[31mred\u001b[0m\u0007\r"

@@ -37,6 +37,10 @@ describe("pcli restore through the binary", () => {
     rmSync(file)
     writeFileSync(join(cwd, "models/stable.sql"), "SELECT 2 AS id, 'edited' AS v")
     expect((await json(["restore", "deadbeef"], cwd)).out.error.code).toBe("restore-target-unknown")
+    // A hash prefix under 8 hex characters is named as such, not only "no match".
+    const short = await runCli(["restore", hash.slice(0, 4)], { cwd, env: human })
+    expect(short.code).toBe(1)
+    expect(short.stderr).toContain(`restore ${hash.slice(0, 4)}: a content-hash prefix needs at least 8 hex characters (got 4)`)
     const plan = await json(["restore", hash.slice(0, 10)], cwd)
     expect(plan.code, plan.stderr).toBe(0)
     expect(plan.out).toMatchObject({ command: "restore", restoration_count: 1, review_required: true })

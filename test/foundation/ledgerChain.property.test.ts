@@ -6,7 +6,7 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import fc from "fast-check"
-import { createBLAKE3 } from "hash-wasm"
+import { createBlake3Hasher } from "../../src/platform/blake3"
 import { availableParallelism } from "node:os"
 import { join } from "node:path"
 import type { LedgerRow } from "../../src/schemas/ledger"
@@ -119,7 +119,7 @@ const fastBreak = (ranges: ReadonlyArray<RangeResult>) => ranges.find((r) => r.m
 describe("ledger chain: the fast walk agrees with the reference", () => {
   it.effect("SQLite's canonical row equals canonicalRow, and hash-wasm's BLAKE3 equals @noble's", () =>
     Effect.gen(function* () {
-      const hasher = yield* Effect.promise(() => createBLAKE3())
+      const hasher = yield* Effect.promise(() => createBlake3Hasher())
       yield* Effect.promise(() =>
         fc.assert(
           fc.asyncProperty(fc.array(generatedRow, { minLength: 1, maxLength: 12 }), (rows) =>

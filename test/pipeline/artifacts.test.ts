@@ -1,6 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { blake3 } from "@noble/hashes/blake3.js"
-import { bytesToHex } from "@noble/hashes/utils.js"
+import { blake3Hex } from "../../src/platform/blake3"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -44,7 +43,7 @@ describe("content_addressed", () => {
       const orders2 = second.models.find((m) => m.model_name === "orders")!.output_hash!
       expect(orders2).toBe(orders1)
       const bytes = fs.readFileSync(path.join(dir, `${orders1}.parquet`))
-      expect(bytesToHex(blake3(bytes))).toBe(orders1)
+      expect(blake3Hex(bytes)).toBe(orders1)
       // Downstream SQL reads the artifact through a view.
       expect(yield* query("SELECT count(*) FROM raw.orders")).toEqual([[5000n]])
       const store = yield* RunStore

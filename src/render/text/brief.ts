@@ -1,6 +1,6 @@
 import type { BriefOutput } from "../../schemas/brief"
 
-/** Ids longer than 12 characters are cut to 12 plus `…`, so a line stays readable and still citable. */
+/** Plan ids (64 hex) longer than 12 characters are cut to 12 plus `…`; run ids and decision refs are given whole, so they can be pasted into `history` and `audit`. */
 export const shortId = (id: string) => (id.length > 12 ? `${id.slice(0, 12)}…` : id)
 
 interface Section {
@@ -42,7 +42,7 @@ export const briefMarkdown = (out: BriefOutput): string => {
         "",
         ...out.agent_activity.decisions.map(
           (d) =>
-            `- ${d.timestamp} ${d.principal} ${d.capability ?? "-"} ${d.model ?? "-"} → ${d.effect ?? "-"}${d.rule_id === undefined ? "" : ` (rule ${d.rule_id})`} — decision \`${shortId(d.decision_ref)}\`${d.plan_id === null ? "" : `, plan \`${shortId(d.plan_id)}\``}`
+            `- ${d.timestamp} ${d.principal} ${d.capability ?? "-"} ${d.model ?? "-"} → ${d.effect ?? "-"}${d.rule_id === undefined ? "" : ` (rule ${d.rule_id})`} — decision \`${d.decision_ref}\`${d.plan_id === null ? "" : `, plan \`${shortId(d.plan_id)}\``}`
         )
       ])
     ],
@@ -53,7 +53,7 @@ export const briefMarkdown = (out: BriefOutput): string => {
         "",
         ...out.runs.runs.map(
           (r) =>
-            `- run \`${shortId(r.run_id)}\` ${r.status} at ${r.started_at}: ${r.models_total} model(s), ${r.models_failed} failed, ${r.models_skipped} skipped${r.plan_id === null ? "" : `, plan \`${shortId(r.plan_id)}\``}`
+            `- run \`${r.run_id}\` ${r.status} at ${r.started_at}: ${r.models_total} model(s), ${r.models_failed} failed, ${r.models_skipped} skipped${r.plan_id === null ? "" : `, plan \`${shortId(r.plan_id)}\``}`
         )
       ])
     ],
@@ -69,7 +69,7 @@ export const briefMarkdown = (out: BriefOutput): string => {
       body(out.quality, () => [
         `${out.quality.executions} model execution(s): ${out.quality.failed} failed, ${out.quality.warnings} warning(s)`,
         ...(out.quality.findings.length === 0 ? [] : [""]),
-        ...out.quality.findings.map((f) => `- run \`${shortId(f.run_id)}\` ${f.model} ${f.status}${f.error_code === null ? "" : ` [${f.error_code}]`}: ${f.detail}`)
+        ...out.quality.findings.map((f) => `- run \`${f.run_id}\` ${f.model} ${f.status}${f.error_code === null ? "" : ` [${f.error_code}]`}: ${f.detail}`)
       ])
     ],
     [
@@ -77,7 +77,7 @@ export const briefMarkdown = (out: BriefOutput): string => {
       body(out.cost, () => [
         `${secs(out.cost.duration_ms)} of execution, ${out.cost.rows_affected} row(s) written`,
         "",
-        ...out.cost.runs.map((c) => `- run \`${shortId(c.run_id)}\`: ${secs(c.duration_ms)}, ${c.rows_affected} row(s)`)
+        ...out.cost.runs.map((c) => `- run \`${c.run_id}\`: ${secs(c.duration_ms)}, ${c.rows_affected} row(s)`)
       ])
     ],
     [

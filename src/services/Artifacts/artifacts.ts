@@ -1,9 +1,8 @@
 import { FileSystem, Path } from "@effect/platform"
-import { blake3 } from "@noble/hashes/blake3.js"
-import { bytesToHex } from "@noble/hashes/utils.js"
 import { Data, Effect } from "effect"
 import { fileURLToPath } from "node:url"
 import { commitStaged } from "../../platform/atomicWrite"
+import { blake3Hex } from "../../platform/blake3"
 import type { DuckDbService } from "../Warehouse/embedded"
 
 /** Writing or placing a Parquet artifact failed; no file appeared under its hash name. */
@@ -18,7 +17,7 @@ export class ArtifactWriteFailed extends Data.TaggedError("ArtifactWriteFailed")
   }
 }
 
-export const blake3Hex = (bytes: Uint8Array): string => bytesToHex(blake3(bytes))
+export { blake3Hex }
 
 /** Key-sorted, whitespace-free JSON: the canonical form recipes are hashed in. */
 export const canonicalJson = (value: unknown): string => {

@@ -1,5 +1,4 @@
-import { blake3 } from "@noble/hashes/blake3.js"
-import { bytesToHex } from "@noble/hashes/utils.js"
+import { blake3Hex } from "../../platform/blake3"
 import { normalizeEtag } from "../../platform/ObjectStore/ObjectStore"
 import type { Envelope } from "../../schemas/discover"
 import { normalizeEnvelope } from "../EltApi/envelope"
@@ -10,7 +9,7 @@ export const serializeEnvelope = (envelope: Envelope): string => JSON.stringify(
 /** Hex BLAKE3 of the compact JSON with `fetched_at` removed (decisions.md 17). */
 export const contentHash = (envelope: Envelope): string => {
   const { fetched_at: _ignored, ...rest } = normalizeEnvelope(envelope)
-  return bytesToHex(blake3(new TextEncoder().encode(JSON.stringify(rest))))
+  return blake3Hex(new TextEncoder().encode(JSON.stringify(rest)))
 }
 
 export { normalizeEtag }

@@ -43,38 +43,57 @@ const judge = (source: HeadWitness["source"], record: GovernanceRecord) =>
 
 const unreadable = (source: HeadWitness["source"], detail: string): HeadWitness => ({ source, seq: null, hash: null, status: "unreadable", detail })
 
+/** A record read from outside the store: none, the record, or why it could not be read. */
+type OutsideRecord = GovernanceRecord | { readonly unreadable: string } | undefined
+
+/** The records witnessing this store's head outside it (decisions 35), read before they are judged against the chain. */
+export interface OutsideRecords {
+  readonly warehouse: OutsideRecord
+  readonly objectTier: OutsideRecord
+}
+
 /**
- * The warehouse record's witness, read only for `audit --verify`: an embedded file that does not
- * exist is never created (no record), and a warehouse that cannot be read is reported, not fatal.
+ * The warehouse record, read only for `audit --verify`: an embedded file that does not exist is
+ * never created (no record), and a warehouse that cannot be read is reported, not fatal.
  */
-const warehouseWitness = Effect.gen(function* () {
+const warehouseRecord: Effect.Effect<OutsideRecord> = Effect.gen(function* () {
   const wh = yield* Effect.serviceOption(Warehouse)
   if (Option.isNone(wh)) return undefined
   if (!(yield* warehouseExists)) return undefined
   const record = yield* Effect.either(readRecord(wh.value))
-  if (record._tag === "Left") return unreadable("warehouse", record.left.detail)
-  return record.right === undefined ? undefined : yield* judge("warehouse", record.right)
+  return record._tag === "Left" ? { unreadable: record.left.detail } : record.right
 })
 
 /** The object tier's copy, when `[state] object_store_url` is configured. */
-const objectTierWitness = Effect.gen(function* () {
+const objectTierRecord: Effect.Effect<OutsideRecord> = Effect.gen(function* () {
   const project = yield* Effect.serviceOption(ProjectContext)
   const fs = yield* Effect.serviceOption(FileSystem.FileSystem)
   const path = yield* Effect.serviceOption(Path.Path)
   const url = Option.getOrUndefined(Option.flatMap(project, (p) => Option.flatMap(p.config, (c) => Option.fromNullable(c.settings.state?.object_store_url))))
   if (url === undefined || Option.isNone(fs) || Option.isNone(path)) return undefined
-  const record = yield* readObjectWitness(url).pipe(Effect.provideService(FileSystem.FileSystem, fs.value), Effect.provideService(Path.Path, path.value))
-  if (record === undefined) return undefined
-  return "unreadable" in record ? unreadable("object_tier", record.unreadable) : yield* judge("object_tier", record)
+  return yield* readObjectWitness(url).pipe(Effect.provideService(FileSystem.FileSystem, fs.value), Effect.provideService(Path.Path, path.value))
 })
+
+/**
+ * Both records, read while the chain is walked (`audit --verify` runs the two side by side: DuckDB
+ * opens its file on its own threads). Read first, a record never names a head appended after the walk.
+ */
+export const readOutsideRecords: Effect.Effect<OutsideRecords> = Effect.all({ warehouse: warehouseRecord, objectTier: objectTierRecord })
+
+const judged = (source: HeadWitness["source"], record: OutsideRecord) =>
+  record === undefined ? Effect.succeed(undefined) : "unreadable" in record ? Effect.succeed(unreadable(source, record.unreadable)) : judge(source, record)
 
 /**
  * decisions 35: after the chain walk, each head witnessed outside the store must be in the chain.
  * A witnessed head that is not there is a truncated (or rewritten) tail: the report is no longer intact.
  */
-export const checkWitnesses = (report: ChainReport, pin: HeadPin | undefined): Effect.Effect<ChainReport & { witnesses?: ReadonlyArray<HeadWitness> }, LedgerUnavailable> =>
+export const checkWitnesses = (
+  report: ChainReport,
+  pin: HeadPin | undefined,
+  records: OutsideRecords
+): Effect.Effect<ChainReport & { witnesses?: ReadonlyArray<HeadWitness> }, LedgerUnavailable> =>
   Effect.gen(function* () {
-    const outside = [yield* warehouseWitness, yield* objectTierWitness].filter((w) => w !== undefined)
+    const outside = [yield* judged("warehouse", records.warehouse), yield* judged("object_tier", records.objectTier)].filter((w) => w !== undefined)
     const witnesses = [...outside, ...(pin === undefined ? [] : [yield* check("expect_head", pin)])]
     if (witnesses.length === 0) return report
     const missing = witnesses.find((w) => w.status === "not_in_chain")

@@ -1,4 +1,5 @@
 import { isUtf8 } from "node:buffer"
+import { blake3WasmModulePath, createBlake3Hasher } from "../../platform/blake3"
 import { availableParallelism } from "node:os"
 import { Worker } from "node:worker_threads"
 import { type RangeResult, type RawDatabase, type SeqRange, verifyRange } from "./verifyRange"
@@ -12,7 +13,7 @@ type DatabaseConstructor = new (filename: string, options: { readonly readonly: 
 
 // better-sqlite3 and hash-wasm's BLAKE3 are loaded by path in the worker: an `eval` worker resolves
 // bare names from the working directory, not from pcli's install.
-const modulePaths = () => ({ sqlite: require.resolve("better-sqlite3"), blake3: require.resolve("hash-wasm/dist/blake3.umd.min.js") })
+const modulePaths = () => ({ sqlite: require.resolve("better-sqlite3"), blake3: blake3WasmModulePath() })
 
 // One pass over the rows: a small page cache, because fresh memory is what a big one costs.
 const CACHE_PRAGMA = "cache_size = -2000"
@@ -43,9 +44,7 @@ const inWorker = (source: string, target: string, range: SeqRange, paths: Return
 
 const inProcess = async (target: string, range: SeqRange): Promise<RangeResult> => {
   const Database = require("better-sqlite3") as DatabaseConstructor
-  // Loaded on first use: hash-wasm carries every algorithm's WASM, which every command would pay for at start-up.
-  const { createBLAKE3 } = await import("hash-wasm")
-  const hasher = await createBLAKE3()
+  const hasher = await createBlake3Hasher()
   const db = new Database(target, { readonly: true })
   try {
     db.pragma(CACHE_PRAGMA)

@@ -41,6 +41,10 @@ export class RestoreTargetLive extends Data.TaggedError("RestoreTargetLive")<{ r
 export class RestoreTargetUnknown extends Data.TaggedError("RestoreTargetUnknown")<{ readonly target: string }> {
   readonly code = "restore-target-unknown"
   override get message() {
+    // A short hex word reads as a hash prefix the user cut too short, not as a model name.
+    if (/^[0-9a-fA-F]{1,7}$/.test(this.target)) {
+      return `restore ${this.target}: a content-hash prefix needs at least 8 hex characters (got ${this.target.length}), and no model is named ${this.target}`
+    }
     return `restore ${this.target}: no tombstone or ledger artifact matches (a model name, model@<recipe-prefix>, or >= 8 hex of the content hash)`
   }
 }

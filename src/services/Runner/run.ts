@@ -197,7 +197,7 @@ const runProjectWith = (
             failed_upstream: failedUpstream
           })
           const n = yield* Ref.updateAndGet(done, (x) => x + 1)
-          yield* emit({ kind: "skipped", model: name, because: failedUpstream, done: n, total })
+          yield* emit({ kind: "skipped", model: name, because: failedUpstream, started: yield* Ref.updateAndGet(started, (x) => x + 1), done: n, total })
           return
         }
         const startedAt = yield* Clock.currentTimeMillis
@@ -235,10 +235,12 @@ const runProjectWith = (
             intervals_built: isInterval ? 0 : null
           })
           const n = yield* Ref.updateAndGet(done, (x) => x + 1)
-          yield* emit({ kind: "finished", model: name, status: "unchanged", strategy: model.strategy.type, duration_ms: finishedAt - startedAt, done: n, total })
+          const ordinal = yield* Ref.updateAndGet(started, (x) => x + 1)
+          yield* emit({ kind: "finished", model: name, status: "unchanged", strategy: model.strategy.type, duration_ms: finishedAt - startedAt, started: ordinal, done: n, total })
           return
         }
-        yield* emit({ kind: "started", model: name, strategy: model.strategy.type, started: yield* Ref.updateAndGet(started, (x) => x + 1), done: yield* Ref.get(done), total })
+        const ordinal = yield* Ref.updateAndGet(started, (x) => x + 1)
+        yield* emit({ kind: "started", model: name, strategy: model.strategy.type, started: ordinal, done: yield* Ref.get(done), total })
         yield* ensureSchemaOf(model)
         const attempts = yield* Ref.make(0)
         const buildWith = (partition: PartitionOptions | undefined) =>
@@ -334,6 +336,7 @@ const runProjectWith = (
           duration_ms: finished - startedAt,
           ...(outcome._tag === "Right" ? { rows: outcome.right.rows } : { error: `[${outcome.left.code}] ${outcome.left.message}` }),
           ...(intervalsBuilt === null ? {} : { intervals: intervalsBuilt }),
+          started: ordinal,
           done: n,
           total
         })

@@ -69,6 +69,7 @@ export const unchangedExecutions = (
           status: "unchanged",
           strategy: model.strategy.type,
           duration_ms: finishedAt - startedAt,
+          started: executions.length,
           done: executions.length,
           total
         })

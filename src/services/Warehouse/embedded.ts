@@ -173,6 +173,11 @@ export interface EmbeddedOptions {
    * reuses every model never loads DuckDB. Its `open` reports a lock as `WarehouseLocked`.
    */
   readonly lazy?: boolean
+  /**
+   * Open the file READ_ONLY (DuckDB's shared lock; nothing written, no catalog snapshot kept): a
+   * read that is not a mutation (`audit --verify`'s witness), which must never change the file.
+   */
+  readonly readOnly?: boolean
 }
 
 /**
@@ -205,13 +210,16 @@ export const layer = (
   Layer.scopedContext(
     Effect.gen(function* () {
       const fs = yield* FileSystem.FileSystem
-      if (path !== ":memory:") {
+      const readOnly = options.readOnly === true
+      if (path !== ":memory:" && !readOnly) {
         const dir = (yield* Path.Path).dirname(path)
         yield* fs
           .makeDirectory(dir, { recursive: true })
           .pipe(Effect.mapError((e) => new StatementFailed({ detail: `cannot create ${dir}: ${e.message}`, transient: false })))
       }
       const isFile = path !== ":memory:"
+      // A read-only open neither writes the catalog snapshot nor forgets it: the file does not change.
+      const keepsSnapshot = isFile && !readOnly
       // DuckDB caches every table it wrote up to its cap, so a run's memory would grow with its models:
       // a file starts at a small cap that rises as builds need. An in-memory database cannot spill its
       // tables, so it keeps DuckDB's own default.
@@ -221,21 +229,22 @@ export const layer = (
       if (isFile) settings["threads"] = String(options.threads ?? defaultThreads())
       // DuckDB's own allocator (jemalloc) keeps up to 128 MiB freed after a task; under pcli's cap that was a third of a run's RSS.
       if (adaptive) Object.assign(settings, allocatorSettings)
+      if (readOnly) settings["access_mode"] = "READ_ONLY"
       const fail = failureUnder(options.memoryLimit)
       const scope = yield* Effect.scope
       const relationsAtClose = yield* Ref.make<ReadonlyArray<string> | undefined>(undefined)
       // Runs after DuckDB has closed the file (finalizers run in reverse order).
-      if (isFile) {
+      if (keepsSnapshot) {
         yield* Effect.addFinalizer(() =>
           Effect.flatMap(Ref.get(relationsAtClose), (relations) => Effect.sync(() => relations !== undefined && writeSnapshot(path, relations)))
         )
       }
       const opened = yield* Effect.cached(
         Effect.gen(function* () {
-          if (isFile) forgetSnapshot(path)
+          if (keepsSnapshot) forgetSnapshot(path)
           const instance = yield* openLocked(path, options.openRetry ?? defaultOpenRetry, settings)
           // Runs before DuckDB closes: the catalog the snapshot records.
-          if (isFile) {
+          if (keepsSnapshot) {
             yield* Effect.addFinalizer(() =>
               Effect.tryPromise(async () => {
                 const connection = await instance.connect()
