@@ -2,6 +2,7 @@
 import { Effect, Option } from "effect"
 import { playground } from "../commands/playground"
 import { runModels } from "../commands/runModels"
+import { selectedModels } from "../commands/selectedModels"
 import * as commandLayer from "../layers/commandLayers"
 import { ReportedFailure, RunInterrupted } from "../render/errors"
 import { liveProgressText, progressText } from "../render/text/progress"
@@ -40,6 +41,7 @@ const stopOnInterrupt = Effect.acquireRelease(
 
 export interface RunOptions extends CommonOptions {
   readonly model: ReadonlyArray<string>
+  readonly select: ReadonlyArray<string>
   readonly from: Option.Option<string>
   readonly to: Option.Option<string>
   readonly target: Option.Option<string>
@@ -52,7 +54,7 @@ export const runRun = (opts: RunOptions) =>
       const live = process.stderr.isTTY === true
       const stop = yield* stopOnInterrupt
       const out = yield* runModels({
-        models: opts.model,
+        models: yield* selectedModels(opts.model, opts.select),
         from: Option.getOrUndefined(opts.from),
         to: Option.getOrUndefined(opts.to),
         fullRefresh: opts.fullRefresh,
