@@ -29,6 +29,8 @@ const commands: ReadonlyArray<ReadonlyArray<string>> = [
   ["--help"],
   ["validate"],
   ["compile"],
+  ["ls"],
+  ["lineage", "stg_orders"],
   ["policy", "show"],
   check,
   ["policy", "test"],

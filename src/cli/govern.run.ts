@@ -8,6 +8,7 @@ import { GcApplyOutput, RestoreApplyOutput } from "../schemas/reclaim"
 import { UsageError } from "../commands/errors"
 import { planCreate } from "../commands/planCreate"
 import { planList } from "../commands/planList"
+import { selectedModels } from "../commands/selectedModels"
 import { approvePlan, reviewPlan, reviewQueue, reviewStatus } from "../commands/reviewPlan"
 import * as commandLayer from "../layers/commandLayers"
 import { ReportedFailure } from "../render/errors"
@@ -18,12 +19,13 @@ import { emit } from "./output"
 
 export interface PlanOptions extends CommonOptions {
   readonly model: ReadonlyArray<string>
+  readonly select: ReadonlyArray<string>
   readonly base: Option.Option<string>
 }
 
 export const runPlan = (opts: PlanOptions) =>
   Effect.gen(function* () {
-    const out = yield* planCreate({ models: opts.model, base: Option.getOrUndefined(opts.base) })
+    const out = yield* planCreate({ models: yield* selectedModels(opts.model, opts.select), base: Option.getOrUndefined(opts.base) })
     yield* emit(opts.output, PlanOutput, out, planText)
   }).pipe(Effect.provide(commandLayer.plan(globalOptions(opts))))
 

@@ -2,6 +2,7 @@ import { Args, Command, Options } from "@effect/cli"
 import { Effect } from "effect"
 import { commonOptions } from "./options"
 import { described } from "./help"
+import { selectOption } from "./inspect"
 
 const impl = Effect.promise(() => import("./govern.run"))
 
@@ -10,6 +11,7 @@ const planCommand = Command.make(
   {
     ...commonOptions,
     model: Options.text("model").pipe(Options.repeated, Options.withDescription("Plan only these models (repeatable; their downstream still rebuilds)")),
+    select: selectOption,
     base: Options.text("base").pipe(Options.optional, Options.withDescription("Diff against this git ref instead of the last applied state"))
   },
   (opts) => Effect.flatMap(impl, (m) => m.runPlan(opts))

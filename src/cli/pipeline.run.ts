@@ -3,6 +3,7 @@ import { Effect, Option } from "effect"
 import { playground } from "../commands/playground"
 import { productCompile } from "../commands/productCompile"
 import { runModels } from "../commands/runModels"
+import { selectedModels } from "../commands/selectedModels"
 import * as commandLayer from "../layers/commandLayers"
 import { ReportedFailure, RunInterrupted } from "../render/errors"
 import { liveProgressText, progressText } from "../render/text/progress"
@@ -41,6 +42,7 @@ const stopOnInterrupt = Effect.acquireRelease(
 
 export interface RunOptions extends CommonOptions {
   readonly model: ReadonlyArray<string>
+  readonly select: ReadonlyArray<string>
   readonly from: Option.Option<string>
   readonly to: Option.Option<string>
   readonly target: Option.Option<string>
@@ -53,7 +55,7 @@ export const runRun = (opts: RunOptions) =>
       const live = process.stderr.isTTY === true
       const stop = yield* stopOnInterrupt
       const out = yield* runModels({
-        models: opts.model,
+        models: yield* selectedModels(opts.model, opts.select),
         from: Option.getOrUndefined(opts.from),
         to: Option.getOrUndefined(opts.to),
         fullRefresh: opts.fullRefresh,

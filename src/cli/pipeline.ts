@@ -2,6 +2,7 @@ import { Args, Command, Options } from "@effect/cli"
 import { Effect } from "effect"
 import { commonOptions } from "./options"
 import { described } from "./help"
+import { selectOption } from "./inspect"
 
 const impl = Effect.promise(() => import("./pipeline.run"))
 
@@ -15,6 +16,7 @@ const runCommand = Command.make(
   {
     ...commonOptions,
     model: Options.text("model").pipe(Options.repeated, Options.withDescription("Run only these models (repeatable)")),
+    select: selectOption,
     from: Options.text("from").pipe(Options.optional, Options.withDescription("Partition window start key (needs --to)")),
     to: Options.text("to").pipe(Options.optional, Options.withDescription("Partition window end key (needs --from)")),
     fullRefresh: Options.boolean("full-refresh").pipe(

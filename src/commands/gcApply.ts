@@ -2,15 +2,13 @@ import type { SqlClient } from "@effect/sql"
 import { Clock, Effect, Schema } from "effect"
 import type { Environment } from "../services/Environment/Environment"
 import type { GatedPlan } from "../schemas/plans"
-import { GcApplyOutput, GcEviction } from "../schemas/reclaim"
+import { GcApplyOutput, GcPayload } from "../schemas/reclaim"
 import { deriveChecks } from "../services/Reclamation/checks"
 import type { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import type { PhysicalDeleteUnsupported } from "../services/Reclamation/errors"
 import { evict, keyOf, readCheckedSnapshot, readSnapshot } from "../services/Reclamation/ledger"
 import { RunStoreFailed } from "../services/Runner/RunStore"
 import { refusePhysicalDelete } from "./gcDerivable"
-
-const GcPayload = Schema.Struct({ min_age_days: Schema.Number, evictions: Schema.Array(GcEviction) })
 
 export const isGcApply = (out: { readonly command: string }): out is GcApplyOutput => Schema.is(GcApplyOutput)(out)
 

@@ -1,5 +1,5 @@
 import type { CommandExecutor, FileSystem, Path } from "@effect/platform"
-import { Clock, Effect, Either } from "effect"
+import { Clock, Effect, Either, Option, Schema } from "effect"
 import * as os from "node:os"
 import {
   isGatedPlan,
@@ -12,6 +12,8 @@ import {
 import { Environment } from "../services/Environment/Environment"
 import { Ledger, type LedgerUnavailable } from "../services/Ledger/Ledger"
 import { breakingFindings, diffRevisions } from "../services/Plans/diff"
+import { withImpact } from "./breakingImpact"
+import { GcPayload } from "../schemas/reclaim"
 import {
   ApprovalNeedsHuman,
   type ApprovalTaken,
@@ -59,7 +61,7 @@ export type ReviewError = PlanReadError | ModelsUnreadable | ModelFileMismatch |
 /** `pcli review <id> [--base REF]`: a dry run that writes nothing. */
 export const reviewPlan = (
   input: ReviewInput
-): Effect.Effect<ReviewOutput, ReviewError, PlanStore | Environment | ProjectContext | FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor> =>
+): Effect.Effect<ReviewOutput, ReviewError, PlanStore | PipelineCompiler | Environment | ProjectContext | FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor> =>
   Effect.gen(function* () {
     const store = yield* PlanStore
     const { modelsDir } = yield* ProjectContext
@@ -74,7 +76,8 @@ export const reviewPlan = (
       changes = yield* diffRevisions(revision, working, plan.payload.changes.map((c) => c.model), yield* Environment)
       baseRef = input.base
     }
-    const breaking = breakingFindings(changes)
+    const breaking = yield* withImpact(breakingFindings(changes))
+    const evictions = plan.kind === "gc" ? Option.getOrUndefined(Schema.decodeUnknownOption(GcPayload)(plan.payload))?.evictions : undefined
     const message = [
       breaking.length === 0 ? "no breaking changes" : `${breaking.length} BREAKING change finding(s): approving ships them`,
       ...(stale.length === 0 ? [] : [`plan is STALE (${stale.join(", ")} changed since planning): apply will refuse it`]),
@@ -91,6 +94,7 @@ export const reviewPlan = (
       models: [...plan.payload.models],
       changes: [...changes],
       breaking_changes: breaking,
+      ...(evictions === undefined ? {} : { evictions: [...evictions] }),
       message
     }
   })

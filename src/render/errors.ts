@@ -67,6 +67,7 @@ export const errorTable: Readonly<Record<string, ErrorRow>> = {
   InvalidModelSelector: invalid("see pcli ls --help for the --select grammar"),
   SelectedModelNotFound: notFound("pcli ls lists the models"),
   InvalidDepth: invalid("give --depth a positive integer"),
+  SelectionEmpty: invalid("widen the selector; pcli ls --select shows what it picks"),
   ColumnNotFound: notFound("pcli lineage <model> lists its columns"),
   ModelsNotFound: notFound("pcli compile lists the models"),
   RunNotFound: notFound("pcli history lists the runs"),

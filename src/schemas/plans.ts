@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { RunOutput } from "./pipeline"
 import { Capability, PolicyEffect, Principal } from "./policy"
+import { GcEviction } from "./reclaim"
 
 /** What a plan does; `escalation` is a run plan whose planning evaluation resolved `require_review`. */
 export const PLAN_KINDS = ["run", "ai_authored", "escalation", "gc", "restore", "backfill"] as const
@@ -184,7 +185,15 @@ export const PlanOutput = Schema.Struct({
 })
 export type PlanOutput = typeof PlanOutput.Type
 
-export const BreakingFinding = Schema.Struct({ model: Schema.String, finding: ChangeFinding })
+export const BreakingFinding = Schema.Struct({
+  model: Schema.String,
+  finding: ChangeFinding,
+  /** Direct downstream models whose SQL reads the removed or retyped column, from column lineage. */
+  read_by: Schema.optional(Schema.Array(Schema.String)),
+  /** Direct downstream models whose SQL column lineage could not settle whether they read it. */
+  read_by_unresolved: Schema.optional(Schema.Array(Schema.String))
+})
+export type BreakingFinding = typeof BreakingFinding.Type
 
 /** `pcli review <id>` (dry run) and `pcli review <id> --approve`. */
 export const ReviewOutput = Schema.Struct({
@@ -204,6 +213,8 @@ export const ReviewOutput = Schema.Struct({
   models: Schema.Array(Schema.String),
   changes: Schema.Array(ModelChange),
   breaking_changes: Schema.Array(BreakingFinding),
+  /** A gc plan's evictions: what approving lets apply evict. */
+  evictions: Schema.optional(Schema.Array(GcEviction)),
   message: Schema.String
 })
 export type ReviewOutput = typeof ReviewOutput.Type

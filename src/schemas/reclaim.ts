@@ -96,6 +96,9 @@ export const GcEviction = Schema.Struct({
 })
 export type GcEviction = typeof GcEviction.Type
 
+/** A gc plan's payload as gc writes it: what apply re-checks and evicts, and what review lists. */
+export const GcPayload = Schema.Struct({ min_age_days: Schema.Number, evictions: Schema.Array(GcEviction) })
+
 /** `pcli gc --derivable`: a review-gated plan of the derivable entries, or none. */
 export const GcPlanOutput = Schema.Struct({
   command: Schema.Literal("gc --derivable"),

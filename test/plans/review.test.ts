@@ -32,7 +32,7 @@ describe("pcli review", () => {
       const dry = yield* reviewPlan({ planId: planned.plan_id })
       Schema.decodeUnknownSync(ReviewOutput)(dry)
       expect(dry).toMatchObject({ approved: false, marker_written: false, base_ref: "HEAD", stale: false })
-      expect(dry.breaking_changes).toEqual([{ model: "t", finding: { kind: "column_removed", column: "name" } }])
+      expect(dry.breaking_changes).toEqual([{ model: "t", finding: { kind: "column_removed", column: "name" }, read_by: [] }])
       const status0 = yield* reviewStatus(planned.plan_id)
       expect(status0).toMatchObject({ command: "review_status", reviewed: false, breaking_change_count: 1, product_binding: null })
 

@@ -28,12 +28,26 @@ export const planText = (o: PlanOutput): string =>
 const approverText = (a: { readonly principal?: string | undefined; readonly email: string } | undefined) =>
   a === undefined ? "unknown" : a.principal === undefined ? a.email : `${a.principal} (git ${a.email})`
 
+/** `BREAKING: events_clean column_removed user_id — read by daily_users, daily_active_users`. */
+const breakingLine = (b: ReviewOutput["breaking_changes"][number]) => {
+  const readers = b.read_by === undefined ? "" : ` — read by ${b.read_by.length === 0 ? "no downstream model" : b.read_by.join(", ")}`
+  const unresolved = b.read_by_unresolved === undefined ? "" : `; unresolved in ${b.read_by_unresolved.join(", ")}`
+  return `BREAKING: ${b.model} ${b.finding.kind}${b.finding.column === undefined ? "" : ` ${b.finding.column}`}${readers}${unresolved}`
+}
+
+/** A gc plan's review: every artifact approving lets apply evict. */
+const evictionLines = (evictions: NonNullable<ReviewOutput["evictions"]>) => [
+  `evicts ${evictions.length} artifact${evictions.length === 1 ? "" : "s"} (${evictions.reduce((n, e) => n + e.size_bytes, 0)} bytes; restorable with pcli restore):`,
+  ...evictions.map((e) => `  ${e.model_name}  ${e.file_path}  ${e.size_bytes} bytes  blake3 ${e.blake3_hash.slice(0, 16)}  run ${e.run_id}`)
+]
+
 export const reviewText = (o: ReviewOutput): string =>
   [
     `plan ${o.plan_id} (${o.kind})${o.base_ref === "" ? "" : `, against ${o.base_ref}`}${o.stale ? " — STALE" : ""}`,
+    ...(o.evictions === undefined ? [] : evictionLines(o.evictions)),
     ...(o.approved ? [`approved by ${approverText(o.approver)} at ${o.reviewed_at ?? "?"}: ${o.marker_path ?? ""}`] : []),
     ...(o.changes.length === 0 ? [] : ["changes:", ...changeLines(o.changes)]),
-    o.breaking_changes.length === 0 ? "no breaking changes" : `BREAKING: ${o.breaking_changes.map((b) => `${b.model} ${b.finding.kind}${b.finding.column === undefined ? "" : ` ${b.finding.column}`}`).join("; ")}`,
+    ...(o.breaking_changes.length === 0 ? ["no breaking changes"] : o.breaking_changes.map(breakingLine)),
     o.message
   ].join("\n")
 

@@ -172,8 +172,10 @@ const starExpansion = (node: JsonObject, relations: ReadonlyArray<Relation>): { 
   }
   const covered = starRelations(node, relations)
   if (covered === undefined) return { reason: `* of unknown relation ${text(node["relation_name"])}` }
-  const exclude = new Set([...list(node["exclude_list"]).map(text), ...list(node["qualified_exclude_list"]).flatMap((q) => (isObject(q) ? [text(q["column_name"])] : []))].map((s) => s.toLowerCase()))
-  const columns = starColumns(covered, exclude)
+  const exclude = new Set(list(node["exclude_list"]).map((c) => text(c).toLowerCase()))
+  // `* EXCLUDE (e.x)`: the column of that relation only.
+  const qualified = list(node["qualified_exclude_list"]).flatMap((q) => (isObject(q) ? [`${text(q["table"]).toLowerCase()}.${text(q["column"]).toLowerCase()}`] : []))
+  const columns = starColumns(covered, exclude, new Set(qualified))
   if (columns === undefined) {
     const unknown = covered.filter((r) => r.columns === undefined).map((r) => r.label)
     return { reason: `SELECT * over ${unknown.join(", ")}, whose columns are not known` }

@@ -4,5 +4,5 @@
  */
 export { analyzeQuery, type QueryLineage, type TableResolver } from "./analyze"
 export { type ColumnSource, type NamedColumn, type Origin } from "./scope"
-export { projectColumns, type ProjectColumns } from "./project"
+export { type ExtraColumns, projectColumns, type ProjectColumns } from "./project"
 export { directReaders, traceDownstream, traceUpstream } from "./trace"

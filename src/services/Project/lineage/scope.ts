@@ -68,7 +68,8 @@ export const qualifiedColumn = (relation: Relation, column: string): Origin => {
 
 /** An unqualified column: the one relation that supplies it, else unresolved (`lateral` are earlier select aliases). */
 export const unqualifiedColumn = (relations: ReadonlyArray<Relation>, column: string, lateral: ReadonlyArray<NamedColumn>): Origin => {
-  const having = relations.filter((r) => findColumn(r, column) !== undefined)
+  // A USING column is the left side's (DuckDB binds it there); the right side's copy is not a second candidate.
+  const having = relations.filter((r) => findColumn(r, column) !== undefined && !(r.hiddenFromStar?.has(lower(column)) ?? false))
   const unknown = relations.filter((r) => r.columns === undefined)
   if (having.length === 1 && unknown.length === 0) return findColumn(having[0]!, column)!.origin
   if (having.length > 1) {
@@ -85,11 +86,19 @@ export const unqualifiedColumn = (relations: ReadonlyArray<Relation>, column: st
 }
 
 /** The columns a `*` (or `rel.*`) expands to; undefined when a relation's columns are unknown. */
-export const starColumns = (relations: ReadonlyArray<Relation>, exclude: ReadonlySet<string>): ReadonlyArray<NamedColumn> | undefined => {
+export const starColumns = (
+  relations: ReadonlyArray<Relation>,
+  exclude: ReadonlySet<string>,
+  qualifiedExclude: ReadonlySet<string> = new Set()
+): ReadonlyArray<NamedColumn> | undefined => {
   const out: Array<NamedColumn> = []
   for (const r of relations) {
     if (r.columns === undefined) return undefined
-    for (const c of r.columns) if (!exclude.has(lower(c.name)) && !(r.hiddenFromStar?.has(lower(c.name)) ?? false)) out.push(c)
+    for (const c of r.columns) {
+      const name = lower(c.name)
+      if (exclude.has(name) || qualifiedExclude.has(`${r.alias}.${name}`) || (r.hiddenFromStar?.has(name) ?? false)) continue
+      out.push(c)
+    }
   }
   return out
 }
