@@ -12,7 +12,8 @@ const planCommand = Command.make(
     ...commonOptions,
     model: Options.text("model").pipe(Options.repeated, Options.withDescription("Plan only these models (repeatable; their downstream still rebuilds)")),
     select: selectOption,
-    base: Options.text("base").pipe(Options.optional, Options.withDescription("Diff against this git ref instead of the last applied state"))
+    base: Options.text("base").pipe(Options.optional, Options.withDescription("Diff against this git ref instead of the last applied state")),
+    promote: Options.text("promote").pipe(Options.optional, Options.withDescription("Plan promoting this branch: every production view to point at the branch's table"))
   },
   (opts) => Effect.flatMap(impl, (m) => m.runPlan(opts))
 ).pipe(
@@ -53,4 +54,17 @@ const applyCommand = Command.make(
   )
 )
 
-export const governCommands = [planCommand, reviewCommand, applyCommand] as const
+const rollbackCommand = Command.make(
+  "rollback",
+  {
+    ...commonOptions,
+    to: Options.text("to").pipe(Options.optional, Options.withDescription("Put production's views where this applied promote left them (default: undo the last promote)"))
+  },
+  (opts) => Effect.flatMap(impl, (m) => m.runRollback(opts))
+).pipe(
+  Command.withDescription(
+    described("Put production's views back where the last promote found them, through the same gate as apply", "pcli rollback")
+  )
+)
+
+export const governCommands = [planCommand, reviewCommand, applyCommand, rollbackCommand] as const

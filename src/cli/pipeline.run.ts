@@ -47,6 +47,7 @@ export interface RunOptions extends CommonOptions {
   readonly to: Option.Option<string>
   readonly target: Option.Option<string>
   readonly fullRefresh: boolean
+  readonly branch: Option.Option<string>
 }
 
 export const runRun = (opts: RunOptions) =>
@@ -59,6 +60,7 @@ export const runRun = (opts: RunOptions) =>
         from: Option.getOrUndefined(opts.from),
         to: Option.getOrUndefined(opts.to),
         fullRefresh: opts.fullRefresh,
+        branch: Option.getOrUndefined(opts.branch),
         stopRequested: stop.requested,
         onProgress: progressReporter(live)
       })

@@ -25,6 +25,10 @@ const runCommand = Command.make(
     target: Options.text("target").pipe(
       Options.optional,
       Options.withDescription("Adapter to run on (default: the warehouse adapter, else embedded)")
+    ),
+    branch: Options.text("branch").pipe(
+      Options.optional,
+      Options.withDescription("Build this branch: only models that differ from its base; production is untouched")
     )
   },
   (opts) => Effect.flatMap(impl, (m) => m.runRun(opts))

@@ -16,9 +16,10 @@ import { productCommand } from "./product"
 import { reclaimCommands } from "./reclaim"
 import { serveCommand } from "./serve"
 import { stateCommand } from "./state"
+import { branchCommand } from "./branch"
 import { validateCommand } from "./validate"
 
-const topLevel = [validateCommand, ...pipelineCommands, ...inspectCommands, historyCommand, showCommand, ...governCommands, ...reclaimCommands, discoverCommand, policyCommand, productCommand, stateCommand, auditCommand, briefCommand, mcpCommand, serveCommand, docsCommand] as const
+const topLevel = [validateCommand, ...pipelineCommands, ...inspectCommands, historyCommand, showCommand, ...governCommands, ...reclaimCommands, discoverCommand, policyCommand, productCommand, branchCommand, stateCommand, auditCommand, briefCommand, mcpCommand, serveCommand, docsCommand] as const
 
 export const rootCommand = Command.make("pcli").pipe(
   Command.withDescription(

@@ -24,6 +24,7 @@ import {
   denial,
   enforcedPrincipal,
   EXECUTABLE,
+  agentPromoteRequirement,
   type Evaluated,
   evaluateItems,
   gateItems,
@@ -62,6 +63,9 @@ import type { GcApplyOutput, RestoreApplyOutput } from "../schemas/reclaim"
 import { applyRestore } from "./restoreApply"
 import type { PhysicalDeleteUnsupported } from "../services/Reclamation/errors"
 import { applyGc } from "./gcApply"
+import type { PromoteApplyOutput } from "../schemas/environment"
+import type { BranchMoved, InvalidBranchName, StateHashMismatch, UnknownBranch } from "./environmentErrors"
+import { checkViewSwap, isViewSwap, swapViews } from "./promoteApply"
 
 /** `pcli apply <plan-id>`. */
 export interface ApplyInput {
@@ -86,6 +90,10 @@ export type ApplyError =
   | StatementFailed
   | WarehouseLocked
   | GovernanceMismatch
+  | StateHashMismatch
+  | BranchMoved
+  | UnknownBranch
+  | InvalidBranchName
 
 export type ApplyRequirements =
   | SqlClient.SqlClient
@@ -131,6 +139,8 @@ const admit = (input: ApplyInput, actor: ActingPrincipal, executable: ReadonlySe
     const plan = yield* store.read(input.planId).pipe(Effect.tapError(refused(actor.class, input.planId)))
     const planId = plan.plan_id
     const principal = enforcedPrincipal(plan.kind, actor.class)
+    // A promote is judged on what was approved: an edit since, or a branch that moved, refuses it first.
+    if (isGatedPlan(plan) && isViewSwap(plan)) yield* checkViewSwap(plan).pipe(Effect.tapError(refused(principal, planId)))
     const { project, current, body, built } = yield* rederivePlan(plan, store.planPath(planId)).pipe(Effect.tapError(refused(principal, planId)))
 
     // (2) The policy gate, for the enforced principal; freezes and budgets only tighten. The head seen
@@ -140,7 +150,7 @@ const admit = (input: ApplyInput, actor: ActingPrincipal, executable: ReadonlySe
     const denied = evaluated === undefined ? undefined : denial(planId, evaluated)
 
     // (3) The marker gate: a deny is refused whatever marker exists.
-    const why = denied === undefined ? markerRequirement(plan, evaluated ?? []) : undefined
+    const why = denied === undefined ? (markerRequirement(plan, evaluated ?? []) ?? agentPromoteRequirement(plan.kind, principal)) : undefined
     const markerOutcome =
       why === undefined ? undefined : yield* Effect.either(Effect.flatMap(store.marker(planId), (state) => checkMarker(planId, state, why)))
     const gateRefusal =
@@ -230,22 +240,22 @@ const verify = (admitted: Admitted, record: RunRecord, actor: ActingPrincipal) =
  * the plan's models, (5) `verify_after` checks under allow rules. Successfully built models
  * become the applied state the next `pcli plan` diffs against.
  */
-export const applyAnyPlan = (input: ApplyInput): Effect.Effect<ApplyOutput | GcApplyOutput | RestoreApplyOutput, ApplyError, ApplyRequirements> =>
+export const applyAnyPlan = (input: ApplyInput): Effect.Effect<ApplyOutput | GcApplyOutput | RestoreApplyOutput | PromoteApplyOutput, ApplyError, ApplyRequirements> =>
   applyWith(input, true)
 
 /** `applyAnyPlan` for callers that build models: gc and restore plans are refused as not executable here. */
 export const applyPlan = (input: ApplyInput): Effect.Effect<ApplyOutput, ApplyError, ApplyRequirements> => applyWith(input, false)
 
-function applyWith(input: ApplyInput, executeGc: true): Effect.Effect<ApplyOutput | GcApplyOutput | RestoreApplyOutput, ApplyError, ApplyRequirements>
+function applyWith(input: ApplyInput, executeGc: true): Effect.Effect<ApplyOutput | GcApplyOutput | RestoreApplyOutput | PromoteApplyOutput, ApplyError, ApplyRequirements>
 function applyWith(input: ApplyInput, executeGc: false): Effect.Effect<ApplyOutput, ApplyError, ApplyRequirements>
-function applyWith(input: ApplyInput, executeGc: boolean): Effect.Effect<ApplyOutput | GcApplyOutput | RestoreApplyOutput, ApplyError, ApplyRequirements> {
+function applyWith(input: ApplyInput, executeGc: boolean): Effect.Effect<ApplyOutput | GcApplyOutput | RestoreApplyOutput | PromoteApplyOutput, ApplyError, ApplyRequirements> {
   return Effect.gen(function* () {
     const actor = yield* Principal
     // Project-relative `storage_prefix`es resolve against the project's root.
     const projectRoot = (yield* ProjectContext).root
     // An agent answers to the warehouse's governor before the gates evaluate (and record) anything.
     const governedFirst = yield* governAgentFirst([], input.planId)
-    const admitted = yield* admit(input, actor, executeGc ? EXECUTABLE : new Set([...EXECUTABLE].filter((k) => k !== "gc" && k !== "restore")))
+    const admitted = yield* admit(input, actor, executeGc ? EXECUTABLE : new Set([...EXECUTABLE].filter((k) => k !== "gc" && k !== "restore" && !isViewSwap({ kind: k }))))
     return yield* execute(admitted, actor, projectRoot, executeGc, governedFirst).pipe(settledBy(admitted.claim))
   })
 }
@@ -277,6 +287,20 @@ const buildAndVerify = (admitted: Admitted, executeGc: boolean, projectRoot: str
       // admit already refused (and recorded) the kinds apply cannot execute; this narrows the type.
       if (plan.kind === "gc" && executeGc) return yield* applyGc(plan)
       if (plan.kind === "restore" && executeGc) return yield* applyRestore(plan, projectRoot)
+      if (isViewSwap(plan) && executeGc) {
+        // (4) A promote or rollback builds nothing: it points production's views, all or none.
+        const views = yield* swapViews(plan)
+        const out: PromoteApplyOutput = {
+          command: "promote_apply",
+          plan_id: plan.plan_id,
+          kind: plan.kind as "promote" | "rollback",
+          principal: admitted.principal,
+          policy: admitted.evaluated === undefined ? "not_configured" : "evaluated",
+          views,
+          tables_created: 0
+        }
+        return out
+      }
       if (plan.kind !== "backfill") return yield* new PlanKindNotExecutable({ planId: plan.plan_id, kind: plan.kind })
       // (4) A backfill runs its closure in plan order through the standard run path; it changes
       // no model definition, so the applied state is left as it was.

@@ -27,6 +27,10 @@ export const findBranch = (name: string) =>
     return row === undefined ? yield* new UnknownBranch({ name }) : row
   })
 
+/** Records a branch's last run (a promote needs one). */
+export const markBranchRun = (name: string, runId: string, at: string) =>
+  Effect.flatMap(RunStore, (store) => store.environments.markRun(name, runId, at).pipe(Effect.mapError(storeFailed)))
+
 const recordOf = (row: EnvironmentRow, models: number): BranchRecord => ({ ...row, models })
 
 /** `pcli branch create <name> [--from prod|<branch>]`: records the branch; nothing is built until it runs. */

@@ -47,3 +47,36 @@ export const BranchDiffOutput = Schema.Struct({
   models: Schema.Array(ModelDifference)
 })
 export type BranchDiffOutput = typeof BranchDiffOutput.Type
+
+const ViewTarget = Schema.Struct({ physical: Schema.String, fingerprint: Schema.String, table_key: Schema.String })
+
+export const SwappedView = Schema.Struct({
+  model_name: Schema.String,
+  catalog: Schema.String,
+  schema: Schema.String,
+  table: Schema.String,
+  from: Schema.NullOr(ViewTarget),
+  to: Schema.NullOr(ViewTarget)
+})
+
+export const PromotePlanOutput = Schema.Struct({
+  command: Schema.Literal("plan_promote"),
+  plan_id: Schema.String,
+  kind: Schema.Literal("promote"),
+  branch: Schema.String,
+  state_hash: Schema.String,
+  views: Schema.Array(SwappedView)
+})
+export type PromotePlanOutput = typeof PromotePlanOutput.Type
+
+export const PromoteApplyOutput = Schema.Struct({
+  command: Schema.Literal("promote_apply"),
+  plan_id: Schema.String,
+  kind: Schema.Literal("promote", "rollback"),
+  principal: Schema.String,
+  policy: Schema.Literal("evaluated", "not_configured"),
+  views: Schema.Array(SwappedView),
+  /** A promote creates no table and copies no row: it only points views. */
+  tables_created: Schema.Literal(0)
+})
+export type PromoteApplyOutput = typeof PromoteApplyOutput.Type

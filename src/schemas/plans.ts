@@ -4,7 +4,7 @@ import { Capability, PolicyEffect, Principal } from "./policy"
 import { GcEviction } from "./reclaim"
 
 /** What a plan does; `escalation` is a run plan whose planning evaluation resolved `require_review`. */
-export const PLAN_KINDS = ["run", "ai_authored", "escalation", "gc", "restore", "backfill"] as const
+export const PLAN_KINDS = ["run", "ai_authored", "escalation", "gc", "restore", "backfill", "promote", "rollback"] as const
 export const PlanKind = Schema.Literal(...PLAN_KINDS)
 export type PlanKind = typeof PlanKind.Type
 
@@ -118,7 +118,7 @@ export interface RunLikePlan extends PlanHeader {
   readonly payload: RunPayload
 }
 export interface GatedPlan extends PlanHeader {
-  readonly kind: "gc" | "restore" | "backfill"
+  readonly kind: "gc" | "restore" | "backfill" | "promote" | "rollback"
   readonly payload: GatedPayload
 }
 /** A plan as read back: integrity checked, payload decoded for its kind. */
@@ -128,7 +128,7 @@ export type Plan = RunLikePlan | GatedPlan
 export type PlanBody = Pick<RunLikePlan, "kind" | "payload"> | Pick<GatedPlan, "kind" | "payload">
 
 export const isGatedPlan = <P extends PlanBody>(plan: P): plan is Extract<P, { readonly kind: GatedPlan["kind"] }> =>
-  plan.kind === "gc" || plan.kind === "restore" || plan.kind === "backfill"
+  plan.kind === "gc" || plan.kind === "restore" || plan.kind === "backfill" || plan.kind === "promote" || plan.kind === "rollback"
 
 /** Who approved: the acting principal as `class(id)`, with the git identity (`email`, `name`) as attributes beside it. */
 export const Approver = Schema.Struct({

@@ -83,7 +83,7 @@ export const parsePlan = (planId: string, path: string, text: string): Either.Ei
   const derived = planIdOf(kind, payload)
   if (derived !== planId) return fail(`its content hashes to ${derived}`)
   if (file.right.plan_id !== planId) return fail(`it records plan_id ${file.right.plan_id}`)
-  if (kind === "gc" || kind === "restore" || kind === "backfill") {
+  if (kind === "gc" || kind === "restore" || kind === "backfill" || kind === "promote" || kind === "rollback") {
     const decoded = decodeGated(payload)
     if (Either.isLeft(decoded)) return fail(`payload: ${firstIssue(decoded.left)}`)
     const unprinted = unfingerprinted(decoded.right.fingerprints, decoded.right.models)

@@ -17,10 +17,17 @@ export type { BuiltContext } from "./scopeChange"
 const AGENT_KINDS: ReadonlySet<PlanKind> = new Set(["gc", "backfill"])
 
 /** Kinds that need a valid marker whoever applies them and whatever policy says. */
-export const ALWAYS_GATED: ReadonlySet<PlanKind> = new Set(["gc", "backfill", "restore", "ai_authored", "escalation"])
+export const ALWAYS_GATED: ReadonlySet<PlanKind> = new Set(["gc", "backfill", "restore", "ai_authored", "escalation", "promote"])
 
 /** Kinds apply can execute today; the others refuse after the gates (`plan-kind-not-executable`). */
-export const EXECUTABLE: ReadonlySet<PlanKind> = new Set(["run", "escalation", "ai_authored", "backfill", "gc", "restore"])
+export const EXECUTABLE: ReadonlySet<PlanKind> = new Set(["run", "escalation", "ai_authored", "backfill", "gc", "restore", "promote", "rollback"])
+
+/** A rollback is a promote to the previous targets (decision 37): policy judges it at `promote`. */
+const capabilityOfKind = (kind: "gc" | "restore" | "backfill" | "promote" | "rollback"): Capability => (kind === "rollback" ? "promote" : kind)
+
+/** An agent's promote or rollback needs a human's marker whatever policy says (decision 37). */
+export const agentPromoteRequirement = (kind: PlanKind, principal: Principal): string | undefined =>
+  principal === "agent" && (kind === "promote" || kind === "rollback") ? `an agent's ${kind} always needs a human's review marker` : undefined
 
 /** The stricter of the invoker and the kind's default principal. */
 export const enforcedPrincipal = (kind: PlanKind, invoker: Principal): Principal => (AGENT_KINDS.has(kind) ? "agent" : invoker)
@@ -77,7 +84,7 @@ export const gateItems = (plan: PlanBody, project: CompiledProject, built?: Buil
   }
   const judged = (item: GateItem, upgrade: boolean) => judgedAsBuilt(item, project.models.get(item.model), built, upgrade)
   if (isGatedPlan(plan)) {
-    const capability = plan.kind
+    const capability = capabilityOfKind(plan.kind)
     return plan.payload.models.map((model) => judged({ model, capability, attributes: attrs(model) }, false))
   }
   const direct = new Map(plan.payload.changes.map((c) => [c.model, c]))

@@ -88,8 +88,9 @@ const gated = (plan: GatedPlan, project: CompiledProject, current: Revision, int
       const keyed = (layers: ReadonlyArray<ReadonlyArray<string>>) => new Map(layers.flatMap((layer, i) => layer.map((m) => [m, i] as const)))
       extra = differing(keyed(recordedLayers as ReadonlyArray<ReadonlyArray<string>>), keyed(scope.layers))
     } else {
-      const named = modelNamesOf(p[plan.kind === "gc" ? "evictions" : "restorations"])
-      if (named === undefined) return yield* integrity(`payload: a ${plan.kind} plan records its ${plan.kind === "gc" ? "evictions" : "restorations"}`)
+      const field = plan.kind === "gc" ? "evictions" : plan.kind === "restore" ? "restorations" : "views"
+      const named = modelNamesOf(p[field])
+      if (named === undefined) return yield* integrity(`payload: a ${plan.kind} plan records its ${field}`)
       models = named
     }
     const payload = { ...p, models, fingerprints: fingerprintsOf(current, models) }

@@ -26,14 +26,26 @@ export interface EnvironmentRow {
   readonly last_run_at: string | null
 }
 
-/** One applied promote or rollback: the view targets it replaced and the ones it set. */
+/** A view's target: the physical table, with the fingerprint it holds. */
+export type ViewTarget = Pick<EnvironmentModel, "physical" | "fingerprint" | "table_key">
+
+/** One view a promote or rollback points: its target before (`from`) and after (`to`; null drops the view). */
+export interface SwappedView {
+  readonly model_name: string
+  readonly catalog: string
+  readonly schema: string
+  readonly table: string
+  readonly from: ViewTarget | null
+  readonly to: ViewTarget | null
+}
+
+/** One applied promote or rollback and the views it swapped. */
 export interface PromotionRow {
   readonly plan_id: string
   readonly environment: string
   readonly kind: "promote" | "rollback"
   readonly applied_at: string
-  readonly previous: ReadonlyArray<EnvironmentModel>
-  readonly next: ReadonlyArray<EnvironmentModel>
+  readonly views: ReadonlyArray<SwappedView>
 }
 
 /** The environment statements of the state store, in portable SQL (SQLite and PostgreSQL). */
@@ -58,6 +70,10 @@ export const environmentRows = (sql: SqlClient.SqlClient) => {
     putModels,
     environments: sql<EnvironmentRow>`SELECT name, base, created_at, last_run_id, last_run_at FROM environments ORDER BY name`,
     createEnvironment: (row: EnvironmentRow) => sql`INSERT INTO environments ${sql.insert({ ...row })}`.pipe(Effect.asVoid),
+    dropModel: (environment: string, model: string) =>
+      sql`DELETE FROM environment_models WHERE environment = ${environment} AND model_name = ${model}`.pipe(Effect.asVoid),
+    /** Runs `body` in one store transaction. */
+    inTransaction: <A, E, R>(body: Effect.Effect<A, E, R>) => sql.withTransaction(body),
     dropEnvironment: (name: string) =>
       sql.withTransaction(
         Effect.zipRight(sql`DELETE FROM environment_models WHERE environment = ${name}`, sql`DELETE FROM environments WHERE name = ${name}`)
@@ -74,18 +90,16 @@ export const environmentRows = (sql: SqlClient.SqlClient) => {
         environment: row.environment,
         kind: row.kind,
         applied_at: row.applied_at,
-        previous_json: JSON.stringify(row.previous),
-        next_json: JSON.stringify(row.next)
+        views_json: JSON.stringify(row.views)
       })}`.pipe(Effect.asVoid),
-    promotions: sql<{ plan_id: string; environment: string; kind: "promote" | "rollback"; applied_at: string; previous_json: string; next_json: string }>`SELECT plan_id, environment, kind, applied_at, previous_json, next_json FROM promotions ORDER BY applied_at, plan_id`.pipe(
+    promotions: sql<{ plan_id: string; environment: string; kind: "promote" | "rollback"; applied_at: string; views_json: string }>`SELECT plan_id, environment, kind, applied_at, views_json FROM promotions ORDER BY applied_at, plan_id`.pipe(
       Effect.map((rows) =>
         rows.map((r): PromotionRow => ({
           plan_id: r.plan_id,
           environment: r.environment,
           kind: r.kind,
           applied_at: r.applied_at,
-          previous: JSON.parse(r.previous_json) as ReadonlyArray<EnvironmentModel>,
-          next: JSON.parse(r.next_json) as ReadonlyArray<EnvironmentModel>
+          views: JSON.parse(r.views_json) as ReadonlyArray<SwappedView>
         }))
       )
     )

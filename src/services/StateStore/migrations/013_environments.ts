@@ -3,7 +3,7 @@ import type { Migration } from "../Migration"
 /**
  * Environments (decision 37): production and each branch name, per model, the physical table its
  * view points at and the fingerprint that table holds; `environments` keeps each branch's base and
- * last run; `promotions` keeps each applied promote's view targets before and after, for rollback.
+ * last run; `promotions` keeps each applied promote's views (target before and after), for rollback.
  * Plain portable SQL: the store may be SQLite or PostgreSQL.
  */
 export const migration: Migration = {
@@ -31,8 +31,7 @@ export const migration: Migration = {
       environment TEXT NOT NULL,
       kind TEXT NOT NULL,
       applied_at TEXT NOT NULL,
-      previous_json TEXT NOT NULL,
-      next_json TEXT NOT NULL
+      views_json TEXT NOT NULL
     )`
   ]
 }

@@ -1,0 +1,107 @@
+import type { FileSystem, Path } from "@effect/platform"
+import { Effect, Option } from "effect"
+import * as NodeFs from "node:fs"
+import type { PromotePlanOutput } from "../schemas/environment"
+import { hashCanonical } from "../services/Artifacts/artifacts"
+import { Ledger } from "../services/Ledger/Ledger"
+import { issuedAfterApplied } from "../services/Plans/claims"
+import { fingerprintsOf } from "../services/Plans/derive"
+import { NothingToPlan } from "../services/Plans/errors"
+import { refusalRow } from "../services/Plans/ledgerRows"
+import { PlanStore } from "../services/Plans/PlanStore"
+import { readWorkingTree } from "../services/Plans/revisions"
+import { Principal } from "../services/Principal/Principal"
+import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
+import { type EnvironmentModel, PRODUCTION, type SwappedView, type ViewTarget } from "../services/Runner/environmentRows"
+import { RunStore, RunStoreFailed } from "../services/Runner/RunStore"
+import { compiledProject } from "./compile"
+import { findBranch } from "./branch"
+import { BranchNeverRun, NothingToRollBack } from "./environmentErrors"
+
+const storeFailed = (e: { readonly message: string }) => new RunStoreFailed({ detail: e.message })
+
+/**
+ * The branch state hash (decision 37): BLAKE3 over the config file's bytes and every model
+ * file's text, so any edit after approval changes it.
+ */
+export const projectStateHash = Effect.gen(function* () {
+  const context = yield* ProjectContext
+  const files = yield* readWorkingTree(context.modelsDir)
+  const config = Option.match(context.config, { onNone: () => null, onSome: (c) => NodeFs.readFileSync(c.file, "utf8") })
+  return hashCanonical({ config, models: Object.fromEntries([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) })
+})
+
+/** Records a refusal row for a promote or rollback the gate never reached (policy is about to be consulted). */
+const refusedBefore = (planId: string) => (error: { readonly code: string; readonly message: string }) =>
+  Effect.flatMap(Principal, (actor) =>
+    Effect.flatMap(Ledger, (ledger) => ledger.append(refusalRow({ actor, principal: actor.class, capability: "promote", planId, error })))
+  ).pipe(Effect.ignore)
+
+const writePlan = (kind: "promote" | "rollback", payload: Record<string, unknown> & { readonly models: ReadonlyArray<string> }) =>
+  Effect.gen(function* () {
+    const { modelsDir } = yield* ProjectContext
+    const working = yield* readWorkingTree(modelsDir, new Set(payload.models))
+    const issued = yield* issuedAfterApplied(kind, { ...payload, fingerprints: fingerprintsOf(working, payload.models) })
+    const actor = yield* Principal
+    const store = yield* PlanStore
+    const written = yield* store.write({ kind, payload: issued, principal: { class: actor.class, id: actor.id, source: actor.source } })
+    return written.plan.plan_id
+  })
+
+const targetOf = (row: EnvironmentModel | undefined): ViewTarget | null =>
+  row === undefined ? null : { physical: row.physical, fingerprint: row.fingerprint, table_key: row.table_key }
+
+const viewOf = (model: string, target: { catalog: string; schema: string; table: string }, from: EnvironmentModel | undefined, to: EnvironmentModel | undefined): SwappedView => ({
+  model_name: model,
+  catalog: target.catalog,
+  schema: target.schema,
+  table: target.table,
+  from: targetOf(from),
+  to: targetOf(to)
+})
+
+/** `pcli plan --promote <branch>`: a `promote` plan naming every production view to swap to the branch's table. */
+export const planPromote = (name: string) =>
+  Effect.gen(function* () {
+    const branch = yield* findBranch(name)
+    if (branch.last_run_id === null) return yield* new BranchNeverRun({ name })
+    const store = yield* RunStore
+    const project = yield* compiledProject
+    const mine = yield* store.environments.modelsOf(name).pipe(Effect.mapError(storeFailed))
+    const prod = yield* store.environments.modelsOf(PRODUCTION).pipe(Effect.mapError(storeFailed))
+    const views = project.order.flatMap((model) => {
+      const to = mine.get(model)
+      const from = prod.get(model)
+      return to === undefined || to.physical === from?.physical ? [] : [viewOf(model, project.models.get(model)!.target, from, to)]
+    })
+    if (views.length === 0) return yield* new NothingToPlan({ base: "production: the branch's views already match it" })
+    const stateHash = yield* projectStateHash
+    const models = views.map((v) => v.model_name).sort()
+    const planId = yield* writePlan("promote", { branch: name, base: branch.base, branch_run_id: branch.last_run_id, state_hash: stateHash, views, models })
+    const out: PromotePlanOutput = { command: "plan_promote", plan_id: planId, kind: "promote", branch: name, state_hash: stateHash, views }
+    return out
+  })
+
+/**
+ * `pcli rollback [--to <promote-plan>]`: a `rollback` plan that puts production's views back where
+ * the last promote found them (or, with --to, where that promote left them).
+ */
+export const planRollback = (to: string | undefined) =>
+  Effect.gen(function* () {
+    const store = yield* RunStore
+    const promotions = yield* store.environments.promotions.pipe(Effect.mapError(storeFailed))
+    const chosen = to === undefined ? promotions[promotions.length - 1] : promotions.find((p) => p.plan_id === to && p.kind === "promote")
+    if (chosen === undefined) {
+      const error = new NothingToRollBack({ detail: to === undefined ? "no promote has been applied: nothing to roll back" : `plan ${to} is not an applied promote` })
+      yield* refusedBefore(to ?? "rollback")(error)
+      return yield* error
+    }
+    const prod = yield* store.environments.modelsOf(PRODUCTION).pipe(Effect.mapError(storeFailed))
+    // From production as it is now, to what the chosen promote found (or, with --to, left).
+    const views = chosen.views.map((v): SwappedView => ({ ...v, from: targetOf(prod.get(v.model_name)), to: to === undefined ? v.from : v.to }))
+    const models = views.map((v) => v.model_name).sort()
+    const planId = yield* writePlan("rollback", { undoes: chosen.plan_id, restores: to === undefined ? "before" : "after", views, models })
+    return planId
+  })
+
+export type PromotePlanRequirements = FileSystem.FileSystem | Path.Path
