@@ -99,25 +99,6 @@ const approver = (t: Target, a: number, planId: string) =>
     return Either.isRight(outcome) ? "won" : (outcome.left as { code?: string }).code ?? "failed"
   }).pipe(Effect.provide(PlanStore.layer(mkdtempSync(join(tmpdir(), "pcli-bench-approver-")))), Effect.provide(storeLayer(t)), Effect.provide(NodeContext.layer))
 
-const role = process.env["BENCH_STATE_ROLE"]
-if (role !== undefined) {
-  const t = JSON.parse(process.env["BENCH_STATE_TARGET"]!) as Target
-  const n = Number(process.env["BENCH_STATE_INDEX"])
-  const program: Effect.Effect<unknown, unknown> =
-    role === "writer"
-      ? writer(t, n, Number(process.env["BENCH_STATE_COUNT"]), Number(process.env["BENCH_STATE_BATCH"]))
-      : approver(t, n, process.env["BENCH_STATE_PLAN"]!)
-  Effect.runPromise(program).then(
-    (out) => process.stdout.write(JSON.stringify(out)),
-    (e) => {
-      process.stderr.write(`${String(e)}\n`)
-      process.exitCode = 1
-    }
-  )
-} else {
-  await main()
-}
-
 // ---- the parent --------------------------------------------------------------------------------
 
 function child(env: Record<string, string>): Promise<unknown> {
@@ -269,4 +250,25 @@ async function main() {
   )
   const bad = runs.some((r) => r.check.rows !== ROWS || r.check.broken !== 0 || r.check.forks !== 0 || !r.check.verified) || race.winners !== 1 || race.approvals !== 1
   if (bad) process.exitCode = 1
+}
+
+// ---- dispatch: a child runs its role, the parent the whole bench ---------------------------------
+
+const role = process.env["BENCH_STATE_ROLE"]
+if (role !== undefined) {
+  const t = JSON.parse(process.env["BENCH_STATE_TARGET"]!) as Target
+  const n = Number(process.env["BENCH_STATE_INDEX"])
+  const program: Effect.Effect<unknown, unknown> =
+    role === "writer"
+      ? writer(t, n, Number(process.env["BENCH_STATE_COUNT"]), Number(process.env["BENCH_STATE_BATCH"]))
+      : approver(t, n, process.env["BENCH_STATE_PLAN"]!)
+  Effect.runPromise(program).then(
+    (out) => process.stdout.write(JSON.stringify(out)),
+    (e) => {
+      process.stderr.write(`${String(e)}\n`)
+      process.exitCode = 1
+    }
+  )
+} else {
+  await main()
 }

@@ -46,16 +46,23 @@ export const appendPg = (sql: SqlClient.SqlClient, rows: ReadonlyArray<NewLedger
       let seq = head.seq
       let previous = head.row_hash
       const sealed: Array<SealedRow> = []
+      const inserted: Array<Record<string, unknown>> = []
+      // Twins: a stamp newer than the head's can only collide inside this batch (counted here); at the head's stamp, ask the table too.
+      const inBatch = new Map<string, number>()
       for (const row of rows) {
         const base = `${timestamp}|${row.plan_id ?? ""}|${row.model ?? ""}`
-        const n = yield* twinCount(sql, base)
+        const earlier = timestamp > head.timestamp ? 0 : yield* twinCount(sql, base)
+        const n = earlier + (inBatch.get(base) ?? 0)
+        inBatch.set(base, (inBatch.get(base) ?? 0) + 1)
         const stored = storedRow(row, n === 0 ? base : `${base}|#${n + 1}`, timestamp)
         previous = rowHash(previous, stored)
         seq++
-        yield* sql`INSERT INTO ledger ${sql.insert({ seq, ...stored, principal_id_verified: stored.principal_id_verified ? 1 : 0, row_hash: previous })}`
+        inserted.push({ seq, ...stored, principal_id_verified: stored.principal_id_verified ? 1 : 0, row_hash: previous })
         sealed.push({ row: stored, seq, row_hash: previous })
       }
-      yield* sql`UPDATE ledger_head SET seq = ${seq}, row_hash = ${previous}, timestamp = ${timestamp} WHERE id = 1`
+      // One statement: the rows and the head's move (a round trip less while the lock is held).
+      yield* sql`WITH appended AS (INSERT INTO ledger ${sql.insert(inserted)} RETURNING seq)
+        UPDATE ledger_head SET seq = ${seq}, row_hash = ${previous}, timestamp = ${timestamp} WHERE id = 1`
       return sealed as ReadonlyArray<SealedRow>
     })
   )
