@@ -7,7 +7,12 @@ import pg, { type Pool } from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { initScript } from "../../src/services/StateStore/pgInit"
 import { createRolesSql, guardSql } from "../../src/services/StateStore/pgRoles"
-import { pgAdminUrl, pgUrlAs } from "./pgSupport"
+import { PG_URL, pgUnavailable } from "../support/postgres"
+
+const pgAdminUrl = PG_URL
+const pgUrlAs = (role: string) => `postgres://${role}@127.0.0.1:5432/test`
+// Under CI=true a missing server fails the file here.
+await pgUnavailable()
 
 const suffix = `${process.pid}_${Date.now().toString(36)}`
 const schema = `t_roles_${suffix}`

@@ -63,19 +63,20 @@ $pcli$`,
     `CREATE TRIGGER ledger_append_only BEFORE UPDATE OR DELETE ON ${s}.ledger FOR EACH ROW EXECUTE FUNCTION ${appendOnly}()`,
     `DROP TRIGGER IF EXISTS ledger_no_truncate ON ${s}.ledger`,
     `CREATE TRIGGER ledger_no_truncate BEFORE TRUNCATE ON ${s}.ledger FOR EACH STATEMENT EXECUTE FUNCTION ${appendOnly}()`,
-    // The head row only moves forward, to the ledger's last row: a member cannot point it elsewhere.
+    // The head row only moves forward, to a row the ledger holds. Checked at commit (a deferred
+    // constraint trigger): an append inserts its rows and moves the head in one statement.
     `CREATE OR REPLACE FUNCTION ${headTracks}() RETURNS trigger LANGUAGE plpgsql AS $pcli$
 BEGIN
   IF NEW.id <> OLD.id OR NEW.seq < OLD.seq
-     OR NEW.row_hash IS DISTINCT FROM (SELECT row_hash FROM ${s}.ledger WHERE seq = NEW.seq)
-     OR EXISTS (SELECT 1 FROM ${s}.ledger WHERE seq > NEW.seq) THEN
-    RAISE EXCEPTION 'pcli ledger head must name the last ledger row' USING ERRCODE = 'insufficient_privilege';
+     OR (NEW.seq > 0 AND NEW.row_hash IS DISTINCT FROM (SELECT row_hash FROM ${s}.ledger WHERE seq = NEW.seq)) THEN
+    RAISE EXCEPTION 'pcli ledger head must move forward to a ledger row' USING ERRCODE = 'insufficient_privilege';
   END IF;
-  RETURN NEW;
+  RETURN NULL;
 END
 $pcli$`,
     `DROP TRIGGER IF EXISTS ledger_head_tracks ON ${s}.ledger_head`,
-    `CREATE TRIGGER ledger_head_tracks BEFORE UPDATE ON ${s}.ledger_head FOR EACH ROW EXECUTE FUNCTION ${headTracks}()`,
+    `CREATE CONSTRAINT TRIGGER ledger_head_tracks AFTER UPDATE ON ${s}.ledger_head DEFERRABLE INITIALLY DEFERRED
+  FOR EACH ROW EXECUTE FUNCTION ${headTracks}()`,
     // Every member reads every row; a member appends only rows in its own verified name.
     `ALTER TABLE ${s}.ledger ENABLE ROW LEVEL SECURITY`,
     `DROP POLICY IF EXISTS ledger_read ON ${s}.ledger`,
