@@ -1,7 +1,7 @@
 // pcli ls, lineage and test through the binary: on the playground (with selectors), on a project
 // built to exercise column lineage (CTE, join, SELECT *, what the parser cannot settle), and bad input.
 import { execFileSync } from "node:child_process"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -203,6 +203,8 @@ describe("pcli test", () => {
       expect(before.code).toBe(1)
       expect(before.out).toMatchObject({ command: "test", not_built: 1, models: [{ model: "stg_orders", status: "not_built" }] })
       expect(before.stderr).toMatch(/^error\[tests-failed\]: 1 model\(s\) not built\n$/)
+      // Read-only: a warehouse that was never built is not created by looking at it.
+      expect(existsSync(join(cwd, ".pcli", "warehouse.duckdb"))).toBe(false)
       expect((await runCli(["run"], { cwd })).code).toBe(0)
       const all = await json(["test"], cwd)
       expect(all.code, all.stderr).toBe(0)
