@@ -84,6 +84,9 @@ describe("pcli lineage on the playground", () => {
       { name: "orders", reads: [{ kind: "model", relation: "stg_orders", column: "order_id" }], unresolved: [] },
       { name: "lifetime_value", reads: [{ kind: "model", relation: "stg_orders", column: "amount" }], unresolved: [] }
     ])
+    // DuckDB's parse is kept by SQL hash: a second lineage over unchanged SQL reads it back, to the same answer.
+    expect(existsSync(join(pg, ".pcli", "lineage-cache.json"))).toBe(true)
+    expect((await json(["lineage", "mart_customer_ltv"], pg)).stdout).toBe(r.stdout)
     const near = await json(["lineage", "mart_customer_ltv", "--upstream", "--depth", "1"], pg)
     expect(near.out.upstream.map((n: { model: string }) => n.model)).toEqual(["stg_customers", "stg_orders"])
     expect(near.out).not.toHaveProperty("downstream")
