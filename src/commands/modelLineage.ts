@@ -53,11 +53,11 @@ const within = (project: CompiledProject, model: string, next: (m: string) => Re
 export const modelLineage = (request: LineageRequest) =>
   Effect.gen(function* () {
     const depth = yield* parseDepth(request.depth)
-    const { modelsDir } = yield* ProjectContext
+    const { modelsDir, root } = yield* ProjectContext
     const project = yield* compiledProject
     const m = project.models.get(request.model)
     if (m === undefined) return yield* new ModelNotFound({ model: request.model, modelsDir })
-    const columns = yield* projectColumns(project)
+    const columns = yield* projectColumns(project, new Map(), root)
     const own = columns.get(request.model)!
     const up = request.direction !== "downstream"
     const down = request.direction !== "upstream"

@@ -29,4 +29,4 @@ export const RunLayer = (options: GlobalOptions, target: string | undefined) =>
 
 /** `pcli test`: the compiler and the warehouse target, over the project; nothing is built or recorded. */
 export const TestLayer = (options: GlobalOptions) =>
-  Layer.mergeAll(Compiler.layer, warehouseLayer(Option.none(), true)).pipe(Layer.provideMerge(ProjectLayer(options, true)))
+  Layer.mergeAll(Compiler.layer, warehouseLayer(Option.none(), true, true)).pipe(Layer.provideMerge(ProjectLayer(options, true)))

@@ -1,4 +1,4 @@
-import type { FileSystem } from "@effect/platform"
+import { FileSystem } from "@effect/platform"
 import { Path } from "@effect/platform"
 import type { NoWarehouseCredentials } from "../services/WarehouseAuth/errors"
 import type { StatementFailed, Warehouse } from "../services/Warehouse/Warehouse"
@@ -44,11 +44,17 @@ export const warehouseLayer = (target: Option.Option<string>, lazy = false, read
       const path = yield* Path.Path
       const adapters = Option.match(project.config, { onNone: () => [], onSome: (c) => c.adapters })
       const targets = adapters.filter((a) => a.type === "warehouse" || a.type === "embedded")
-      const embeddedAt = (file: string | undefined, memoryLimit?: string): TargetLayer =>
-        Embedded.layer(path.resolve(project.root, file ?? Embedded.defaultEmbeddedPath), { lazy, readOnly, ...(memoryLimit === undefined ? {} : { memoryLimit }) })
+      const fs = yield* FileSystem.FileSystem
+      // A read command (pcli test) sees a warehouse file that does not exist as an empty warehouse, and creates none.
+      const embeddedAt = (file: string | undefined, memoryLimit?: string): Effect.Effect<TargetLayer> =>
+        Effect.gen(function* () {
+          const at = path.resolve(project.root, file ?? Embedded.defaultEmbeddedPath)
+          const absent = readOnly && !(yield* fs.exists(at).pipe(Effect.orElseSucceed(() => true)))
+          return Embedded.layer(absent ? ":memory:" : at, { lazy, readOnly: readOnly && !absent, ...(memoryLimit === undefined ? {} : { memoryLimit }) })
+        })
       // Only the chosen adapter's `${VAR}`s are resolved.
       const use = (ref: AdapterRef) =>
-        Effect.map(ref.resolve, (a) => (a.type === "warehouse" ? remoteLayer(ref.name, a) : a.type === "embedded" ? embeddedAt(a.path, a.memory_limit) : embeddedAt(undefined)))
+        Effect.flatMap(ref.resolve, (a) => (a.type === "warehouse" ? Effect.succeed(remoteLayer(ref.name, a)) : a.type === "embedded" ? embeddedAt(a.path, a.memory_limit) : embeddedAt(undefined)))
       if (Option.isSome(target)) {
         const chosen = targets.find((a) => a.name === target.value)
         if (chosen === undefined) return yield* new UnknownTarget({ target: target.value, known: targets.map((a) => a.name) })
@@ -57,6 +63,6 @@ export const warehouseLayer = (target: Option.Option<string>, lazy = false, read
       const remotes = targets.filter((a) => a.type === "warehouse")
       if (remotes.length > 1) return yield* new AmbiguousWarehouse({ adapters: remotes.map((a) => a.name) })
       const chosen = remotes[0] ?? targets.find((a) => a.type === "embedded")
-      return chosen === undefined ? embeddedAt(undefined) : yield* use(chosen)
+      return chosen === undefined ? yield* embeddedAt(undefined) : yield* use(chosen)
     })
   )

@@ -1,7 +1,7 @@
 // pcli ls, lineage and test through the binary: on the playground (with selectors), on a project
 // built to exercise column lineage (CTE, join, SELECT *, what the parser cannot settle), and bad input.
 import { execFileSync } from "node:child_process"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -84,6 +84,9 @@ describe("pcli lineage on the playground", () => {
       { name: "orders", reads: [{ kind: "model", relation: "stg_orders", column: "order_id" }], unresolved: [] },
       { name: "lifetime_value", reads: [{ kind: "model", relation: "stg_orders", column: "amount" }], unresolved: [] }
     ])
+    // DuckDB's parse is kept by SQL hash: a second lineage over unchanged SQL reads it back, to the same answer.
+    expect(existsSync(join(pg, ".pcli", "lineage-cache.json"))).toBe(true)
+    expect((await json(["lineage", "mart_customer_ltv"], pg)).stdout).toBe(r.stdout)
     const near = await json(["lineage", "mart_customer_ltv", "--upstream", "--depth", "1"], pg)
     expect(near.out.upstream.map((n: { model: string }) => n.model)).toEqual(["stg_customers", "stg_orders"])
     expect(near.out).not.toHaveProperty("downstream")
@@ -203,6 +206,8 @@ describe("pcli test", () => {
       expect(before.code).toBe(1)
       expect(before.out).toMatchObject({ command: "test", not_built: 1, models: [{ model: "stg_orders", status: "not_built" }] })
       expect(before.stderr).toMatch(/^error\[tests-failed\]: 1 model\(s\) not built\n$/)
+      // Read-only: a warehouse that was never built is not created by looking at it.
+      expect(existsSync(join(cwd, ".pcli", "warehouse.duckdb"))).toBe(false)
       expect((await runCli(["run"], { cwd })).code).toBe(0)
       const all = await json(["test"], cwd)
       expect(all.code, all.stderr).toBe(0)

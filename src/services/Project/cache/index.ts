@@ -24,7 +24,7 @@ export { type SidecarSummary } from "./fileWork"
 export { type CacheUse, racyMarginMs } from "./loadFiles"
 export { statModels } from "./modelStats"
 export { spawnReadAhead, type SpawnedReadAhead } from "./readAhead"
-export { asciiJson } from "./shardFile"
+export { asciiJson, cacheBuild } from "./shardFile"
 
 // The twins and their references, for the property tests and the benches.
 export { emptyBody, putStamp, rememberJson, storedBodyJson, storedBodyJsonPlain } from "./compileCache"
