@@ -20,14 +20,20 @@ const duck = async (cwd: string, ...statements: ReadonlyArray<string>): Promise<
   }
 }
 
+/** The physical table a model's view reads (decision 37): where its rows are written. */
+const physicalOf = async (cwd: string, view: string) => {
+  const rows = await duck(cwd, `SELECT sql FROM duckdb_views() WHERE schema_name = 's' AND view_name = '${view}'`)
+  return /FROM (pcli_physical\.[a-z0-9_]+)/.exec(String(rows[0]?.[0]))![1]!
+}
+
 /** A marker row in each model table (none in an interval a rebuild would touch): a rebuild drops it. */
-const markTables = (cwd: string) =>
+const markTables = async (cwd: string) =>
   duck(
     cwd,
-    "INSERT INTO s.stg_events VALUES (-1, NULL, -1)",
-    "INSERT INTO s.daily VALUES (DATE '2024-01-02', -1, -1)",
-    "INSERT INTO s.one VALUES (-1)",
-    "INSERT INTO s.two VALUES (-1, 'marker')"
+    `INSERT INTO ${await physicalOf(cwd, "stg_events")} VALUES (-1, NULL, -1)`,
+    `INSERT INTO ${await physicalOf(cwd, "daily")} VALUES (DATE '2024-01-02', -1, -1)`,
+    `INSERT INTO ${await physicalOf(cwd, "one")} VALUES (-1)`,
+    `INSERT INTO ${await physicalOf(cwd, "two")} VALUES (-1, 'marker')`
   )
 
 const markers = async (cwd: string) =>
@@ -118,7 +124,7 @@ describe("incremental runs (binary, embedded DuckDB)", () => {
     const cwd = project()
     await seedEvents(cwd)
     await run(cwd)
-    await duck(cwd, "INSERT INTO s.daily VALUES (DATE '2024-01-02', -1, -1)")
+    await duck(cwd, `INSERT INTO ${await physicalOf(cwd, "daily")} VALUES (DATE '2024-01-02', -1, -1)`)
     await duck(cwd, "INSERT INTO raw.events VALUES (5, DATE '2024-01-04', 3), (6, DATE '2024-01-04', 4)")
 
     const newDay = await run(cwd)

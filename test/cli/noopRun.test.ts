@@ -21,12 +21,12 @@ const run = async (cwd: string) => {
   return Object.fromEntries(out.models.map((m) => [m.model_name, m.status]))
 }
 
-/** Drops a table behind pcli's back, through DuckDB itself. */
+/** Drops a model's relation (its view, decision 37) behind pcli's back, through DuckDB itself. */
 const dropTable = async (cwd: string, table: string) => {
   const { DuckDBInstance } = await import("@duckdb/node-api")
   const instance = await DuckDBInstance.create(join(cwd, ".pcli", "warehouse.duckdb"))
   const connection = await instance.connect()
-  await connection.run(`DROP TABLE ${table}`)
+  await connection.run(`DROP VIEW ${table}`)
   connection.closeSync()
   instance.closeSync()
 }

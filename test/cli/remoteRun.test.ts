@@ -60,8 +60,9 @@ describe("pcli run on a remote warehouse (binary, HTTPS emulator)", () => {
     })
     emulator.resetCounts()
     // The first 503 hits the governance record's read (a human is warned and proceeds), the second the
-    // schema pre-creation (ignored), the third the model's first attempt.
-    emulator.faults.serverErrors(3, 503)
+    // catalog query of the move to physical tables (nothing moved), the third and fourth the pre-creation
+    // of the view's and the physical table's schemas (ignored), the fifth the model's first attempt.
+    emulator.faults.serverErrors(5, 503)
     const env = { WAREHOUSE_TOKEN: PAT, NODE_EXTRA_CA_CERTS: emulator.certificate.caFile }
     const r = await runCli(["run", "--output", "json"], { cwd, env })
     emulator.faults.serverErrors(0)

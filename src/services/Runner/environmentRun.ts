@@ -42,9 +42,7 @@ export const prepareEnvironment = (project: CompiledProject, options: RunOptions
     const base = options.branch === undefined ? new Map<string, EnvironmentModel>() : yield* store.environments.modelsOf(options.branch.base).pipe(Effect.mapError(storeFailed))
     const needsMigration = options.branch === undefined && [...project.models.values()].some((m) => isVirtual(m) && !current.has(m.name))
     if (needsMigration) {
-      const moved = yield* migrateLegacyTargets(project, current, fingerprints).pipe(
-        Effect.mapError((e) => new RunStoreFailed({ detail: `moving a target table into ${name}'s physical schema: ${e.message}` }))
-      )
+      const moved = yield* migrateLegacyTargets(project, current, fingerprints)
       // Recorded at once: the warehouse has already changed, whatever the run does next.
       if (moved.length > 0) yield* store.environments.putModels(name, moved).pipe(Effect.mapError(storeFailed))
       for (const m of moved) current.set(m.model_name, m)

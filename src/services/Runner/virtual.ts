@@ -2,7 +2,7 @@ import { createHash } from "node:crypto"
 import { Clock, Effect } from "effect"
 import type { TargetBlock } from "../../schemas/model"
 import type { CompiledModel, CompiledProject } from "../Project/compile"
-import { type StatementFailed, Warehouse, type WarehouseService } from "../Warehouse/Warehouse"
+import { Warehouse, type WarehouseService } from "../Warehouse/Warehouse"
 import { canonicalJsonFast } from "../Artifacts/artifacts"
 import { type EnvironmentModel, PRODUCTION } from "./environmentRows"
 import { fingerprintOf } from "./incremental"
@@ -100,14 +100,15 @@ export const migrateLegacyTargets = (
   project: CompiledProject,
   current: ReadonlyMap<string, EnvironmentModel>,
   fingerprints: ReadonlyMap<string, string>
-): Effect.Effect<ReadonlyArray<EnvironmentModel>, StatementFailed, Warehouse> =>
+): Effect.Effect<ReadonlyArray<EnvironmentModel>, never, Warehouse> =>
   Effect.gen(function* () {
     const unmapped = [...project.models.values()].filter((m) => isVirtual(m) && !current.has(m.name))
     if (unmapped.length === 0) return []
     const wh = yield* Warehouse
-    const found = yield* wh.execute(
-      `SELECT lower(table_schema), lower(table_name) FROM information_schema.tables WHERE table_type = 'BASE TABLE' AND table_schema <> ${literal(PHYSICAL_SCHEMA)}`
-    )
+    // A warehouse that cannot answer now moves nothing: each model then meets its own failure (a legacy table makes its view fail, no row lost).
+    const found = yield* wh
+      .execute(`SELECT lower(table_schema), lower(table_name) FROM information_schema.tables WHERE table_type = 'BASE TABLE' AND table_schema <> ${literal(PHYSICAL_SCHEMA)}`)
+      .pipe(Effect.orElseSucceed(() => ({ columns: [], rows: [] })))
     const tables = new Set(found.rows.map((r) => `${String(r[0])}.${String(r[1])}`))
     const legacy = unmapped.filter((m) => tables.has(`${m.target.schema}.${m.target.table}`.toLowerCase()))
     const now = new Date(yield* Clock.currentTimeMillis).toISOString()
@@ -116,12 +117,16 @@ export const migrateLegacyTargets = (
       const fingerprint = fingerprints.get(model.name)!
       const physical = freshPhysical(model, fingerprint)
       const to = physicalTarget(model, physical)
-      yield* wh.execute(schemaStatement(to, wh.kind))
-      yield* atomically(wh, [
-        `CREATE TABLE ${relationName(to, wh.kind)} AS SELECT * FROM ${relationName(model.target, wh.kind)}`,
-        `DROP TABLE ${relationName(model.target, wh.kind)}`,
-        viewStatement(model.target, to, wh.kind)
-      ])
+      const move = Effect.zipRight(
+        wh.execute(schemaStatement(to, wh.kind)),
+        atomically(wh, [
+          `CREATE TABLE ${relationName(to, wh.kind)} AS SELECT * FROM ${relationName(model.target, wh.kind)}`,
+          `DROP TABLE ${relationName(model.target, wh.kind)}`,
+          viewStatement(model.target, to, wh.kind)
+        ])
+      )
+      // The tables moved so far are recorded whatever happens to the next one.
+      if ((yield* Effect.either(move))._tag === "Left") return moved
       moved.push({ model_name: model.name, physical, fingerprint, table_key: tableKeyOf(model), updated_at: now })
     }
     return moved

@@ -1,0 +1,66 @@
+// bench/promote: 1,000 models (10 roots of 10k or 1M rows, 980 models over them, 10 downstream), 10 changed.
+// A branch run builds the 10 and their downstream; promote and rollback are view swaps, timed against a full run.
+import { spawnSync } from "node:child_process"
+import * as NodeFs from "node:fs"
+import * as NodeOs from "node:os"
+import * as NodePath from "node:path"
+import { printTable } from "./support"
+
+const BIN = NodePath.resolve("dist/pcli.cjs")
+const ROOTS = 10
+const MIDDLE = 980
+const CHANGED = 10
+const human = { ...process.env, PCLI_PRINCIPAL: "human", PCLI_PRINCIPAL_ID: "bench" }
+
+const write = (dir: string, name: string, sql: string, schema: string) => {
+  NodeFs.writeFileSync(NodePath.join(dir, "models", `${name}.sql`), sql)
+  NodeFs.writeFileSync(NodePath.join(dir, "models", `${name}.toml`), `name = "${name}"\n[target]\ncatalog = "w"\nschema = "${schema}"\ntable = "${name}"\n`)
+}
+
+const project = (rows: number) => {
+  const dir = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "pcli-bench-promote-"))
+  NodeFs.mkdirSync(NodePath.join(dir, "models"))
+  NodeFs.writeFileSync(NodePath.join(dir, "pcli.toml"), `[project]\nname = "promote"\n[adapter.local]\ntype = "embedded"\n`)
+  for (let r = 0; r < ROOTS; r++) write(dir, `root_${r}`, `SELECT i AS id, i % 97 AS k FROM range(${rows}) t(i)`, "raw")
+  for (let m = 0; m < MIDDLE; m++) write(dir, `mid_${m}`, `SELECT k, count(*) AS n, ${m} AS tag FROM raw.root_${m % ROOTS} GROUP BY k`, "mid")
+  for (let d = 0; d < CHANGED; d++) write(dir, `leaf_${d}`, `SELECT sum(n) AS n FROM mid.mid_${d}`, "leaf")
+  return dir
+}
+
+const pcli = (dir: string, args: ReadonlyArray<string>) => {
+  const start = process.hrtime.bigint()
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: dir, env: human, encoding: "utf8" })
+  const ms = Number(process.hrtime.bigint() - start) / 1e6
+  if (r.status !== 0) throw new Error(`pcli ${args.join(" ")} exited ${r.status}: ${r.stderr}`)
+  return { ms, stdout: r.stdout }
+}
+
+const measure = (rows: number) => {
+  const dir = project(rows)
+  const full = pcli(dir, ["run", "--full-refresh"]).ms
+  pcli(dir, ["branch", "create", "feat"])
+  for (let m = 0; m < CHANGED; m++) write(NodePath.join(dir), `mid_${m}`, `SELECT k, count(*) AS n, ${m} + 1000 AS tag FROM raw.root_${m % ROOTS} GROUP BY k`, "mid")
+  const branchRun = pcli(dir, ["run", "--branch", "feat", "--output", "json"])
+  const built = (JSON.parse(branchRun.stdout) as { models: ReadonlyArray<{ status: string }> }).models.filter((m) => m.status === "success").length
+  const planId = /"plan_id": "([0-9a-f]{64})"/.exec(pcli(dir, ["plan", "--promote", "feat", "--output", "json"]).stdout)![1]!
+  pcli(dir, ["review", planId, "--approve"])
+  const promote = pcli(dir, ["apply", planId]).ms
+  const rollback = pcli(dir, ["rollback"]).ms
+  NodeFs.rmSync(dir, { recursive: true, force: true })
+  return { rows, full, branch: branchRun.ms, built, promote, rollback }
+}
+
+const results = [measure(10_000), measure(1_000_000)]
+printTable(
+  ["rows per root", "full run ms", "run --branch ms (built)", "promote ms", "promote / full run", "rollback ms", "rollback / full run"],
+  results.map((r) => [
+    r.rows,
+    r.full.toFixed(0),
+    `${r.branch.toFixed(0)} (${r.built})`,
+    r.promote.toFixed(0),
+    `${((100 * r.promote) / r.full).toFixed(1)}%`,
+    r.rollback.toFixed(0),
+    `${((100 * r.rollback) / r.full).toFixed(1)}%`
+  ])
+)
+console.log(`\npromote at 1M rows / promote at 10k rows: ${(results[1]!.promote / results[0]!.promote).toFixed(2)}`)

@@ -1,0 +1,219 @@
+import { DuckDBInstance } from "@duckdb/node-api"
+import { appendFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+import { makeProject, runCli } from "../support/cli"
+
+// Environments through the binary (decision 37), each outcome read from DuckDB's own catalog.
+
+const human = { PCLI_PRINCIPAL: "human", PCLI_PRINCIPAL_ID: "alice" }
+const agent = { PCLI_PRINCIPAL: "agent", PCLI_PRINCIPAL_ID: "bot-1" }
+
+const sidecar = (name: string, schema: string, extra = "") => `name = "${name}"\n[target]\ncatalog = "w"\nschema = "${schema}"\ntable = "${name}"\n${extra}`
+
+const project = (policy = "") =>
+  makeProject({
+    "pcli.toml": `[project]\nname = "envs"\n[adapter.local]\ntype = "embedded"\n${policy}`,
+    "models/raw.sql": "SELECT i AS id, 'v' || i AS v FROM range(1, 6) t(i)",
+    "models/raw.toml": sidecar("raw", "staging"),
+    "models/clean.sql": "SELECT id, upper(v) AS v FROM staging.raw",
+    "models/clean.toml": sidecar("clean", "marts"),
+    "models/total.sql": "SELECT count(*) AS n FROM marts.clean",
+    "models/total.toml": sidecar("total", "marts")
+  })
+
+const cli = (dir: string, args: ReadonlyArray<string>, env: Record<string, string> = human) => runCli(args, { cwd: dir, env })
+
+/** Reads the warehouse's catalog once the binary has exited (it holds no lock then). */
+const catalog = async (dir: string) => {
+  const instance = await DuckDBInstance.create(join(dir, ".pcli", "warehouse.duckdb"))
+  const connection = await instance.connect()
+  const rows = async (sql: string) => (await connection.runAndReadAll(sql)).getRows().map((r) => r.map((v) => (typeof v === "bigint" ? Number(v) : v)))
+  try {
+    return {
+      views: Object.fromEntries(
+        (await rows("SELECT schema_name || '.' || view_name, sql FROM duckdb_views() WHERE NOT internal ORDER BY 1")).map(([k, v]) => [String(k), String(v)])
+      ) as Record<string, string>,
+      tables: (await rows("SELECT schema_name || '.' || table_name FROM duckdb_tables() ORDER BY 1")).map((r) => String(r[0])),
+      baseTablesAtTargets: (await rows("SELECT table_schema || '.' || table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE' AND table_schema <> 'pcli_physical'")).map((r) => String(r[0])),
+      clean: await rows("SELECT * FROM marts.clean ORDER BY id")
+    }
+  } finally {
+    connection.closeSync()
+    instance.closeSync()
+  }
+}
+
+const planIdOf = (stdout: string) => /^Plan ([0-9a-f]{64})/m.exec(stdout)?.[1] ?? ""
+
+const errorCode = (stderr: string) => /error\[([a-z_-]+)\]/.exec(stderr)?.[1]
+
+const ledgerCodes = async (dir: string) => {
+  const r = await cli(dir, ["audit", "--output", "json"])
+  return r.stdout
+}
+
+describe("environments (decision 37)", () => {
+  it("the branch walkthrough: run on prod, branch, run on the branch (prod untouched, unchanged models reused), promote refused unapproved, approve, edit -> stale, approve again, promote is a view swap; rollback restores", async () => {
+    const dir = project()
+    expect((await cli(dir, ["run"])).code).toBe(0)
+    const prod = await catalog(dir)
+    expect(prod.baseTablesAtTargets).toEqual([])
+    expect(Object.keys(prod.views)).toEqual(["marts.clean", "marts.total", "staging.raw"])
+
+    expect((await cli(dir, ["branch", "create", "feat"])).code).toBe(0)
+    writeFileSync(join(dir, "models", "clean.sql"), "SELECT id, upper(v) || '!' AS v FROM staging.raw WHERE id > 1")
+    const branchRun = await cli(dir, ["run", "--branch", "feat", "--output", "json"])
+    expect(branchRun.code).toBe(0)
+    const statuses = Object.fromEntries(JSON.parse(branchRun.stdout).models.map((m: { model_name: string; status: string }) => [m.model_name, m.status]))
+    expect(statuses).toEqual({ raw: "unchanged", clean: "success", total: "success" })
+
+    const afterBranch = await catalog(dir)
+    // Production's views and tables are as they were; the branch added two tables and its own views.
+    for (const view of Object.keys(prod.views)) expect(afterBranch.views[view]).toBe(prod.views[view])
+    expect(afterBranch.clean).toEqual(prod.clean)
+    expect(afterBranch.tables.filter((t) => !prod.tables.includes(t))).toHaveLength(2)
+    for (const table of prod.tables) expect(afterBranch.tables).toContain(table)
+    // The unchanged model is reused: the branch's view reads production's very table.
+    expect(afterBranch.views["staging__feat.raw"]).toBe(prod.views["staging.raw"]!.replace("staging.raw", "staging__feat.raw"))
+
+    const diff = JSON.parse((await cli(dir, ["branch", "diff", "feat", "--output", "json"])).stdout)
+    const byModel = Object.fromEntries(diff.models.map((m: { model: string }) => [m.model, m]))
+    expect(byModel.raw.status).toBe("reused")
+    expect(byModel.clean).toMatchObject({ status: "changed", base_rows: 5, branch_rows: 4 })
+
+    const planned = await cli(dir, ["plan", "--promote", "feat"])
+    expect(planned.code).toBe(0)
+    const planId = planIdOf(planned.stdout)
+    const unapproved = await cli(dir, ["apply", planId])
+    expect([unapproved.code, errorCode(unapproved.stderr)]).toEqual([1, "marker-missing"])
+
+    expect((await cli(dir, ["review", planId, "--approve"])).code).toBe(0)
+    appendFileSync(join(dir, "models", "total.sql"), "\n-- edited after approval\n")
+    const stale = await cli(dir, ["apply", planId])
+    expect([stale.code, errorCode(stale.stderr)]).toEqual([1, "state-hash-mismatch"])
+    expect((await catalog(dir)).views).toEqual(afterBranch.views)
+
+    const again = planIdOf((await cli(dir, ["plan", "--promote", "feat"])).stdout)
+    expect((await cli(dir, ["review", again, "--approve"])).code).toBe(0)
+    const promoted = await cli(dir, ["apply", again, "--output", "json"])
+    expect(promoted.code).toBe(0)
+    expect(JSON.parse(promoted.stdout)).toMatchObject({ command: "promote_apply", tables_created: 0 })
+    const live = await catalog(dir)
+    // A view swap: no table created or dropped, production's views now read the branch's tables.
+    expect(live.tables).toEqual(afterBranch.tables)
+    expect(live.views["marts.clean"]).toBe(afterBranch.views["marts__feat.clean"]!.replace("marts__feat.clean", "marts.clean"))
+    expect(live.views["staging.raw"]).toBe(prod.views["staging.raw"])
+    expect(live.clean).toHaveLength(4)
+
+    const rolledBack = await cli(dir, ["rollback"])
+    expect(rolledBack.code).toBe(0)
+    const restored = await catalog(dir)
+    expect(Object.fromEntries(Object.keys(prod.views).map((v) => [v, restored.views[v]]))).toEqual(prod.views)
+    expect(restored.clean).toEqual(prod.clean)
+    expect(restored.tables).toEqual(afterBranch.tables)
+  })
+
+  it("SIGKILL in the middle of the swap leaves the old production whole", async () => {
+    const dir = project()
+    await cli(dir, ["run"])
+    await cli(dir, ["branch", "create", "feat"])
+    writeFileSync(join(dir, "models", "clean.sql"), "SELECT id, lower(v) AS v FROM staging.raw")
+    expect((await cli(dir, ["run", "--branch", "feat"])).code).toBe(0)
+    const before = await catalog(dir)
+    const planId = planIdOf((await cli(dir, ["plan", "--promote", "feat"])).stdout)
+    await cli(dir, ["review", planId, "--approve"])
+    // Killed after the first of the two views was replaced, inside the transaction.
+    const killed = await runCli(["apply", planId], { cwd: dir, env: { ...human, PCLI_TEST_CRASH_AFTER: "promote-view-1" } })
+    expect(killed.code).not.toBe(0)
+    const after = await catalog(dir)
+    expect(after.views).toEqual(before.views)
+    expect(after.clean).toEqual(before.clean)
+  })
+
+  it("an agent's promote needs a human's marker even where policy allows it, and a deny rule on promote wins over a marker", async () => {
+    const allow = `[policy]\nversion = 1\ndefault_agent_effect = "allow"\n[[policy.rules]]\nprincipal = "agent"\ncapability = "promote"\neffect = "allow"\nscope = "any"\n`
+    const dir = project(allow)
+    await cli(dir, ["run"])
+    await cli(dir, ["branch", "create", "feat"])
+    writeFileSync(join(dir, "models", "clean.sql"), "SELECT id, v FROM staging.raw")
+    await cli(dir, ["run", "--branch", "feat"])
+    const before = await catalog(dir)
+    const planId = planIdOf((await cli(dir, ["plan", "--promote", "feat"], agent)).stdout)
+    const refused = await cli(dir, ["apply", planId], agent)
+    expect([refused.code, errorCode(refused.stderr)]).toEqual([1, "marker-missing"])
+    expect((await catalog(dir)).views).toEqual(before.views)
+
+    const deny = project(`[policy]\nversion = 1\ndefault_agent_effect = "allow"\n[[policy.rules]]\nprincipal = "human"\ncapability = "promote"\neffect = "deny"\nscope = "any"\n`)
+    await cli(deny, ["run"])
+    await cli(deny, ["branch", "create", "feat"])
+    writeFileSync(join(deny, "models", "clean.sql"), "SELECT id, v FROM staging.raw")
+    await cli(deny, ["run", "--branch", "feat"])
+    const denyBefore = await catalog(deny)
+    const denied = planIdOf((await cli(deny, ["plan", "--promote", "feat"])).stdout)
+    await cli(deny, ["review", denied, "--approve"])
+    const blocked = await cli(deny, ["apply", denied])
+    expect([blocked.code, errorCode(blocked.stderr)]).toEqual([1, "policy-denied"])
+    expect((await catalog(deny)).views).toEqual(denyBefore.views)
+  })
+
+  it("bad input: one line, a code, exit 1, nothing changed", async () => {
+    const dir = project()
+    await cli(dir, ["run"])
+    const before = await catalog(dir)
+    const cases: ReadonlyArray<[ReadonlyArray<string>, string]> = [
+      [["run", "--branch", "nope"], "unknown-branch"],
+      [["branch", "create", "Not-An-Identifier"], "invalid-branch-name"],
+      [["branch", "drop", "prod"], "production-not-droppable"],
+      [["rollback"], "no-previous-promote"]
+    ]
+    for (const [args, code] of cases) {
+      const r = await cli(dir, args)
+      expect([r.code, errorCode(r.stderr), r.stderr.trim().split("\n").length]).toEqual([1, code, 1])
+    }
+    await cli(dir, ["branch", "create", "idle"])
+    const neverRun = await cli(dir, ["plan", "--promote", "idle"])
+    expect([neverRun.code, errorCode(neverRun.stderr)]).toEqual([1, "branch-never-run"])
+
+    // A promote plan whose branch ran again since planning.
+    await cli(dir, ["branch", "create", "feat"])
+    writeFileSync(join(dir, "models", "clean.sql"), "SELECT id, v || '?' AS v FROM staging.raw")
+    await cli(dir, ["run", "--branch", "feat"])
+    const planId = planIdOf((await cli(dir, ["plan", "--promote", "feat"])).stdout)
+    await cli(dir, ["review", planId, "--approve"])
+    await cli(dir, ["run", "--branch", "feat"])
+    const moved = await cli(dir, ["apply", planId])
+    expect([moved.code, errorCode(moved.stderr)]).toEqual([1, "branch-moved"])
+    const after = await catalog(dir)
+    for (const view of Object.keys(before.views)) expect(after.views[view]).toBe(before.views[view])
+    // Policy was consulted for the refused apply and the rollback: each left its row.
+    const audit = await ledgerCodes(dir)
+    expect(audit).toContain("branch-moved")
+    expect(audit).toContain("no-previous-promote")
+  })
+
+  it("a warehouse whose targets are plain tables (pcli before environments) moves to the physical schema on its first run, no row lost", async () => {
+    const dir = makeProject({
+      "pcli.toml": `[project]\nname = "legacy"\n[adapter.local]\ntype = "embedded"\n`,
+      "models/events.sql": "SELECT 3 AS id, TIMESTAMP '2024-03-01' AS ts",
+      "models/events.toml": sidecar("events", "staging", `[strategy]\ntype = "incremental"\ntimestamp_column = "ts"\n`)
+    })
+    const { mkdirSync } = await import("node:fs")
+    mkdirSync(join(dir, ".pcli"))
+    const instance = await DuckDBInstance.create(join(dir, ".pcli", "warehouse.duckdb"))
+    const connection = await instance.connect()
+    // What an earlier pcli's incremental runs left: rows the SQL no longer yields.
+    await connection.run("CREATE SCHEMA staging; CREATE TABLE staging.events AS SELECT * FROM (VALUES (1, TIMESTAMP '2024-01-01'), (2, TIMESTAMP '2024-02-01')) t(id, ts)")
+    connection.closeSync()
+    instance.closeSync()
+    expect((await cli(dir, ["run"])).code).toBe(0)
+    const moved = await DuckDBInstance.create(join(dir, ".pcli", "warehouse.duckdb"))
+    const c = await moved.connect()
+    const ids = (await c.runAndReadAll("SELECT id FROM staging.events ORDER BY id")).getRows().map((r) => r[0])
+    const kinds = (await c.runAndReadAll("SELECT table_schema, table_type FROM information_schema.tables ORDER BY 1")).getRows()
+    c.closeSync()
+    moved.closeSync()
+    expect(ids).toEqual([1, 2, 3])
+    expect(kinds).toEqual([["pcli_physical", "BASE TABLE"], ["staging", "VIEW"]])
+  })
+})
