@@ -191,6 +191,21 @@ describe("makeMemoryCap", () => {
     })
   )
 
+  it.effect("the first Out of Memory at a step asks for the next one and leaves the floor; the second raises the floor", () =>
+    Effect.gen(function* () {
+      const { cap, applied } = yield* capWith(() => false)
+      expect(yield* cap.outOfMemoryAt(0)).toEqual(Option.some(1))
+      expect(yield* cap.step).toBe(0)
+      expect(applied).toEqual([])
+      expect(yield* cap.outOfMemoryAt(0)).toEqual(Option.some(1))
+      expect(yield* cap.step).toBe(1)
+      expect(applied).toEqual(["SET GLOBAL memory_limit = '64MB'"])
+      // A build that started under the old floor builds again at the new one.
+      expect(yield* cap.outOfMemoryAt(0)).toEqual(Option.some(1))
+      expect(yield* cap.outOfMemoryAt(memoryLimitSteps.length - 1)).toEqual(Option.none())
+    })
+  )
+
   it.effect("a hold ends even when its build fails; a lowering DuckDB refuses is tried again when the next hold ends", () =>
     Effect.gen(function* () {
       let refuseLowering = true

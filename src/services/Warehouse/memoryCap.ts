@@ -47,6 +47,12 @@ export interface MemoryCap {
   readonly raiseFrom: (step: number) => Effect.Effect<Option.Option<string | undefined>>
   /** Raises the floor to `step` unless it is already there or past it; the cap then in force, `None` when it could not be raised. */
   readonly raiseTo: (step: number) => Effect.Effect<Option.Option<string | undefined>>
+  /**
+   * The step to build again at after running out of memory at `step`, `None` at the top. The first
+   * time at a step it is taken as a one-off (lanes that filled the cap together): the retry holds
+   * the next step and the floor stays; the second time the floor rises.
+   */
+  readonly outOfMemoryAt: (step: number) => Effect.Effect<Option.Option<number>>
   /** Runs `effect` with the cap at `step` at least; after it, the cap falls to what the floor and the other holds need. */
   readonly holding: <A, E, R>(step: number, effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 }
@@ -85,6 +91,24 @@ export const makeMemoryCap = (apply: (sql: string) => Effect.Effect<void, Statem
           return Option.none()
         })
       )
+    const struck = new Set<number>()
+    const outOfMemoryAt = (step: number): Effect.Effect<Option.Option<number>> =>
+      Effect.flatMap(
+        changing.withPermits(1)(
+          Effect.gen(function* () {
+            const now = yield* Ref.get(floor)
+            if (now > step) return Option.some(Option.some(now))
+            if (step >= top) return Option.some(Option.none<number>())
+            if (struck.has(step)) return Option.none()
+            struck.add(step)
+            return Option.some(Option.some(step + 1))
+          })
+        ),
+        Option.match({
+          onSome: Effect.succeed,
+          onNone: () => Effect.map(raiseTo(step + 1), Option.map(() => step + 1))
+        })
+      )
     const release = (step: number) =>
       changing.withPermits(1)(
         Effect.flatMap(
@@ -101,7 +125,7 @@ export const makeMemoryCap = (apply: (sql: string) => Effect.Effect<void, Statem
         () => effect,
         () => release(Math.min(step, top))
       )
-    return { step: Ref.get(floor), raiseFrom: (step) => raiseTo(step + 1), raiseTo, holding }
+    return { step: Ref.get(floor), raiseFrom: (step) => raiseTo(step + 1), raiseTo, outOfMemoryAt, holding }
   })
 
 /**
@@ -121,24 +145,26 @@ export const withMemoryToGrow = <A, E extends { readonly message: string }, R>(
   Effect.flatMap(Warehouse, (wh) => {
     const cap = wh.memory
     if (cap === undefined) return build
-    // A build holding a step is judged from it: running out of memory there raises the floor past it.
-    const least = options.readsFiles ? fileReadingStep : 0
-    const attempt: Effect.Effect<A, E, R> = Effect.flatMap(Effect.map(cap.step, (floor) => Math.max(floor, least)), (step) =>
-      Effect.catchIf(
-        build,
-        (e) => isOutOfMemoryMessage(e.message),
-        (e) =>
-          Effect.flatMap(cap.raiseFrom(step), (raised) =>
-            Option.match(raised, {
-              onNone: () => Effect.fail(e),
-              onSome: (limit) =>
-                Effect.logWarning(`retrying with memory_limit = ${describeMemoryLimit(limit)}: ${subject}: ${e.message.split("\n")[0]}`).pipe(
-                  Effect.annotateLogs({ "pcli.retry": true, subject, memory_limit: describeMemoryLimit(limit) }),
-                  Effect.zipRight(attempt)
-                )
-            })
-          )
+    // A build holding a step is judged from it: running out of memory there asks for the step past it.
+    const attempt = (least: number): Effect.Effect<A, E, R> =>
+      Effect.flatMap(Effect.map(cap.step, (floor) => Math.max(floor, least)), (step) =>
+        Effect.catchIf(
+          build,
+          (e) => isOutOfMemoryMessage(e.message),
+          (e) =>
+            Effect.flatMap(cap.outOfMemoryAt(step), (next) =>
+              Option.match(next, {
+                onNone: () => Effect.fail(e),
+                onSome: (again) => {
+                  const limit = describeMemoryLimit(memoryLimitSteps[again])
+                  return Effect.logWarning(`retrying with memory_limit = ${limit}: ${subject}: ${e.message.split("\n")[0]}`).pipe(
+                    Effect.annotateLogs({ "pcli.retry": true, subject, memory_limit: limit }),
+                    Effect.zipRight(cap.holding(again, attempt(again)))
+                  )
+                }
+              })
+            )
+        )
       )
-    )
-    return options.readsFiles ? cap.holding(fileReadingStep, attempt) : attempt
+    return options.readsFiles ? cap.holding(fileReadingStep, attempt(fileReadingStep)) : attempt(0)
   })
