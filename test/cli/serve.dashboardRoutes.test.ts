@@ -125,7 +125,7 @@ describe("pcli serve: refusals", () => {
     }
     expect(doc.paths["/api/v1/audit"].get.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(["limit", "cursor", "model", "effect"]))
     // Every error response documents the body {code, message, remediation_hint}.
-    for (const [path, status] of [["/api/v1/runs", "400"], ["/api/v1/runs/{id}", "404"], ["/api/v1/plans/{id}", "404"], ["/api/v1/models/{model}", "404"]]) {
+    for (const [path, status] of [["/api/v1/runs", "400"], ["/api/v1/runs/{id}", "404"], ["/api/v1/plans/{id}", "404"], ["/api/v1/models/{model}", "404"]] as const) {
       const schema = doc.paths[path].get.responses[status].content["application/json"].schema
       const body = (schema.anyOf ?? [schema]).find((s: { properties?: object }) => s.properties !== undefined)
       expect(Object.keys(body.properties), `${path} ${status}`).toEqual(["code", "message", "remediation_hint"])
