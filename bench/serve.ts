@@ -1,10 +1,11 @@
-// `pcli serve` under load: the built binary serves a project whose ledger holds 100,000 rows; autocannon
-// (this process) drives each route for 10 s. Baseline: /api/v1/health, served by the same process.
+// `pcli serve` under load: the built binary serves a project of 1,000 models (one run recorded) whose
+// ledger holds 100,000 rows; autocannon (this process) drives each route for 10 s. Baseline:
+// /api/v1/health, served by the same process. Then 100 clients hold /api/v1/events open.
 import { NodeContext } from "@effect/platform-node"
 import autocannon from "autocannon"
 import { Effect, Layer } from "effect"
 import { spawn, spawnSync } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import * as LedgerSqlite from "../src/services/Ledger/sqlite"
@@ -18,6 +19,16 @@ const dir = mkdtempSync(join(tmpdir(), "pcli-bench-serve-"))
 const project = join(dir, "demo")
 spawnSync(process.execPath, [BIN, "playground", project], { stdio: "ignore" })
 const storePath = join(project, "models", ".pcli-state.sqlite")
+const MODELS = 1_000
+// Chains of ten over the playground's raw_customers: 1,000 models beside its six.
+for (let i = 0; i < MODELS; i++) {
+  const name = `m${String(i).padStart(4, "0")}`
+  const upstream = i % 10 === 0 ? "raw_customers" : `m${String(i - 1).padStart(4, "0")}`
+  writeFileSync(join(project, "models", `${name}.sql`), `SELECT customer_id FROM ${upstream}\n`)
+  writeFileSync(join(project, "models", `${name}.toml`), `name = "${name}"\n\n[target]\ncatalog = "warehouse"\nschema = "bench"\ntable = "${name}"\n\n[tags]\nlayer = "bench"\n`)
+}
+// One run recorded over every model (its outcome does not matter to the routes).
+spawnSync(process.execPath, [BIN, "run"], { cwd: project, stdio: "ignore" })
 
 // One decision an hour for 100,000 hours (about 11 years): `since=7d` selects the newest 168.
 const seed = Effect.suspend(() => {
@@ -63,17 +74,42 @@ const load = (url: string) =>
     autocannon({ url, connections: 10, duration: 10 }, (err, result) => (err ? fail(err) : done(result)))
   })
 
+const EVENT_CLIENTS = 100
+
+/** Opens `n` event streams at once; counts those that got `ready` and were still open 2 s later. */
+const holdEvents = async (url: string, n: number) => {
+  const controller = new AbortController()
+  const clients = await Promise.all(
+    Array.from({ length: n }, async () => {
+      const res = await fetch(`${url}/api/v1/events`, { signal: controller.signal })
+      const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader()
+      const first = await reader.read()
+      let open = true
+      void reader.closed.then(() => (open = false), () => (open = false))
+      return { ready: first.value?.startsWith("event: ready") === true, open: () => open }
+    })
+  )
+  await new Promise((done) => setTimeout(done, 2_000))
+  const held = clients.filter((c) => c.ready && c.open()).length
+  controller.abort()
+  return held
+}
+
 const main = async () => {
   await Effect.runPromise(seed.pipe(Effect.provide(LedgerSqlite.layer.pipe(Layer.provideMerge(StateStore.layer(storePath, "write")), Layer.provide(NodeContext.layer)))))
   const server = await startServer()
   const routes = [
     ["/api/v1/health (baseline)", "/api/v1/health"],
     ["/api/v1/policy", "/api/v1/policy"],
-    ["/api/v1/audit?since=7d", "/api/v1/audit?since=7d"]
+    ["/api/v1/audit?since=7d", "/api/v1/audit?since=7d"],
+    ["/api/v1/runs (1,000 models)", "/api/v1/runs"],
+    ["/api/v1/models (1,000 models)", "/api/v1/models"]
   ] as const
   const results: Array<readonly [string, autocannon.Result]> = []
+  let held = 0
   try {
     for (const [name, path] of routes) results.push([name, await load(`${server.url}${path}`)])
+    held = await holdEvents(server.url, EVENT_CLIENTS)
   } finally {
     await server.stop()
     // The project and its 100,000-row store (about 56 MB) go with the run.
@@ -85,7 +121,8 @@ const main = async () => {
     ["route", "req/s", "p50 ms", "p99 ms", "non-2xx", "req/s vs baseline"],
     results.map(([name, r]) => [name, Math.round(r.requests.average), r.latency.p50, r.latency.p99, r.non2xx, (r.requests.average / base).toFixed(2)])
   )
-  console.log("\ntargets: policy >= 5,000 req/s with p99 <= 10 ms; audit?since=7d >= 500 req/s")
+  console.log(`\n/api/v1/events: ${held} of ${EVENT_CLIENTS} clients got their ready event and stayed connected for 2 s`)
+  console.log("\ntargets: policy >= 5,000 req/s with p99 <= 10 ms; audit?since=7d >= 500 req/s; runs and models >= 1,000 req/s; events holds 100 clients")
 }
 
 main().catch((e) => {

@@ -11,7 +11,8 @@ export const EventRoutes = HttpApiBuilder.group(ServeApi, "events", (handlers) =
     Effect.map(serveEvents, (frames) =>
       HttpServerResponse.stream(Stream.map(frames, (f) => encoder.encode(f)), {
         contentType: "text/event-stream",
-        headers: { "cache-control": "no-cache", "x-accel-buffering": "no" }
+        // `connection: close`: when the stream ends (shutdown) the socket goes with it, so the server's close never waits on a kept-alive one.
+        headers: { "cache-control": "no-cache", "x-accel-buffering": "no", connection: "close" }
       })
     )
   )

@@ -17,6 +17,7 @@ import { RunRoutes } from "../http/runs"
 import { DashboardRoutes } from "../http/static"
 import * as Telemetry from "../services/Telemetry/Telemetry"
 import type { GlobalOptions } from "./ProjectLayer"
+import { ChangeFeed } from "../services/Serve/ChangeFeed"
 import { ChangeFeedLayer, ServeReadsLayer } from "./ServeLayer"
 
 export interface ServeSettings {
@@ -38,12 +39,25 @@ const halfOpenServer = () => Object.assign(createServer(), { httpAllowHalfOpen: 
 
 const routes = Layer.mergeAll(PolicyRoutes, AuditRoutes, BriefRoutes, ProductRoutes, HealthRoutes, RunRoutes, ModelRoutes, PlanRoutes, EventRoutes)
 
+/**
+ * Acquired after the HTTP server (it needs it), so released before it: the event streams end, and
+ * the server's close, which waits for every open response, is not held open by them.
+ */
+const eventStreamsEndFirst = Layer.scopedDiscard(
+  Effect.gen(function* () {
+    yield* HttpServer.HttpServer
+    const feed = yield* ChangeFeed
+    yield* Effect.addFinalizer(() => feed.close)
+  })
+)
+
 const serveLayer = (settings: ServeSettings, options: GlobalOptions) =>
   // As HttpApiBuilder.serve, but the guard wraps the app itself: a middleware passed to serve runs
   // after the server already answered a failure, so its error bodies would never be sent.
   HttpApiBuilder.httpApp.pipe(
     Effect.map((app) => HttpServer.serve(guard(settings.token, settings.log)(app))),
     Layer.unwrapEffect,
+    Layer.merge(eventStreamsEndFirst),
     Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]),
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/api/v1/openapi.json" })),
     Layer.provide(DashboardRoutes),

@@ -237,7 +237,8 @@ describe("policy show", () => {
       "scope": "layer=gold",
       "reason": "incident 7",
       "since": "2026-02-01T00:00:00.000Z",
-      "plan_id": "freeze:agent:2026-02-01T00:00:00.000Z"
+      "plan_id": "freeze:agent:2026-02-01T00:00:00.000Z",
+      "frozen_by": "agent(tester)"
     }
   ],
   "freeze_sources": {

@@ -56,7 +56,7 @@ describe("freeze semantics (decisions.md 31)", () => {
       const again = yield* actingAs(human)(policyFreeze({ principal: "agent", scope: "any", reason: "second" }))
       expect(again.entries).toEqual([])
       expect(again.already_frozen).toEqual([
-        { source: "ledger", principal: "agent", scope: "any", reason: "first", since: "2026-03-01T00:00:00.000Z", plan_id: "freeze:agent:2026-03-01T00:00:00.000Z" }
+        { source: "ledger", principal: "agent", scope: "any", reason: "first", since: "2026-03-01T00:00:00.000Z", plan_id: "freeze:agent:2026-03-01T00:00:00.000Z", frozen_by: "human(alice)" }
       ])
       expect(again.notes).toEqual([
         "agent is already frozen on scope 'any' since 2026-03-01T00:00:00.000Z (freeze:agent:2026-03-01T00:00:00.000Z); the first reason stands: first"

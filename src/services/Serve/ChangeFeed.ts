@@ -1,12 +1,14 @@
 // Tells `pcli serve`'s event stream when the state store, pcli.toml or the models changed: file-system
 // notifications on their folders, gathered into at most one change per throttle window.
-import { Context, Effect, Layer, PubSub, Stream } from "effect"
+import { Context, Deferred, Effect, Layer, PubSub, Stream } from "effect"
 import { type FSWatcher, watch } from "node:fs"
 import { basename } from "node:path"
 
 export interface ChangeFeedService {
-  /** One element per change burst after subscribing; never ends while the server runs. */
+  /** One element per change burst after subscribing; ends when the feed is closed. */
   readonly changes: Stream.Stream<void>
+  /** Ends every subscriber's stream: run before the HTTP server closes, which waits for open responses. */
+  readonly close: Effect.Effect<void>
 }
 
 export class ChangeFeed extends Context.Tag("pcli/ChangeFeed")<ChangeFeed, ChangeFeedService>() {}
@@ -41,6 +43,7 @@ export const makeChangeFeed = <E, R>(watched: Effect.Effect<Watched, E, R>, thro
     ChangeFeed,
     Effect.gen(function* () {
       const hub = yield* PubSub.sliding<void>(1)
+      const closed = yield* Deferred.make<void>()
       const paths = yield* watched
       let timer: ReturnType<typeof setTimeout> | undefined
       let burstStart = 0
@@ -64,6 +67,6 @@ export const makeChangeFeed = <E, R>(watched: Effect.Effect<Watched, E, R>, thro
           for (const w of watchers) w?.close()
         })
       )
-      return ChangeFeed.of({ changes: Stream.fromPubSub(hub) })
+      return ChangeFeed.of({ changes: Stream.fromPubSub(hub).pipe(Stream.interruptWhen(Deferred.await(closed))), close: Deferred.succeed(closed, undefined) })
     })
   )
