@@ -1,8 +1,11 @@
+import { migration as environments } from "./migrations/013_environments"
+import { migration as freshnessChecks } from "./migrations/014_freshness_checks"
 import { CURRENT_SCHEMA_VERSION } from "./schemaVersion"
 
 /**
  * A new PostgreSQL store starts from this one baseline at the current version (decision 36), not
- * from the SQLite migration history: the tables every migration up to 12 leaves, in pg's types.
+ * from the SQLite migration history: the tables every migration up to 12 leaves, in pg's types, then
+ * the later migrations' own statements (written portable from 13 on).
  * Integers are BIGINT (the client parses int8 as a number); `seq` is assigned under the head row's
  * lock, not by a sequence, so a rolled-back append leaves no gap a verify would read as a deletion.
  */
@@ -206,4 +209,4 @@ const statements: ReadonlyArray<string> = [
  * The baseline's statements, every TEXT column in the "C" collation: ordering and the ledger's
  * decision-ref ranges then compare bytes, as SQLite does, whatever the database's locale.
  */
-export const pgBaseline: ReadonlyArray<string> = statements.map((s) => s.replace(/ TEXT\b/g, ' TEXT COLLATE "C"'))
+export const pgBaseline: ReadonlyArray<string> = [...statements, ...environments.statements, ...freshnessChecks.statements].map((s) => s.replace(/ TEXT\b/g, ' TEXT COLLATE "C"'))
