@@ -35,7 +35,8 @@ export const runLineage = (opts: LineageOptions) =>
       model: opts.model,
       column: Option.getOrUndefined(opts.column),
       direction: yield* direction(opts),
-      depth: Option.getOrUndefined(opts.depth)
+      depth: Option.getOrUndefined(opts.depth),
+      useCache: true
     })
     yield* emit(opts.output, ModelLineageOutput, out, lineageText)
   }).pipe(Effect.provide(inspectLayer(globalOptions(opts))))

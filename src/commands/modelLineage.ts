@@ -30,6 +30,8 @@ export interface LineageRequest {
   readonly direction: LineageDirection
   /** As typed: validated here, so a bad value is exit 1 with its own code. */
   readonly depth: string | undefined
+  /** Read and write `.pcli/lineage-cache.json` (the CLI); the server never writes a cache (decisions 22). */
+  readonly useCache?: boolean
 }
 
 export const parseDepth = (value: string | undefined) =>
@@ -57,7 +59,7 @@ export const modelLineage = (request: LineageRequest) =>
     const project = yield* compiledProject
     const m = project.models.get(request.model)
     if (m === undefined) return yield* new ModelNotFound({ model: request.model, modelsDir })
-    const columns = yield* projectColumns(project, new Map(), root)
+    const columns = yield* projectColumns(project, new Map(), request.useCache === true ? root : undefined)
     const own = columns.get(request.model)!
     const up = request.direction !== "downstream"
     const down = request.direction !== "upstream"
