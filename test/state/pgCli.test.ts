@@ -1,7 +1,9 @@
 import { execFileSync } from "node:child_process"
+import { randomBytes } from "node:crypto"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { createRolesSql } from "../../src/services/StateStore/pgRoles"
 import { makeProject, runCli } from "../support/cli"
 import { PG_URL, pgAdmin, pgSchemas, pgUnavailable } from "../support/postgres"
 
@@ -11,8 +13,23 @@ const pgSkip = await pgUnavailable()
 const freshSchema = pgSchemas("cli")
 
 const GIT = { GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", HOME: "/nonexistent" }
-const agent = { PCLI_PRINCIPAL: "agent", PCLI_PRINCIPAL_ID: "bot-1" }
-const human = { PCLI_PRINCIPAL: "human", PCLI_PRINCIPAL_ID: "alice" }
+// On pg the principal is the connection's role (decisions.md 36): a login role in each group, and the URL as it.
+const tag = randomBytes(3).toString("hex")
+const roles = { human: `t_alice_${tag}`, agent: `t_bot_${tag}` }
+const urlAs = (role: string) => `postgres://${role}@127.0.0.1:5432/test`
+const agent = { PCLI_PRINCIPAL: "agent", TEAM_STATE: urlAs(roles.agent) }
+const human = { PCLI_PRINCIPAL: "human", TEAM_STATE: urlAs(roles.human) }
+
+beforeAll(async () => {
+  if (pgSkip !== undefined) return
+  for (const statement of createRolesSql()) await pgAdmin(statement)
+  await pgAdmin(`CREATE ROLE ${roles.human} LOGIN IN ROLE pcli_human`)
+  await pgAdmin(`CREATE ROLE ${roles.agent} LOGIN IN ROLE pcli_agent`)
+})
+afterAll(async () => {
+  if (pgSkip !== undefined) return
+  for (const role of Object.values(roles)) await pgAdmin(`DROP ROLE IF EXISTS ${role}`).catch(() => {})
+})
 const sidecar = (name: string) => `name = "${name}"\n[target]\ncatalog = "w"\nschema = "s"\ntable = "${name}"\n`
 
 const schemaExists = async (schema: string) => (await pgAdmin<{ n: number }>(`SELECT count(*)::int AS n FROM pg_namespace WHERE nspname = $1`, [schema]))[0]?.n === 1
@@ -52,7 +69,9 @@ describe.skipIf(pgSkip !== undefined)("pg state: bad input", () => {
 
   it("a store whose minimum reader is newer is refused and left as it was", async () => {
     const schema = freshSchema()
-    const env = { ...human, PCLI_STATE_URL: PG_URL }
+    const init = await runCli(["state", "init", "--state-namespace", schema.schema], { cwd, env: { PCLI_STATE_URL: PG_URL } })
+    expect(init.code, init.stderr).toBe(0)
+    const env = { ...human, PCLI_STATE_URL: urlAs(roles.human) }
     const made = await runCli(["policy", "freeze", "--principal", "agent", "--state-namespace", schema.schema], { cwd, env })
     expect(made.code, made.stderr).toBe(0)
     await pgAdmin(`UPDATE "${schema.schema}".meta SET value = '99' WHERE key IN ('schema_version', 'min_reader_version')`)
@@ -99,6 +118,7 @@ describe.skipIf(pgSkip !== undefined)("pg state: one governance loop across thre
       const r = await runCli([...args, "--output", "json"], { cwd, env: { ...GIT, TEAM_STATE: PG_URL, ...env } })
       return { ...r, out: r.stdout === "" ? undefined : JSON.parse(r.stdout) }
     }
+    expect((await pcli(a, ["state", "init"], { TEAM_STATE: PG_URL })).code).toBe(0)
     const built = await pcli(c, ["run"], human)
     expect(built.code, built.stderr).toBe(0)
     // The same change reaches every machine (as a pushed branch would); the agent plans it on A.

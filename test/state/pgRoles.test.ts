@@ -133,11 +133,12 @@ describe("the owner", () => {
 })
 
 describe("the chain head", () => {
-  it("cannot be pointed anywhere but the ledger's last row, by a member", async () => {
-    expect(await refusal(agent.query(`UPDATE ledger_head SET seq = 0, row_hash = $1 WHERE id = 1`, ["0".repeat(64)]))).toBe("42501")
-    expect(await refusal(agent.query(`DELETE FROM ledger_head`))).toBe("42501")
+  it("only moves forward, to a row the ledger holds, even for a member that may update it", async () => {
     const [last] = (await agent.query(`SELECT seq, row_hash FROM ledger ORDER BY seq DESC LIMIT 1`)).rows
     if (last === undefined) throw new Error("no ledger row")
-    expect(await refusal(agent.query(`UPDATE ledger_head SET seq = $1, row_hash = $2 WHERE id = 1`, [last.seq, last.row_hash]))).toBe("accepted")
+    expect(await refusal(agent.query(`UPDATE ledger_head SET seq = $1, row_hash = $2 WHERE id = 1`, [Number(last["seq"]) + 5, "f".repeat(64)]))).toBe("42501")
+    expect(await refusal(agent.query(`UPDATE ledger_head SET seq = $1, row_hash = $2 WHERE id = 1`, [last["seq"], last["row_hash"]]))).toBe("accepted")
+    expect(await refusal(agent.query(`UPDATE ledger_head SET seq = 0, row_hash = $1 WHERE id = 1`, ["0".repeat(64)]))).toBe("42501")
+    expect(await refusal(agent.query(`DELETE FROM ledger_head`))).toBe("42501")
   })
 })

@@ -2,7 +2,11 @@
  * decisions.md 36 through the binary, on the real PostgreSQL: state init (and its printed SQL), state
  * info, principals verified by the connection's role, and state migrate from a SQLite store with history.
  */
+import { execFileSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeProject, runCli } from "../support/cli"
 import { PG_URL, pgAdmin, pgUnavailable } from "../support/postgres"
@@ -12,6 +16,7 @@ const tag = randomBytes(4).toString("hex")
 const schema = `t_team_${tag}`
 const printedSchema = `t_print_${tag}`
 const migratedSchema = `t_mig_${tag}`
+const loopSchema = `t_loop_${tag}`
 const roles = { agent: `t_agent_${tag}`, human: `t_human_${tag}`, nobody: `t_nobody_${tag}` }
 const urlAs = (role: string) => `postgres://${role}@127.0.0.1:5432/test`
 
@@ -45,7 +50,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (unavailable !== undefined) return
-  for (const s of [schema, printedSchema, migratedSchema]) await pgAdmin(`DROP SCHEMA IF EXISTS "${s}" CASCADE`).catch(() => {})
+  for (const s of [schema, printedSchema, migratedSchema, loopSchema]) await pgAdmin(`DROP SCHEMA IF EXISTS "${s}" CASCADE`).catch(() => {})
   for (const r of Object.values(roles)) await pgAdmin(`DROP ROLE IF EXISTS ${r}`).catch(() => {})
 })
 
@@ -150,5 +155,50 @@ describe.skipIf(unavailable !== undefined)("state migrate --to (binary)", () => 
     expect((await ledgerOf(migratedSchema)).length).toBe(3)
     const bad = await pcli(["state", "migrate", "--to", "mysql://x"], local, dir)
     expect(bad.out.error.code).toBe("invalid-state-url")
+  })
+})
+
+describe.skipIf(unavailable !== undefined)("the governance loop across three checkouts sharing one pg store (binary)", () => {
+  it("an agent plans on A, a human approves on B, an agent applies on C; the plan applies once", async () => {
+    const GIT = { GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", HOME: "/nonexistent" }
+    const git = (cwdir: string, ...args: Array<string>) => execFileSync("git", args, { cwd: cwdir, env: { ...process.env, ...GIT }, stdio: ["ignore", "pipe", "pipe"] })
+    const root = mkdtempSync(join(tmpdir(), "pcli-loop-"))
+    const a = project(loopSchema)
+    writeFileSync(join(a, ".gitignore"), ".pcli/\nmodels/.pcli-state*\nmodels/*.duckdb*\n")
+    git(a, "init", "-q")
+    git(a, "config", "user.email", "reviewer@example.com")
+    git(a, "add", ".")
+    git(a, "commit", "-qm", "base")
+    const [b, c] = ["B", "C"].map((name) => {
+      git(root, "clone", "-q", a, name)
+      git(join(root, name), "config", "user.email", "reviewer@example.com")
+      return join(root, name)
+    }) as [string, string]
+    const as = (role: string) => ({ ...GIT, PCLI_STATE_URL: urlAs(role) })
+    expect((await pcli(["state", "init"], { ...GIT, PCLI_STATE_URL: PG_URL }, a)).code).toBe(0)
+    const built = await pcli(["run"], as(roles.human), a)
+    expect(built.code, built.stderr).toBe(0)
+    // The same change in every checkout (as a pushed branch would carry it).
+    for (const dir of [a, b, c]) writeFileSync(join(dir, "models/a.sql"), "SELECT 2 AS id")
+
+    const plan = await pcli(["plan", "--base", "HEAD", "--model", "a"], as(roles.agent), a)
+    expect(plan.code, plan.stderr).toBe(0)
+    const planId = plan.out.plan_id as string
+    const early = await pcli(["apply", planId], as(roles.agent), c)
+    expect(early.code).toBe(1)
+    const forged = await pcli(["review", planId, "--approve"], { ...as(roles.agent), PCLI_PRINCIPAL: "human" }, b)
+    expect(forged.out.error.code).toBe("principal-mismatch")
+    const approved = await pcli(["review", planId, "--approve"], as(roles.human), b)
+    expect(approved.code, approved.stderr).toBe(0)
+    const applied = await pcli(["apply", planId], as(roles.agent), c)
+    expect(applied.code, applied.stderr).toBe(0)
+    expect((await pcli(["apply", planId], as(roles.agent), a)).out.error.code).toBe("plan-already-applied")
+
+    const rows = await ledgerOf(loopSchema)
+    const approval = rows.filter((r) => r.kind === "approval")
+    expect(approval).toHaveLength(1)
+    expect(approval[0]).toMatchObject({ principal: "human", principal_id: roles.human, principal_id_verified: 1 })
+    expect(rows.every((r) => r.principal_id_verified === 1)).toBe(true)
+    expect((await pcli(["audit", "--verify"], as(roles.human), b)).code).toBe(0)
   })
 })
