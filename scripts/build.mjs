@@ -52,11 +52,11 @@ const common = {
     "@google-cloud/*",
     "@opentelemetry/*",
     "@effect/opentelemetry",
-    // Team state on PostgreSQL (decision 36): node-postgres loads only when [state] url names one. @effect/sql-pg
-    // itself is bundled (behind a lazy import), so its Effect and @effect/sql are the bundle's own, not a second copy.
-    "pg",
-    "pg-cursor",
-    "pg-types"
+    // Team state on PostgreSQL (decision 36): loaded only when [state] url names one. Bundled behind a lazy import it
+    // cost every light entry ~60 ms of start-up (its module graph wrapped for lazy init); external it loads its own copy
+    // of effect (same version), so store code tells its errors by `_tag`, never `instanceof`.
+    "@effect/sql-pg",
+    "pg"
   ],
   plugins: [deepImports],
   minify: true,
