@@ -58,8 +58,8 @@ export const storedFlag = (value: unknown): boolean => value === 1 || value === 
 /** The stored columns `--verify` reads, in canonical key order. */
 export const VERIFY_COLUMNS = SORTED_KEYS
 
-/** `rowHash` over a row read as values in `VERIFY_COLUMNS` order: no object per row. */
-export const rowHashFromValues = (previous: string, values: ReadonlyArray<unknown>): string => {
+/** The text `rowHashFromValues` hashes: the previous hash, then the canonical JSON of a row read as values in `VERIFY_COLUMNS` order. */
+export const hashedTextFromValues = (previous: string, values: ReadonlyArray<unknown>): string => {
   let out = "{"
   let i = 0
   for (const key of SORTED_KEYS) {
@@ -68,8 +68,14 @@ export const rowHashFromValues = (previous: string, values: ReadonlyArray<unknow
     if (value === undefined) continue
     out += `${out.length === 1 ? "" : ","}"${key}":${JSON.stringify(value)}`
   }
-  return blake3Hex(encoder.encode(`${previous}${out}}`))
+  return `${previous}${out}}`
 }
+
+/** hex BLAKE3 of a text's UTF-8 bytes, with the reference implementation. */
+export const hashText = (text: string): string => blake3Hex(encoder.encode(text))
+
+/** `rowHash` over a row read as values in `VERIFY_COLUMNS` order: no object per row. */
+export const rowHashFromValues = (previous: string, values: ReadonlyArray<unknown>): string => hashText(hashedTextFromValues(previous, values))
 
 /**
  * The canonical JSON of a stored row rendered by SQLite (`json_object` with the keys in canonical
