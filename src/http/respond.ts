@@ -46,7 +46,10 @@ export const answerKept = <A, I, E>(route: string, schema: Schema.Schema<A, I, n
 /** As `answer`, its bytes kept while no watched file changed (commands/serve.ts `keptWhileFilesUnchanged`). */
 export const answerWatched = <A, I, E>(route: string, schema: Schema.Schema<A, I, never>, command: Effect.Effect<A, E, Served>) =>
   Effect.catchAllCause(
-    Effect.map(keptWhileFilesUnchanged(route, Effect.flatMap(command, (value) => encodeJson(schema, value))), (text) => jsonBytes(text)),
+    // The UTF-8 bytes are what is kept: a 1,000-model body is encoded once, not per request.
+    Effect.map(keptWhileFilesUnchanged(route, Effect.flatMap(command, (value) => Effect.map(encodeJson(schema, value), (text) => Buffer.from(text, "utf8")))), (bytes) =>
+      HttpServerResponse.uint8Array(bytes, { contentType: "application/json" })
+    ),
     failureResponse
   )
 
