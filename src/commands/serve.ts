@@ -74,3 +74,19 @@ export const serveEvents = Effect.gen(function* () {
   )
   return Stream.merge(frames, KEEPALIVE, { haltStrategy: "left" })
 })
+
+/**
+ * As `onServedContext`, for a read of the models and the store alone (ls, lineage, history): the value
+ * is kept per route while no file under the watched folders was notified changed since it was computed.
+ */
+export const keptWhileFilesUnchanged = <A, E>(route: string, self: Effect.Effect<A, E, Served>) =>
+  Effect.gen(function* () {
+    const feed = yield* ChangeFeed
+    const before = feed.generation()
+    const hit = feed.kept.get(route)
+    if (feed.watching && hit !== undefined && hit.generation === before) return hit.value as A
+    const value = yield* onServedContext(self)
+    // A change while it was computed leaves nothing kept: the next request computes again.
+    if (feed.watching && feed.generation() === before) feed.kept.set(route, { generation: before, value })
+    return value
+  })

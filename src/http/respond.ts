@@ -1,6 +1,6 @@
 import { HttpServerResponse } from "@effect/platform"
 import { type Cause, Effect, type Schema } from "effect"
-import { keptOnServedContext, onServedContext, type Served } from "../commands/serve"
+import { keptOnServedContext, keptWhileFilesUnchanged, onServedContext, type Served } from "../commands/serve"
 import { UsageError } from "../commands/errors"
 import { NotImplemented } from "./errors"
 import { type DescribedError, describeCause, describeError } from "../render/errors"
@@ -40,6 +40,16 @@ export const answer = <A, I, E>(schema: Schema.Schema<A, I, never>, command: Eff
 export const answerKept = <A, I, E>(route: string, schema: Schema.Schema<A, I, never>, command: Effect.Effect<A, E, Served>) =>
   Effect.catchAllCause(
     keptOnServedContext(route, Effect.map(Effect.flatMap(command, (value) => encodeJson(schema, value)), (text) => jsonBuffer(text))),
+    failureResponse
+  )
+
+/** As `answer`, its bytes kept while no watched file changed (commands/serve.ts `keptWhileFilesUnchanged`). */
+export const answerWatched = <A, I, E>(route: string, schema: Schema.Schema<A, I, never>, command: Effect.Effect<A, E, Served>) =>
+  Effect.catchAllCause(
+    // The UTF-8 bytes are what is kept: a 1,000-model body is encoded once, not per request.
+    Effect.map(keptWhileFilesUnchanged(route, Effect.flatMap(command, (value) => Effect.map(encodeJson(schema, value), (text) => Buffer.from(text, "utf8")))), (bytes) =>
+      HttpServerResponse.uint8Array(bytes, { contentType: "application/json" })
+    ),
     failureResponse
   )
 

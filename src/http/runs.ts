@@ -4,7 +4,7 @@ import { UsageError } from "../commands/errors"
 import { historyList, historyRunDetail } from "../commands/history"
 import { HistoryListOutput, HistoryRunOutput } from "../schemas/history"
 import { ServeApi } from "./api"
-import { answer, singleParams } from "./respond"
+import { answer, answerWatched, singleParams } from "./respond"
 
 /** `last` as the CLI's `--last` parses it: digits only, the command checks the range. */
 const lastOf = (last: string | undefined) =>
@@ -14,12 +14,10 @@ const lastOf = (last: string | undefined) =>
 export const RunRoutes = HttpApiBuilder.group(ServeApi, "runs", (handlers) =>
   handlers
     .handle("list", ({ urlParams }) =>
-      answer(
-        HistoryListOutput,
-        Effect.gen(function* () {
-          const params = yield* singleParams(urlParams)
-          return yield* historyList({ last: yield* lastOf(params.last), model: params.model })
-        })
+      Effect.flatMap(Effect.either(singleParams(urlParams)), (params) =>
+        params._tag === "Left"
+          ? answer(HistoryListOutput, Effect.fail(params.left))
+          : answerWatched(`runs?${params.right.last ?? ""}&${params.right.model ?? ""}`, HistoryListOutput, Effect.flatMap(lastOf(params.right.last), (last) => historyList({ last, model: params.right.model })))
       )
     )
     .handle("run", ({ path }) => answer(HistoryRunOutput, historyRunDetail(path.id)))

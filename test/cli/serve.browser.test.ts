@@ -99,7 +99,8 @@ describe.skipIf(!present && !required)("pcli serve: the dashboard in Chromium", 
     await page.fill('#ledger-filters input[name="actor"]', "bot-1")
     await page.click('#ledger-filters button[type="submit"]')
     await page.waitForFunction(`location.hash === "#/ledger?actor=bot-1"`)
-    await showing(page, "escalation")
+    // The filtered page has replaced the unfiltered one once every actor cell is the filter's.
+    await page.waitForFunction(`[...document.querySelectorAll("#ledger-rows tbody tr td:nth-child(3)")].every((c) => c.textContent === "agent(bot-1)")`)
     const actors = await page.$$eval("#ledger-rows tbody tr td:nth-child(3)", (cells) => [...new Set(cells.map((c) => c.textContent))])
     expect(actors).toEqual(["agent(bot-1)"])
     await page.click(`#ledger-rows a[href="#/plans/${project.planId}"]`)

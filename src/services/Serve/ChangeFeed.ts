@@ -9,6 +9,11 @@ export interface ChangeFeedService {
   readonly changes: Stream.Stream<void>
   /** Ends every subscriber's stream: run before the HTTP server closes, which waits for open responses. */
   readonly close: Effect.Effect<void>
+  /** Moves on every notification, at once (no throttle): a value computed at one generation holds while it stays. */
+  readonly generation: () => number
+  /** Values kept per route while the generation stays (never with a folder that could not be watched). */
+  readonly kept: Map<string, { readonly generation: number; readonly value: unknown }>
+  readonly watching: boolean
 }
 
 export class ChangeFeed extends Context.Tag("pcli/ChangeFeed")<ChangeFeed, ChangeFeedService>() {}
@@ -47,6 +52,7 @@ export const makeChangeFeed = <E, R>(watched: Effect.Effect<Watched, E, R>, thro
       const paths = yield* watched
       let timer: ReturnType<typeof setTimeout> | undefined
       let burstStart = 0
+      let generation = 0
       const publish = () => {
         timer = undefined
         burstStart = 0
@@ -55,6 +61,7 @@ export const makeChangeFeed = <E, R>(watched: Effect.Effect<Watched, E, R>, thro
       // Quiet for `throttleMs` ends a burst (a write, then the closing checkpoint); a burst never holds an event past 4 windows.
       const onChange = (file: string | null) => {
         if (isReadNoise(file)) return
+        generation++
         const now = Date.now()
         if (burstStart === 0) burstStart = now
         if (timer !== undefined) clearTimeout(timer)
@@ -67,6 +74,12 @@ export const makeChangeFeed = <E, R>(watched: Effect.Effect<Watched, E, R>, thro
           for (const w of watchers) w?.close()
         })
       )
-      return ChangeFeed.of({ changes: Stream.fromPubSub(hub).pipe(Stream.interruptWhen(Deferred.await(closed))), close: Deferred.succeed(closed, undefined) })
+      return ChangeFeed.of({
+        changes: Stream.fromPubSub(hub).pipe(Stream.interruptWhen(Deferred.await(closed))),
+        close: Deferred.succeed(closed, undefined),
+        generation: () => generation,
+        kept: new Map(),
+        watching: watchers.length > 0 && watchers.every((w) => w !== undefined)
+      })
     })
   )
