@@ -13,6 +13,11 @@ export interface ReferenceOptions extends CommonOptions {
 export const runReference = (opts: ReferenceOptions) =>
   Effect.suspend(() => {
     const documents = referenceDocuments(Option.getOrUndefined(opts.document)) ?? []
+    if (opts.format === "md" && opts.output === "json") {
+      // JSON mode keeps stdout one JSON value: the Markdown of each document, by name.
+      const markdown = documents.map((d) => ({ name: d.document.name, markdown: renderReferenceMarkdown(d) }))
+      return writeStdout(`${JSON.stringify({ command: "docs reference", format: "md", documents: markdown }, null, 2)}\n`)
+    }
     if (opts.format === "md") return writeStdout(documents.map(renderReferenceMarkdown).join("\n"))
     const schemas = Object.fromEntries(
       documents.map(({ document, sections }) => [document.name, Object.fromEntries(sections.map((s) => [s.prefix === "" ? "." : s.prefix, s.jsonSchema]))])

@@ -15,7 +15,7 @@ const initOptions = {
 }
 
 const initCommand = Command.make("init", initOptions, (opts) => Effect.flatMap(impl, (m) => m.runInit(opts))).pipe(Command.withDescription(
-  described("Create the state store; on PostgreSQL also the roles pcli_human and pcli_agent and the rules the database enforces", "PCLI_STATE_URL=postgres://dba@db/pcli pcli state init --print")
+  described("Create the state store; on PostgreSQL also the roles pcli_human and pcli_agent and the rules the database enforces", "pcli state init --print --config pcli.toml")
 ))
 
 const migrateOptions = {

@@ -104,7 +104,7 @@ describe("pcli command line (binary)", () => {
       [["validate", "--bogus"], "unknown flag --bogus"],
       [["valdate"], "unknown command 'valdate' (did you mean validate?)"],
       [["policy", "chek"], "unknown command 'policy chek' (did you mean check?)"],
-      [["--output", "json"], "pcli needs a command: validate, compile, run, playground, history, plan, review, apply, backfill, gc, restore, discover, policy, product, state, audit, brief, mcp, serve, docs"],
+      [["--output", "json"], "pcli needs a command: validate, compile, run, playground, ls, lineage, test, history, show, plan, review, apply, rollback, backfill, gc, restore, discover, policy, product, branch, state, audit, brief, mcp, serve, docs"],
       [["policy", "--output", "json"], "pcli policy needs a command: check, test, show, freeze, unfreeze, replay"],
       [["validate", "--output", "xml"], "--output must be one of text, json, got 'xml'"],
       [["policy", "check", "--principal", "agent", "--capability", "apply"], "missing --model"],
@@ -171,7 +171,7 @@ describe("pcli command line (binary)", () => {
     })
     const byPath = (p: string) => results[paths.findIndex((x) => x.join(" ") === p)]!.stdout
     expect(byPath("")).toMatch(/policy check\s+Read-only: explain/)
-    expect(byPath("run")).toContain("pcli run [--model <text>]... [--from <text>]")
+    expect(byPath("run")).toContain("pcli run [--model <text>]... [--select <text>]... [--from <text>]")
     expect(byPath("run")).toContain("partial failure")
     expect(byPath("policy check")).toContain("pcli policy check --principal <text> --capability <text> --model <text> [global flags]")
     expect(byPath("playground")).toMatch(/ARGUMENTS\n {2}<dir>\s+Directory to create/)

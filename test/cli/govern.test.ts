@@ -56,8 +56,8 @@ const tables = async (cwd: string): Promise<ReadonlyArray<string>> => {
   const instance = await DuckDBInstance.create(file, { access_mode: "READ_ONLY" })
   const connection = await instance.connect()
   try {
-    // pcli.governance is pcli's own record of the warehouse's governor (decisions 35), not a model's table.
-    const reader = await connection.runAndReadAll("SELECT table_schema || '.' || table_name FROM information_schema.tables WHERE table_schema != 'pcli' ORDER BY 1")
+    // pcli.governance is pcli's own record of the warehouse's governor (decisions 35); pcli_physical holds the tables behind the models' views (decision 37).
+    const reader = await connection.runAndReadAll("SELECT table_schema || '.' || table_name FROM information_schema.tables WHERE table_schema NOT IN ('pcli', 'pcli_physical') ORDER BY 1")
     return reader.getRows().map((r) => String(r[0]))
   } finally {
     connection.closeSync()

@@ -29,8 +29,8 @@ describe("pcli ls", () => {
   it("lists every model in execution order with strategy, target, tags, contract and test counts", async () => {
     const r = await json(["ls"], pg)
     expect(r.code, r.stderr).toBe(0)
-    expect(r.out).toMatchObject({ command: "ls", select: [], count: 6 })
-    expect(names(r.out)).toEqual(["raw_customers", "raw_orders", "stg_customers", "stg_orders", "mart_customer_ltv", "mart_daily_revenue"])
+    expect(r.out).toMatchObject({ command: "ls", select: [], count: 7 })
+    expect(names(r.out)).toEqual(["raw_customers", "raw_orders", "stg_customers", "stg_orders", "mart_customer_ltv", "mart_daily_revenue", "revenue_by_region"])
     expect(r.out.models[2]).toEqual({
       name: "stg_customers",
       target: "warehouse.staging.stg_customers",
@@ -56,12 +56,12 @@ describe("pcli ls", () => {
     }
     expect(await pick("+mart_customer_ltv")).toEqual(["raw_customers", "raw_orders", "stg_customers", "stg_orders", "mart_customer_ltv"])
     expect(await pick("1+mart_customer_ltv")).toEqual(["stg_customers", "stg_orders", "mart_customer_ltv"])
-    expect(await pick("stg_orders+")).toEqual(["stg_orders", "mart_customer_ltv", "mart_daily_revenue"])
-    expect(await pick("@stg_customers")).toEqual(["raw_customers", "raw_orders", "stg_customers", "stg_orders", "mart_customer_ltv"])
+    expect(await pick("stg_orders+")).toEqual(["stg_orders", "mart_customer_ltv", "mart_daily_revenue", "revenue_by_region"])
+    expect(await pick("@stg_customers")).toEqual(["raw_customers", "raw_orders", "stg_customers", "stg_orders", "mart_customer_ltv", "revenue_by_region"])
     expect(await pick("tag:layer=staging")).toEqual(["stg_customers", "stg_orders"])
     expect(await pick("path:models/raw_*")).toEqual(["raw_customers", "raw_orders"])
     expect(await pick("raw_orders mart_daily_revenue")).toEqual(["raw_orders", "mart_daily_revenue"])
-    expect(await pick("tag:layer=mart,+stg_customers+")).toEqual(["mart_customer_ltv"])
+    expect(await pick("tag:layer=mart,+stg_customers+")).toEqual(["mart_customer_ltv", "revenue_by_region"])
     expect(await pick("stg_customers", "stg_orders")).toEqual(["stg_customers", "stg_orders"])
     expect(await pick("tag:layer=gold")).toEqual([])
   })
@@ -102,13 +102,14 @@ describe("pcli lineage on the playground", () => {
     const down = await json(["lineage", "stg_orders", "--column", "amount", "--downstream"], pg)
     expect(down.out.column.downstream).toEqual([
       { kind: "model", relation: "mart_customer_ltv", column: "lifetime_value", distance: 1 },
-      { kind: "model", relation: "mart_daily_revenue", column: "revenue", distance: 1 }
+      { kind: "model", relation: "mart_daily_revenue", column: "revenue", distance: 1 },
+      { kind: "model", relation: "revenue_by_region", column: "revenue", distance: 1 }
     ])
     const joinKey = await json(["lineage", "stg_orders", "--column", "customer_id", "--downstream"], pg)
     // The join reads it (USING), though no output column comes from it.
-    expect(joinKey.out.column).toMatchObject({ downstream: [], read_by: [{ model: "mart_customer_ltv", distance: 1 }] })
+    expect(joinKey.out.column).toMatchObject({ downstream: [], read_by: [{ model: "mart_customer_ltv", distance: 1 }, { model: "revenue_by_region", distance: 1 }] })
     const text = await runCli(["lineage", "stg_orders", "--column", "amount"], { cwd: pg })
-    expect(text.stdout).toContain("read into: mart_customer_ltv.lifetime_value, mart_daily_revenue.revenue")
+    expect(text.stdout).toContain("read into: mart_customer_ltv.lifetime_value, mart_daily_revenue.revenue, revenue_by_region.revenue")
   })
 })
 
@@ -211,7 +212,7 @@ describe("pcli test", () => {
       expect((await runCli(["run"], { cwd })).code).toBe(0)
       const all = await json(["test"], cwd)
       expect(all.code, all.stderr).toBe(0)
-      expect(all.out).toMatchObject({ tests: 8, passed: 8, failed: 0, warned: 0, errored: 0, not_built: 0 })
+      expect(all.out).toMatchObject({ tests: 14, passed: 14, failed: 0, warned: 0, errored: 0, not_built: 0 })
       const staging = await json(["test", "--select", "tag:layer=staging"], cwd)
       expect(staging.out.models.map((m: { model: string }) => m.model)).toEqual(["stg_customers", "stg_orders"])
       expect(staging.out.models[1].tests.map((t: { test: string }) => t.test)).toEqual(["not_null(customer_id)", "unique(order_id)", "expression(amount > 0)", "row_count_range(1..)"])

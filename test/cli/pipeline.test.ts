@@ -42,10 +42,10 @@ describe("pcli compile / run / playground (binary)", () => {
     expect(out.status).toBe("success")
     expect(out.models_succeeded).toBe(7)
     // JSON mode keeps stdout to the one object; progress, a line per model start and finish, goes to stderr.
-    expect(run.stderr.trim().split("\n").every((l) => /^\[\d\/6\] (START|OK) /.test(l))).toBe(true)
+    expect(run.stderr.trim().split("\n").every((l) => /^\[\d\/7\] (START|OK) /.test(l))).toBe(true)
     // Each model's OK line carries its START line's number, and the seven numbers are 1..7.
     const numbers = (word: string) =>
-      new Map([...run.stderr.matchAll(new RegExp(`^\\[(\\d)/6\\] ${word} (\\S+)`, "gm"))].map((m) => [m[2]!, m[1]!] as const))
+      new Map([...run.stderr.matchAll(new RegExp(`^\\[(\\d)/7\\] ${word} (\\S+)`, "gm"))].map((m) => [m[2]!, m[1]!] as const))
     expect(numbers("OK")).toEqual(numbers("START"))
     expect([...numbers("START").values()].sort()).toEqual(["1", "2", "3", "4", "5", "6", "7"])
     // The content-addressed model landed as a Parquet file named by its hash, and the run was recorded.

@@ -124,6 +124,8 @@ describe.skipIf(!present && !required)("pcli serve: the dashboard in Chromium", 
     const rows = await page.$$eval("#products tbody tr", (trs) => trs.map((tr) => [...tr.querySelectorAll("td")].slice(0, 3).map((td) => td.textContent)))
     expect(rows).toEqual([
       ["daily", "snapshot_tampered", "tampered"],
+      // The playground's own product: a spec, never approved.
+      ["revenue_by_region", "spec only", "-"],
       ["weekly", "spec_approved", "intact"]
     ])
 
