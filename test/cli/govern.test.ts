@@ -57,7 +57,7 @@ const tables = async (cwd: string): Promise<ReadonlyArray<string>> => {
   const connection = await instance.connect()
   try {
     // pcli.governance is pcli's own record of the warehouse's governor (decisions 35), not a model's table.
-    const reader = await connection.runAndReadAll("SELECT table_schema || '.' || table_name FROM information_schema.tables WHERE table_schema != 'pcli' ORDER BY 1")
+    const reader = await connection.runAndReadAll("SELECT table_schema || '.' || table_name FROM information_schema.tables WHERE table_schema NOT IN ('pcli', 'pcli_physical') ORDER BY 1")
     return reader.getRows().map((r) => String(r[0]))
   } finally {
     connection.closeSync()
