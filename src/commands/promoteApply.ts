@@ -87,6 +87,7 @@ export const swapViews = (plan: GatedPlan) =>
             if (v.to === null) yield* store.environments.dropModel(PRODUCTION, v.model_name)
             else yield* store.environments.putModels(PRODUCTION, [{ model_name: v.model_name, ...v.to, updated_at: at }])
           }
+          yield* store.environments.handOverBuilds(views)
           yield* store.environments.recordPromotion({ plan_id: plan.plan_id, environment: PRODUCTION, kind: plan.kind as "promote" | "rollback", applied_at: at, views })
         })
       )

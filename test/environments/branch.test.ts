@@ -114,6 +114,37 @@ describe("environments (decision 37)", () => {
     expect(restored.tables).toEqual(afterBranch.tables)
   })
 
+  it("after a promote, and after a rollback, a production run reuses the tables its views now read: nothing rebuilt, no table created", async () => {
+    const dir = project()
+    expect((await cli(dir, ["run"])).code).toBe(0)
+    await cli(dir, ["branch", "create", "feat"])
+    writeFileSync(join(dir, "models", "clean.sql"), "SELECT id, lower(v) AS v FROM staging.raw WHERE id < 5")
+    expect((await cli(dir, ["run", "--branch", "feat"])).code).toBe(0)
+    const planId = planIdOf((await cli(dir, ["plan", "--promote", "feat"])).stdout)
+    await cli(dir, ["review", planId, "--approve"])
+    expect((await cli(dir, ["apply", planId])).code).toBe(0)
+    const statusesOf = async () => {
+      const r = await cli(dir, ["run", "--output", "json"])
+      expect(r.code).toBe(0)
+      return Object.fromEntries(JSON.parse(r.stdout).models.map((m: { model_name: string; status: string }) => [m.model_name, m.status]))
+    }
+    const promoted = await catalog(dir)
+    expect(await statusesOf()).toEqual({ raw: "unchanged", clean: "unchanged", total: "unchanged" })
+    const afterRun = await catalog(dir)
+    expect(afterRun.tables).toEqual(promoted.tables)
+    expect(afterRun.views).toEqual(promoted.views)
+    expect(afterRun.clean).toEqual([[1, "v1"], [2, "v2"], [3, "v3"], [4, "v4"]])
+
+    writeFileSync(join(dir, "models", "clean.sql"), "SELECT id, upper(v) AS v FROM staging.raw")
+    expect((await cli(dir, ["rollback"])).code).toBe(0)
+    const restored = await catalog(dir)
+    expect(await statusesOf()).toEqual({ raw: "unchanged", clean: "unchanged", total: "unchanged" })
+    const afterRollbackRun = await catalog(dir)
+    expect(afterRollbackRun.tables).toEqual(restored.tables)
+    expect(afterRollbackRun.views).toEqual(restored.views)
+    expect(afterRollbackRun.clean).toHaveLength(5)
+  })
+
   it("SIGKILL in the middle of the swap leaves the old production whole", async () => {
     const dir = project()
     await cli(dir, ["run"])

@@ -105,6 +105,8 @@ export interface StateChanges {
     readonly rows: ReadonlyArray<IntervalState>
     readonly removed: ReadonlyArray<string>
   }>
+  /** A branch's builds, kept by physical table for a promote to hand to production (decision 37). */
+  readonly physicalBuilds?: ReadonlyArray<{ readonly physical: string; readonly build: BuildState; readonly intervals: ReadonlyArray<IntervalState> }>
   /** The view targets the run set in its environment (decision 37). */
   readonly environment?: { readonly name: string; readonly models: ReadonlyArray<EnvironmentModel> }
 }
@@ -190,6 +192,13 @@ interface StoredBuild extends Omit<BuildState, "inputs" | "attributes"> {
   readonly attributes_json: string | null
 }
 
+/** A build state as `model_builds` holds it. */
+const storedBuild = ({ inputs, attributes, ...b }: BuildState): Record<string, unknown> => ({
+  ...b,
+  inputs_json: JSON.stringify(inputs),
+  attributes_json: attributes === undefined ? null : JSON.stringify(attributes)
+})
+
 const toNumberOrNull = (v: unknown) => (v === null || v === undefined ? null : Number(v))
 
 // `run_models` has no column for the failed upstream: a skipped row's error_message holds its name.
@@ -258,12 +267,14 @@ export const layer: Layer.Layer<RunStore, never, SqlClient.SqlClient> = Layer.ef
                 const rows = run.models.slice(i, i + INSERT_BATCH).map((m) => ({ run_id: run.run_id, ...toModelRow(m) }))
                 yield* sql`INSERT INTO run_models ${sql.insert(rows)}`
               }
-              for (const { inputs, attributes, ...b } of changes?.builds ?? []) {
-                const attributes_json = attributes === undefined ? null : JSON.stringify(attributes)
+              for (const b of changes?.builds ?? []) {
                 // Portable upsert (SQLite and PostgreSQL): the model's last build replaces the one before.
                 yield* sql`DELETE FROM model_builds WHERE model_name = ${b.model_name}`
-                yield* sql`INSERT INTO model_builds ${sql.insert({ ...b, inputs_json: JSON.stringify(inputs), attributes_json })}`
+                yield* sql`INSERT INTO model_builds ${sql.insert(storedBuild(b))}`
               }
+              yield* environments.putPhysicalBuilds(
+                (changes?.physicalBuilds ?? []).map((p) => ({ physical: p.physical, build: storedBuild(p.build), intervals: p.intervals.map((i) => ({ model_name: p.build.model_name, ...i })) }))
+              )
               for (const change of changes?.intervals ?? []) {
                 if (change.replaceAll) yield* sql`DELETE FROM model_intervals WHERE model_name = ${change.model_name}`
                 for (const key of change.removed) {

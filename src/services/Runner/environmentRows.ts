@@ -48,6 +48,16 @@ export interface PromotionRow {
   readonly views: ReadonlyArray<SwappedView>
 }
 
+/**
+ * A physical table's build state as the store holds it: its `model_builds` row and `model_intervals`
+ * rows, columns as stored (a promote or rollback copies them in and out of production's state).
+ */
+export interface PhysicalBuild {
+  readonly physical: string
+  readonly build: Readonly<Record<string, unknown>>
+  readonly intervals: ReadonlyArray<Readonly<Record<string, unknown>>>
+}
+
 /** The environment statements of the state store, in portable SQL (SQLite and PostgreSQL). */
 export const environmentRows = (sql: SqlClient.SqlClient) => {
   const modelsOf = (environment: string) =>
@@ -65,9 +75,47 @@ export const environmentRows = (sql: SqlClient.SqlClient) => {
         ),
       { discard: true }
     )
+  const putPhysicalBuilds = (rows: ReadonlyArray<PhysicalBuild>) =>
+    Effect.forEach(
+      rows,
+      (row) =>
+        Effect.zipRight(
+          sql`DELETE FROM physical_builds WHERE physical = ${row.physical}`,
+          sql`INSERT INTO physical_builds ${sql.insert({ physical: row.physical, build_json: JSON.stringify(row.build), intervals_json: JSON.stringify(row.intervals) })}`
+        ),
+      { discard: true }
+    )
+  /** Production's build state of one model: kept under the table it leaves, taken from the table it now reads. */
+  const handOver = (view: SwappedView) =>
+    Effect.gen(function* () {
+      if (view.from !== null) {
+        const [build] = yield* sql<Record<string, unknown>>`SELECT * FROM model_builds WHERE model_name = ${view.model_name}`
+        const intervals = yield* sql<Record<string, unknown>>`SELECT * FROM model_intervals WHERE model_name = ${view.model_name}`
+        if (build !== undefined) yield* putPhysicalBuilds([{ physical: view.from.physical, build, intervals }])
+      }
+      yield* sql`DELETE FROM model_builds WHERE model_name = ${view.model_name}`
+      yield* sql`DELETE FROM model_intervals WHERE model_name = ${view.model_name}`
+      if (view.to === null) return
+      const [stored] = yield* sql<{ build_json: string; intervals_json: string }>`SELECT build_json, intervals_json FROM physical_builds WHERE physical = ${view.to.physical}`
+      // A table with no recorded build (built before its state was kept) is rebuilt in place by the next run.
+      if (stored === undefined) return
+      yield* sql`INSERT INTO model_builds ${sql.insert({ ...(JSON.parse(stored.build_json) as Record<string, unknown>), model_name: view.model_name })}`
+      for (const row of JSON.parse(stored.intervals_json) as ReadonlyArray<Record<string, unknown>>) {
+        yield* sql`INSERT INTO model_intervals ${sql.insert({ ...row, model_name: view.model_name })}`
+      }
+      // Production's state now describes the table; a copy kept here would go stale with its next run.
+      yield* sql`DELETE FROM physical_builds WHERE physical = ${view.to.physical}`
+    })
   return {
     modelsOf,
     putModels,
+    putPhysicalBuilds,
+    /** The recorded build state of each physical table no production view pointed at when it was kept. */
+    physicalBuilds: sql<{ physical: string; build_json: string }>`SELECT physical, build_json FROM physical_builds`.pipe(
+      Effect.map((rows) => new Map(rows.map((r) => [r.physical, JSON.parse(r.build_json) as Record<string, unknown>])) as ReadonlyMap<string, Readonly<Record<string, unknown>>>)
+    ),
+    /** Hands production's incremental state over with the views a promote or rollback swapped (in the caller's transaction). */
+    handOverBuilds: (views: ReadonlyArray<SwappedView>) => Effect.forEach(views, handOver, { discard: true }),
     environments: sql<EnvironmentRow>`SELECT name, base, created_at, last_run_id, last_run_at FROM environments ORDER BY name`,
     createEnvironment: (row: EnvironmentRow) => sql`INSERT INTO environments ${sql.insert({ ...row })}`.pipe(Effect.asVoid),
     dropModel: (environment: string, model: string) =>

@@ -3,7 +3,7 @@ import type { TargetBlock } from "../../schemas/model"
 import type { CompiledModel, CompiledProject } from "../Project/compile"
 import { Warehouse } from "../Warehouse/Warehouse"
 import { type EnvironmentModel, PRODUCTION } from "./environmentRows"
-import { RunStore, RunStoreFailed } from "./RunStore"
+import { type BuildState, type IntervalState, RunStore, RunStoreFailed } from "./RunStore"
 import type { RunOptions } from "./runOptions"
 import {
   chooseTable,
@@ -47,6 +47,8 @@ export const prepareEnvironment = (project: CompiledProject, options: RunOptions
       if (moved.length > 0) yield* store.environments.putModels(name, moved).pipe(Effect.mapError(storeFailed))
       for (const m of moved) current.set(m.model_name, m)
     }
+    // A branch reads tables whose build state production's does not describe: their data versions are kept by table.
+    const kept = options.branch === undefined ? new Map<string, Readonly<Record<string, unknown>>>() : yield* store.environments.physicalBuilds.pipe(Effect.mapError(storeFailed))
     const chosen = new Map<string, string>()
     const physicalOf = (model: CompiledModel): string | undefined => {
       if (!isVirtual(model)) return undefined
@@ -58,9 +60,33 @@ export const prepareEnvironment = (project: CompiledProject, options: RunOptions
     }
     const changes: Array<EnvironmentModel> = []
     const now = () => Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
+    const heldRow = (model: CompiledModel) => {
+      const fingerprint = fingerprints.get(model.name)
+      const b = base.get(model.name)
+      if (b?.fingerprint === fingerprint) return b
+      const c = current.get(model.name)
+      return c?.fingerprint === fingerprint ? c : undefined
+    }
+    const versions = new Map<string, string>()
+    for (const model of project.models.values()) {
+      const row = options.branch !== undefined && isVirtual(model) ? heldRow(model) : undefined
+      const version = row === undefined ? undefined : kept.get(row.physical)?.["data_version"]
+      if (typeof version === "string") versions.set(model.name, version)
+    }
     return {
       name,
       fingerprints,
+      /** On a branch: the data version of each table it reads without building, where a branch build recorded one. */
+      versions: versions as ReadonlyMap<string, string>,
+      /** On a branch: its builds, kept by physical table (production's incremental state stays its own). */
+      keptBuilds: (builds: ReadonlyArray<BuildState>, intervals: ReadonlyArray<{ readonly model_name: string; readonly rows: ReadonlyArray<IntervalState> }>) =>
+        options.branch === undefined
+          ? []
+          : builds.flatMap((build) => {
+              const model = project.models.get(build.model_name)
+              const physical = model === undefined ? undefined : physicalOf(model)
+              return physical === undefined ? [] : [{ physical, build, intervals: intervals.find((i) => i.model_name === build.model_name)?.rows ?? [] }]
+            }),
       isBranch: options.branch !== undefined,
       /** The rows a run records for its environment. */
       changes: changes as ReadonlyArray<EnvironmentModel>,

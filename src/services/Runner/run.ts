@@ -105,6 +105,7 @@ const runProjectWith = (
     const kind = (yield* Warehouse).kind
     /** Each model's current data version: its last build's, or this run's once it builds. */
     const versions = new Map([...states.values()].map((b) => [b.model_name, b.data_version]))
+    for (const [model, version] of env.versions) versions.set(model, version)
     const builds: Array<BuildState> = []
     const intervalChanges: Array<StateChanges["intervals"][number]> = []
     const relations = yield* Effect.cached(existingRelations)
@@ -368,6 +369,7 @@ const runProjectWith = (
     yield* store.recordRun(run, options.planId, {
       builds: env.isBranch ? [] : builds,
       intervals: env.isBranch ? [] : intervalChanges,
+      physicalBuilds: env.keptBuilds(builds, intervalChanges),
       environment: { name: env.name, models: env.changes }
     })
     return run
