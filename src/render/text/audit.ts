@@ -26,7 +26,7 @@ export const auditEntryCells = (r: LedgerRow): ReadonlyArray<string> =>
   [r.timestamp, actorLabel(r), dash(r.capability), dash(r.model), dash(r.effect), dash(r.rule_id), shortPlan(r.plan_id), shortReason(r.reason)]
 
 /** Column widths that fit the header and these rows. */
-const widthsOf = (rows: ReadonlyArray<ReadonlyArray<string>>, at = AUDIT_HEADER.map((h) => h.length)): ReadonlyArray<number> =>
+const widthsOf = (rows: ReadonlyArray<ReadonlyArray<string>>, at: ReadonlyArray<number> = AUDIT_HEADER.map((h) => h.length)): ReadonlyArray<number> =>
   at.map((w, i) => Math.max(w, ...rows.map((cells) => cells[i]!.length)))
 
 /** Cells padded to the widths, two spaces apart; the last column is not padded. */
@@ -62,7 +62,7 @@ export const auditListTextStream = <E, R>(head: AuditListOutput, entries: Stream
       Stream.map((chunk) => {
         const rows = Chunk.toReadonlyArray(chunk)
         const first = widths === undefined
-        widths = widthsOf(rows, widths ?? undefined)
+        widths = widthsOf(rows, widths)
         const lines = rows.map((cells) => `${tableLine(cells, widths!)}\n`).join("")
         return first ? `${tableLine(AUDIT_HEADER, widths)}\n${lines}` : lines
       })
