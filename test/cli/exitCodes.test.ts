@@ -31,6 +31,8 @@ const malformedValues: ReadonlyArray<readonly [ReadonlyArray<string>, string]> =
   [["policy", "replay", "--config", "pcli.toml", "--since", "yesterday"], "invalid-since"],
   [["run", "--from", "garbage", "--to", "2026-01-02"], "invalid-partition-window"],
   [["run", "--from", "2026-01-05", "--to", "2026-01-02"], "invalid-partition-window"],
+  [["backfill", "--model", "mart_daily_revenue", "--from", "garbage", "--to", "2026-01-02"], "invalid-partition-window"],
+  [["backfill", "--model", "mart_daily_revenue", "--from", "2026-01-05", "--to", "2026-01-02"], "invalid-partition-window"],
   [["run", "--select", "tag:"], "selector-invalid"],
   [["ls", "--select", "+"], "selector-invalid"],
   [["test", "--select", "+"], "selector-invalid"],
