@@ -5,7 +5,7 @@ import { COMMAND_LINE_KEY } from "./cli/commandLine"
 import type { CommandNode } from "./cli/commandTree"
 import { renderHelp } from "./cli/help"
 import { rootCommand, rootTree } from "./cli/root"
-import { describeUsage, isUsageFailure, usageFromMessage } from "./cli/usage"
+import { describeUsage, invalidFlagValue, isUsageFailure, usageFromMessage } from "./cli/usage"
 import { AppLayer } from "./layers/AppLayer"
 import { type DescribedError, describeCause } from "./render/errors"
 import { ignoreClosedOutput, reportFailure } from "./cli/report"
@@ -29,7 +29,8 @@ const line: CommandLine<CommandNode> = handedOver ?? readCommandLine(root ?? roo
 if (line._tag === "Help") {
   process.stdout.write(renderHelp(root ?? rootTree(), line.node, version))
 } else if (line._tag === "Invalid") {
-  report(usageFromMessage(line.message))
+  // A malformed flag value is a bad value (exit 1, its own code); anything else on the line is usage (exit 2).
+  report(line.valueCode === undefined ? usageFromMessage(line.message) : invalidFlagValue(line.valueCode, line.message))
 } else {
   const program = Effect.suspend(() => cli([...process.argv.slice(0, 2), ...line.argv])).pipe(Effect.provide(AppLayer))
   // The only place that decides the process's exit code: from the error table (render/errors.ts).

@@ -11,7 +11,7 @@ import { type CommandLineNode, type FlagSpec, orderedChildren } from "./commandL
 export type CommandLine<N = unknown> =
   | { readonly _tag: "Help"; readonly node: N }
   | { readonly _tag: "Run"; readonly argv: ReadonlyArray<string>; readonly read: ReadLine | undefined }
-  | { readonly _tag: "Invalid"; readonly message: string }
+  | { readonly _tag: "Invalid"; readonly message: string; readonly valueCode?: string | undefined }
 
 /**
  * A line read in full, as @effect/cli would read it: the command, each given flag's values by flag
@@ -81,6 +81,8 @@ interface Scan {
   /** Each given flag's values, by flag name: what a light entry reads. */
   readonly values: Map<string, Array<string>>
   problem: string | undefined
+  /** Set when the first problem is a malformed flag value (`invalid-<flag>`, exit 1), not a usage error. */
+  valueCode: string | undefined
   help: boolean
   /** Cleared by anything the full reading (ReadLine) leaves to @effect/cli. */
   plain: boolean
@@ -102,8 +104,10 @@ const flagTable = (flags: ReadonlyArray<FlagSpec>) => new Map(flags.flatMap((f) 
  */
 const readFlag = (scan: Scan, args: ReadonlyArray<string>, i: number, isValueBoundary: (token: string) => boolean): number => {
   const [name, inline] = splitFlag(args[i]!)
-  const note = (message: string) => {
-    if (scan.problem === undefined) scan.problem = message
+  const note = (message: string, valueCode?: string) => {
+    if (scan.problem !== undefined) return
+    scan.problem = message
+    scan.valueCode = valueCode
   }
   if (HELP.has(name)) {
     scan.help = true
@@ -125,8 +129,10 @@ const readFlag = (scan: Scan, args: ReadonlyArray<string>, i: number, isValueBou
     return 1
   }
   const [value, used] = inline !== undefined ? [inline, 1] : next === undefined || isValueBoundary(next) ? ["", 1] : [next, 2]
+  const valueCode = `invalid-${flag.name.replace(/^-+/, "")}`
   if (value === "") note(`${flag.name} needs a value`)
-  else if (flag.choices !== undefined && !flag.choices.includes(value)) note(`${flag.name} must be one of ${flag.choices.join(", ")}, got '${echo(value)}'`)
+  else if (flag.choices !== undefined && !flag.choices.includes(value)) note(`${flag.name} must be one of ${flag.choices.join(", ")}, got '${echo(value)}'`, valueCode)
+  else if (flag.value === "integer" && !/^-?[0-9]+$/.test(value)) note(`${flag.name} must be an integer, got '${echo(value)}'`, valueCode)
   if (value.startsWith("-") || (flag.value === "integer" && !PLAIN_INTEGER.test(value))) scan.plain = false
   values.push(value)
   return used
@@ -143,7 +149,7 @@ const childNamed = <N extends CommandLineNode<N>>(node: N, token: string) => nod
  */
 export const readCommandLine = <N extends CommandLineNode<N>>(root: N, args: ReadonlyArray<string>): CommandLine<N> => {
   const before = flagTable([...root.shape().flags, ...builtIns])
-  const scan: Scan = { flags: before, seen: new Set(), values: new Map(), problem: undefined, help: false, plain: true }
+  const scan: Scan = { flags: before, seen: new Set(), values: new Map(), problem: undefined, valueCode: undefined, help: false, plain: true }
   let node = root
   const moved: Array<string> = []
   const movedNames: Array<string> = []
@@ -184,6 +190,7 @@ export const readCommandLine = <N extends CommandLineNode<N>>(root: N, args: Rea
   // A global flag given before a command that does not take it is reported as that command's.
   const foreign = movedNames.find((name) => !own.has(name) && scan.flags.has(name))
   const leafScan: Scan = { ...scan, flags: own, problem: scan.problem ?? (foreign === undefined ? undefined : `${label} takes no ${foreign} flag`) }
+  const invalid = (message: string): CommandLine<N> => ({ _tag: "Invalid", message, valueCode: leafScan.valueCode })
   const rest = args.slice(i)
   const positional: Array<string> = []
   for (let j = 0; j < rest.length; ) {
@@ -191,7 +198,7 @@ export const readCommandLine = <N extends CommandLineNode<N>>(root: N, args: Rea
     else positional.push(rest[j++]!)
   }
   if (leafScan.help) return { _tag: "Help", node }
-  if (leafScan.problem !== undefined) return { _tag: "Invalid", message: leafScan.problem }
+  if (leafScan.problem !== undefined) return invalid(leafScan.problem)
   return { _tag: "Run", argv: [...node.path, ...moved, ...rest], read: readLine(node, leafScan, positional) }
 }
 

@@ -25,7 +25,8 @@ export const rootCommand = Command.make("pcli").pipe(
   Command.withDescription(
     described(
       "A pipeline tool for SQL warehouses: run models, govern agents, reclaim artifacts",
-      "pcli playground demo && pcli run --config demo/pcli.toml"
+      "pcli playground demo && pcli run --config demo/pcli.toml",
+      "Exit codes: 0 success; 1 a runtime error, a refusal, or a malformed flag value (error[invalid-<flag>], e.g. history --last 0); 2 a usage error: an unknown flag, flags that conflict, a flag missing its partner (error[usage])."
     )
   ),
   Command.withSubcommands(topLevel)

@@ -55,3 +55,13 @@ export const usageFromMessage = (message: string): DescribedError => ({
 })
 
 export const isUsageFailure = (e: unknown): e is ValidationError.ValidationError => ValidationError.isValidationError(e)
+
+/** A malformed flag value caught while reading argv: exit 1 with the flag's own code (`invalid-last`). */
+export const invalidFlagValue = (code: string, message: string): DescribedError => ({
+  code,
+  message: oneLine(message),
+  exit: 1,
+  status: 400,
+  outputPrinted: false,
+  remediation_hint: HINT
+})

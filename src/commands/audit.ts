@@ -7,7 +7,7 @@ import { Ledger, type LedgerFilter } from "../services/Ledger/Ledger"
 import { InvalidPrincipalId } from "../services/Principal/Principal"
 import { productOutputModel } from "../services/Products/files"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
-import { UsageError } from "./errors"
+import { InvalidFlagValue, UsageError } from "./errors"
 import { parseSince } from "./since"
 
 /**
@@ -67,7 +67,7 @@ const auditQuery = (input: AuditListInput) =>
     const path = yield* Path.Path
     const base = yield* auditFilter(input)
     if (input.model !== undefined && input.product !== undefined) return yield* new UsageError({ detail: "--model conflicts with --product" })
-    if (input.effect !== undefined && !EFFECTS.includes(input.effect)) return yield* new UsageError({ detail: `--effect must be one of ${EFFECTS.join(", ")}, got ${JSON.stringify(input.effect)}` })
+    if (input.effect !== undefined && !EFFECTS.includes(input.effect)) return yield* new InvalidFlagValue({ flag: "--effect", detail: `--effect must be one of ${EFFECTS.join(", ")}, got ${JSON.stringify(input.effect)}` })
     const { modelsDir, root } = yield* ProjectContext
     const model =
       input.product === undefined
@@ -100,9 +100,9 @@ export const auditList = (input: AuditListInput) =>
 
 /** The cursor is the count of matching rows before the page: the ledger only appends, so it stays put. */
 const pageBounds = (input: AuditPageInput) => {
-  if (!Number.isInteger(input.limit) || input.limit < 1 || input.limit > MAX_LIMIT) return Effect.fail(new UsageError({ detail: `--limit must be 1..${MAX_LIMIT}, got ${input.limit}` }))
+  if (!Number.isInteger(input.limit) || input.limit < 1 || input.limit > MAX_LIMIT) return Effect.fail(new InvalidFlagValue({ flag: "--limit", detail: `--limit must be 1..${MAX_LIMIT}, got ${input.limit}` }))
   const cursor = input.cursor ?? "0"
-  if (!/^(0|[1-9][0-9]{0,11})$/.test(cursor)) return Effect.fail(new UsageError({ detail: `--cursor must be a cursor an earlier page returned, got ${JSON.stringify(cursor)}` }))
+  if (!/^(0|[1-9][0-9]{0,11})$/.test(cursor)) return Effect.fail(new InvalidFlagValue({ flag: "--cursor", detail: `--cursor must be a cursor an earlier page returned, got ${JSON.stringify(cursor)}` }))
   return Effect.succeed({ offset: Number(cursor), limit: input.limit })
 }
 

@@ -2,7 +2,7 @@ import type { SqlClient } from "@effect/sql"
 import type { FileSystem, Path } from "@effect/platform"
 import { Effect } from "effect"
 import type { BackfillOutput } from "../schemas/reclaim"
-import { appendWarnings, partitionedMembers } from "../services/Backfill/compose"
+import { appendWarnings, checkPartitionWindow, partitionedMembers } from "../services/Backfill/compose"
 import { BackfillNoFailedRun, BackfillNothingToDo } from "../services/Backfill/errors"
 import { Environment } from "../services/Environment/Environment"
 import { Ledger, type LedgerUnavailable } from "../services/Ledger/Ledger"
@@ -15,7 +15,7 @@ import { readWorkingTree } from "../services/Plans/revisions"
 import { ModelNotFound } from "../services/PolicyEngine/attributes"
 import { Principal } from "../services/Principal/Principal"
 import { type CompileError, PipelineCompiler } from "../services/Project/compile"
-import type { ModelFileMismatch, ModelsUnreadable } from "../services/Project/errors"
+import type { InvalidPartitionWindow, ModelFileMismatch, ModelsUnreadable } from "../services/Project/errors"
 import { RunStore, type RunStoreFailed } from "../services/Runner/RunStore"
 import { UsageError } from "./errors"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
@@ -31,6 +31,7 @@ export interface BackfillInput {
 
 export type BackfillError =
   | UsageError
+  | InvalidPartitionWindow
   | BackfillNothingToDo
   | BackfillNoFailedRun
   | ModelNotFound
@@ -106,6 +107,7 @@ export const backfillPlan = (
     }
     const window = input.from !== undefined && input.to !== undefined ? { from: input.from, to: input.to } : undefined
     const scope = window === undefined ? undefined : { ...window, models: partitionedMembers(project, ordered) }
+    if (scope !== undefined) yield* checkPartitionWindow(project, scope.models, scope)
     const warnings = [
       ...appendWarnings(project, ordered),
       ...(scope !== undefined && scope.models.length === 0 ? ["--from/--to: no model in the closure is time_interval, the window is inert"] : [])

@@ -7,3 +7,13 @@ export class UsageError extends Data.TaggedError("UsageError")<{ readonly detail
     return this.detail
   }
 }
+
+/** A flag given a value out of its range (`--last 0`): exit 1 with the flag's own code, `invalid-<flag>`. */
+export class InvalidFlagValue extends Data.TaggedError("InvalidFlagValue")<{ readonly flag: string; readonly detail: string }> {
+  get code() {
+    return `invalid-${this.flag.replace(/^-+/, "")}`
+  }
+  override get message() {
+    return this.detail
+  }
+}

@@ -15,7 +15,7 @@ import { PhysicalDeleteUnsupported } from "../services/Reclamation/errors"
 import { readInventory } from "../services/Reclamation/inventory"
 import { type CheckedSnapshot, keyOf, readCheckedSnapshot } from "../services/Reclamation/ledger"
 import type { RunStoreFailed } from "../services/Runner/RunStore"
-import { UsageError } from "./errors"
+import { InvalidFlagValue, UsageError } from "./errors"
 
 export interface GcInput {
   readonly derivable: boolean
@@ -39,11 +39,11 @@ export const refusePhysicalDelete = Effect.gen(function* () {
   }
 })
 
-export const checkGcFlags = (input: GcInput): Effect.Effect<void, UsageError> =>
+export const checkGcFlags = (input: GcInput): Effect.Effect<void, UsageError | InvalidFlagValue> =>
   !input.derivable
     ? Effect.fail(new UsageError({ detail: "gc supports only the derivability inventory: pass --derivable" }))
     : !Number.isInteger(input.minAgeDays) || input.minAgeDays < 0
-      ? Effect.fail(new UsageError({ detail: `--min-age-days must be a whole number of days >= 0, got ${input.minAgeDays}` }))
+      ? Effect.fail(new InvalidFlagValue({ flag: "--min-age-days", detail: `--min-age-days must be a whole number of days >= 0, got ${input.minAgeDays}` }))
       : Effect.void
 
 /** Every candidate with its six checks, newest first: the plain reference for `readInventory`. */
@@ -69,7 +69,7 @@ export const inventory = (snapshot: CheckedSnapshot, minAgeDays: number, nowMs: 
   })
 }
 
-export const gcInventory = (input: GcInput): Effect.Effect<GcInventoryOutput, UsageError | PhysicalDeleteUnsupported | RunStoreFailed, SqlClient.SqlClient | ProjectContext> =>
+export const gcInventory = (input: GcInput): Effect.Effect<GcInventoryOutput, UsageError | InvalidFlagValue | PhysicalDeleteUnsupported | RunStoreFailed, SqlClient.SqlClient | ProjectContext> =>
   Effect.gen(function* () {
     yield* checkGcFlags(input)
     yield* refusePhysicalDelete
@@ -97,7 +97,7 @@ export const gcPlan = (
   input: GcInput
 ): Effect.Effect<
   GcPlanOutput,
-  UsageError | PhysicalDeleteUnsupported | RunStoreFailed | PlanStoreIo | LedgerUnavailable | ModelsUnreadable | ModelFileMismatch | ModelOutsideProject,
+  UsageError | InvalidFlagValue | PhysicalDeleteUnsupported | RunStoreFailed | PlanStoreIo | LedgerUnavailable | ModelsUnreadable | ModelFileMismatch | ModelOutsideProject,
   SqlClient.SqlClient | ProjectContext | PlanStore | Ledger | Principal | FileSystem.FileSystem | Path.Path
 > =>
   Effect.gen(function* () {

@@ -3,7 +3,7 @@ import type { HistoryListOutput, HistoryRun, HistoryRunOutput } from "../schemas
 import type { RunRecord } from "../schemas/pipeline"
 import { RunNotFound, RunStore, type RunSummaryRow } from "../services/Runner/RunStore"
 import { runOutput } from "../services/Runner/output"
-import { UsageError } from "./errors"
+import { InvalidFlagValue, UsageError } from "./errors"
 
 export interface HistoryInput {
   /** One run in full; conflicts with `last` and `model`. */
@@ -48,7 +48,7 @@ const summaryOf = (run: RunRecord): RunSummaryRow => ({
 export const historyList = (input: HistoryInput) =>
   Effect.gen(function* () {
     const last = input.last ?? DEFAULT_LAST
-    if (!Number.isInteger(last) || last < 1) return yield* new UsageError({ detail: `--last must be a positive integer, got ${last}` })
+    if (!Number.isInteger(last) || last < 1) return yield* new InvalidFlagValue({ flag: "--last", detail: `--last must be a positive integer, got ${last}` })
     const store = yield* RunStore
     const rows = yield* store.listRuns({ last, model: input.model })
     const out: HistoryListOutput = {

@@ -6,7 +6,7 @@ import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import { ledgerHead } from "../services/Ledger/head"
 import { ChangeFeed, type Watched } from "../services/Serve/ChangeFeed"
 import { type Served, ServeReads } from "../services/Serve/ServeReads"
-import { UsageError } from "./errors"
+import { InvalidFlagValue } from "./errors"
 
 /** `pcli serve --host` off loopback with no token: anyone on the network could read the ledger. */
 export class ServeTokenRequired extends Data.TaggedError("ServeTokenRequired")<{ readonly host: string }> {
@@ -25,9 +25,9 @@ const isLoopback = (host: string) =>
   host === "localhost" || host === "::1" || host === "[::1]" || (isIP(host) === 4 && host.startsWith("127."))
 
 /** A port outside 0..65535 is a usage error. */
-export const checkServeFlags = (input: ServeInput): Effect.Effect<void, UsageError> =>
+export const checkServeFlags = (input: ServeInput): Effect.Effect<void, InvalidFlagValue> =>
   !Number.isInteger(input.port) || input.port < 0 || input.port > 65535
-    ? Effect.fail(new UsageError({ detail: `--port must be 0..65535, got ${input.port}` }))
+    ? Effect.fail(new InvalidFlagValue({ flag: "--port", detail: `--port must be 0..65535, got ${input.port}` }))
     : Effect.void
 
 /**

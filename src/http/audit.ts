@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { auditList, auditPage, auditVerify } from "../commands/audit"
 import { auditCustody } from "../commands/auditCustody"
 import { auditScorecard } from "../commands/auditScorecard"
-import { UsageError } from "../commands/errors"
+import { InvalidFlagValue, UsageError } from "../commands/errors"
 import { AuditListOutput, AuditScorecardOutput, AuditVerifyOutput, CustodyOutput, type ScorecardDimension } from "../schemas/audit"
 import { ServeApi } from "./api"
 import { encodeJson, encodeJsonWithArray, ledgerRowJson } from "../render/json"
@@ -16,7 +16,7 @@ const dimension = (by: string | undefined) =>
     ? Effect.succeed<ScorecardDimension>("principal")
     : DIMENSIONS.includes(by as ScorecardDimension)
       ? Effect.succeed(by as ScorecardDimension)
-      : Effect.fail(new UsageError({ detail: `by must be one of ${DIMENSIONS.join(", ")}, got ${JSON.stringify(by)}` }))
+      : Effect.fail(new InvalidFlagValue({ flag: "by", detail: `by must be one of ${DIMENSIONS.join(", ")}, got ${JSON.stringify(by)}` }))
 
 /** GET /api/v1/audit, /audit/scorecard, /custody/{subject}: `pcli audit [--product --actor --since | --scorecard | --for]`. */
 export const AuditRoutes = HttpApiBuilder.group(ServeApi, "audit", (handlers) =>
@@ -27,7 +27,7 @@ export const AuditRoutes = HttpApiBuilder.group(ServeApi, "audit", (handlers) =>
           const { actor, product, since, model, effect, limit, cursor } = yield* singleParams(urlParams)
           if (limit !== undefined || cursor !== undefined) {
             if (limit === undefined) return yield* new UsageError({ detail: "cursor requires limit" })
-            if (!/^[0-9]{1,9}$/.test(limit)) return yield* new UsageError({ detail: `limit must be 1..1000, got ${JSON.stringify(limit)}` })
+            if (!/^[0-9]{1,9}$/.test(limit)) return yield* new InvalidFlagValue({ flag: "limit", detail: `limit must be 1..1000, got ${JSON.stringify(limit)}` })
             return yield* encodeJson(AuditListOutput, yield* auditPage({ since, actor, product, model, effect, limit: Number(limit), cursor }))
           }
           const { entries, ...head } = yield* auditList({ since, actor, product, model, effect })

@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { brief } from "../commands/brief"
-import { UsageError } from "../commands/errors"
+import { InvalidFlagValue } from "../commands/errors"
 import { BriefOutput, type BriefSince } from "../schemas/brief"
 import { ServeApi } from "./api"
 import { answer, singleParams } from "./respond"
@@ -18,7 +18,7 @@ export const BriefRoutes = HttpApiBuilder.group(ServeApi, "brief", (handlers) =>
         return Effect.flatMap(
           SINCE.includes(since as BriefSince)
             ? Effect.succeed(since as BriefSince)
-            : Effect.fail(new UsageError({ detail: `since must be one of ${SINCE.join(", ")}, got ${JSON.stringify(since)}` })),
+            : Effect.fail(new InvalidFlagValue({ flag: "since", detail: `since must be one of ${SINCE.join(", ")}, got ${JSON.stringify(since)}` })),
           (s) => brief({ since: s })
         )
       })

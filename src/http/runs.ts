@@ -1,6 +1,6 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
-import { UsageError } from "../commands/errors"
+import { InvalidFlagValue } from "../commands/errors"
 import { historyList, historyRunDetail } from "../commands/history"
 import { HistoryListOutput, HistoryRunOutput } from "../schemas/history"
 import { ServeApi } from "./api"
@@ -8,7 +8,7 @@ import { answer, answerWatched, singleParams } from "./respond"
 
 /** `last` as the CLI's `--last` parses it: digits only, the command checks the range. */
 const lastOf = (last: string | undefined) =>
-  last === undefined ? Effect.succeed(undefined) : /^[0-9]{1,9}$/.test(last) ? Effect.succeed(Number(last)) : Effect.fail(new UsageError({ detail: `last must be a positive integer, got ${JSON.stringify(last)}` }))
+  last === undefined ? Effect.succeed(undefined) : /^[0-9]{1,9}$/.test(last) ? Effect.succeed(Number(last)) : Effect.fail(new InvalidFlagValue({ flag: "last", detail: `last must be a positive integer, got ${JSON.stringify(last)}` }))
 
 /** GET /api/v1/runs?last=&model=, /runs/{id}: `pcli history [--last N] [--model M]` and `pcli history <id>`. */
 export const RunRoutes = HttpApiBuilder.group(ServeApi, "runs", (handlers) =>

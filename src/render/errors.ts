@@ -25,7 +25,8 @@ const failed = (hint?: string) => row(500, hint)
 export const errorTable: Readonly<Record<string, ErrorRow>> = {
   // command line and flag values
   UsageError: usage("run the command with --help for its flags"),
-  InvalidPartitionWindow: usage("give --from and --to as partition keys with from <= to"),
+  InvalidFlagValue: invalid("run the command with --help for the values its flags take"),
+  InvalidPartitionWindow: invalid("give --from and --to as partition keys with from <= to"),
   WindowNeedsPartitionedModel: usage("select a time_interval model with --model, or drop --from/--to"),
   InvalidPrincipal: invalid("use human or agent"),
   InvalidPrincipalClass: invalid("set PCLI_PRINCIPAL to human or agent, or unset it"),

@@ -106,7 +106,8 @@ describe("pcli audit list", () => {
     expect(out.entries.map((e: { plan_id: string }) => e.plan_id)).toEqual(["p1", "p3"])
     const r = await audit([])
     expect(r.code).toBe(0)
-    const lines = r.stdout.trim().split("\n")
+    const [header, ...lines] = r.stdout.trim().split("\n")
+    expect(header).toMatch(/^TIME +ACTOR +CAPABILITY +MODEL +EFFECT +RULE +PLAN +REASON$/)
     expect(lines[0]).toContain("agent(bot-1)")
     expect(lines[1]).toContain("unrecorded")
     expect(lines.map((l) => l.slice(0, 24))).toEqual([...lines.map((l) => l.slice(0, 24))].sort())
@@ -127,6 +128,34 @@ describe("pcli audit list", () => {
     const bad = await audit(["--actor", "Bad Id"])
     expect(bad.code).toBe(1)
     expect(bad.stderr).toContain("invalid-principal-id")
+  })
+
+  it("text is an aligned table: time, class(id), capability, model, effect, rule, short plan id, reason cut with …; JSON keeps both whole", async () => {
+    const table = join(dir, "table.sqlite")
+    await Effect.runPromise(writeStoreAtVersion(table, 4))
+    const plan = "ab".repeat(32)
+    const long = `needs review: ${"the change touches a contracted column ".repeat(3)}end`
+    const insert = (ts: string, principal: string, id: string, capability: string, model: string, effect: string, rule: number | null, planId: string | null, reason: string) =>
+      `INSERT INTO ledger (${cols}) VALUES (${[`${ts}|${planId ?? ""}|${model}`, "evaluation", ts, principal, id, "flag", capability, model, effect, rule, planId, reason].map(q).join(", ")});`
+    sqlite(table, [insert("2026-02-01T00:00:00.000Z", "agent", "bot-1", "apply", "orders", "require_review", 3, plan, long), insert("2026-02-02T00:00:00.000Z", "human", "alice", "schema_change.additive", "customer_lifetime_value", "allow", null, "p9", "ok")].join("\n"))
+    const r = await audit([], table)
+    expect(r.code, r.stderr).toBe(0)
+    const lines = r.stdout.trimEnd().split("\n")
+    expect(lines).toHaveLength(3)
+    const cells = lines.map((l) => l.split(/ {2,}/))
+    expect(cells[0]).toEqual(["TIME", "ACTOR", "CAPABILITY", "MODEL", "EFFECT", "RULE", "PLAN", "REASON"])
+    expect(cells[1]!.slice(0, 7)).toEqual(["2026-02-01T00:00:00.000Z", "agent(bot-1)", "apply", "orders", "require_review", "3", `${plan.slice(0, 12)}…`])
+    expect(cells[1]![7]).toMatch(/^needs review: the change touches .*…$/)
+    expect(cells[1]![7]!.length).toBeLessThan(long.length)
+    expect(cells[2]).toEqual(["2026-02-02T00:00:00.000Z", "human(alice)", "schema_change.additive", "customer_lifetime_value", "allow", "-", "p9", "ok"])
+    // Aligned: every column starts at the same offset on every line.
+    const starts = (line: string) => [...line.matchAll(/(?:^| {2,})(\S)/g)].map((m) => m.index! + m[0].length - 1)
+    expect(starts(lines[1]!)).toEqual(starts(lines[0]!))
+    expect(starts(lines[2]!)).toEqual(starts(lines[0]!))
+    const page = await audit(["--limit", "1"], table)
+    expect(page.stdout.split("\n").slice(0, 2).map((l) => l.split(/ {2,}/)[0])).toEqual(["TIME", "2026-02-01T00:00:00.000Z"])
+    const whole = await json([], table)
+    expect(whole.entries.map((e: { plan_id: string; reason: string }) => [e.plan_id, e.reason])).toEqual([[plan, long], ["p9", "ok"]])
   })
 
   it("--since: a date is 00:00 UTC, an offset converts to UTC, N d/h count back, the future lists nothing", async () => {

@@ -133,8 +133,9 @@ describe("pcli brief", () => {
     expect(sqlite(store, "SELECT value FROM meta WHERE key = 'last_brief_at'").trim()).toBe(second.generated_at)
   })
 
-  it("an unknown --since is a usage error", async () => {
+  it("an unknown --since is a malformed value: exit 1, invalid-since", async () => {
     const r = await brief(["--since", "30d"], join(dir, "missing.sqlite"))
-    expect(r.code).toBe(2)
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/^error\[invalid-since\]: --since must be one of last, 24h, 7d, got '30d'/)
   })
 })

@@ -106,7 +106,6 @@ describe("pcli command line (binary)", () => {
       [["policy", "chek"], "unknown command 'policy chek' (did you mean check?)"],
       [["--output", "json"], "pcli needs a command: validate, compile, run, playground, ls, lineage, test, history, show, plan, review, apply, rollback, backfill, gc, restore, discover, policy, product, branch, state, audit, brief, mcp, serve, docs"],
       [["policy", "--output", "json"], "pcli policy needs a command: check, test, show, freeze, unfreeze, replay"],
-      [["validate", "--output", "xml"], "--output must be one of text, json, got 'xml'"],
       [["policy", "check", "--principal", "agent", "--capability", "apply"], "missing --model"],
       [["validate", "extra"], "unexpected argument 'extra'"],
       [["playground"], "missing argument <dir>"]
@@ -121,10 +120,12 @@ describe("pcli command line (binary)", () => {
     expect(JSON.parse(json.stdout)).toEqual({ error: { code: "usage", message: "--model needs a value" } })
   })
 
-  it("a value of the wrong type is named with the right article (an integer, not a integer)", async () => {
-    const r = await runCli(["history", "--last", "abc"], { cwd: project() })
-    expect(r.stderr).toContain("'abc' is not an integer")
-    expect(r.stderr).not.toContain("a integer")
+  it("a malformed value is a bad value, not a usage error: exit 1 with the flag's code, named with the right article", async () => {
+    const cwd = project()
+    const [integer, choice] = await runAll([["history", "--last", "abc"], ["validate", "--output", "xml"]], cwd)
+    expect([integer!.code, integer!.stderr]).toEqual([1, "error[invalid-last]: --last must be an integer, got 'abc'\n"])
+    expect(integer!.stderr).not.toContain("a integer")
+    expect([choice!.code, choice!.stderr]).toEqual([1, "error[invalid-output]: --output must be one of text, json, got 'xml'\n"])
   })
 
   it("control characters and very long values in arguments are never echoed raw", async () => {

@@ -93,14 +93,14 @@ describe("pcli compile / run / playground (binary)", () => {
         '[strategy]\ntype = "time_interval"\ntime_column = "day"\ngranularity = "day"\n'
       )
     })
-    // Usage errors (decisions.md item 2): exit 2.
+    // Malformed values (decisions.md item 2): exit 1 with their code; a window on a model without partitions is usage, exit 2.
     const garbage = await runCli(["run", "--from", "garbage", "--to", "x"], { cwd })
-    expect(garbage.code).toBe(2)
+    expect(garbage.code).toBe(1)
     expect(garbage.stderr).toBe(
       'error[invalid-partition-window]: invalid partition window --from "garbage" --to "x": --from "garbage" is not a day partition key (YYYY-MM-DD) of model daily\n'
     )
     const reversed = await runCli(["run", "--from", "2024-01-05", "--to", "2024-01-01"], { cwd })
-    expect(reversed.code).toBe(2)
+    expect(reversed.code).toBe(1)
     expect(reversed.stderr).toMatch(/^error\[invalid-partition-window\]: .*--to is before --from\n$/)
     const pointless = await runCli(["run", "--model", "plain", "--from", "2024-01-01", "--to", "2024-01-02"], { cwd })
     expect(pointless.code).toBe(2)

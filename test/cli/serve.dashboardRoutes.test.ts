@@ -92,10 +92,11 @@ describe("pcli serve: refusals", () => {
 
   it("bad values are 400 and unknown ids 404, each with the error body", async () => {
     for (const [path, status, code] of [
-      ["/api/v1/audit?limit=0", 400, "usage"],
+      ["/api/v1/audit?limit=0", 400, "invalid-limit"],
       ["/api/v1/audit?cursor=3", 400, "usage"],
-      ["/api/v1/audit?limit=2&cursor=x", 400, "usage"],
-      ["/api/v1/runs?last=abc", 400, "usage"],
+      ["/api/v1/audit?limit=2&cursor=x", 400, "invalid-cursor"],
+      ["/api/v1/runs?last=abc", 400, "invalid-last"],
+      ["/api/v1/runs?last=0", 400, "invalid-last"],
       ["/api/v1/runs/run-nope", 404, "run-not-found"],
       ["/api/v1/models/nope", 404, "model-not-found"]
     ] as const) {

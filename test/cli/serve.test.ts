@@ -159,8 +159,8 @@ describe("pcli serve: errors", () => {
     for (const [path, code] of [
       ["/api/v1/audit?actor=Not%20An%20Id", "invalid-principal-id"],
       ["/api/v1/audit?since=yesterday", "invalid-since"],
-      ["/api/v1/audit/scorecard?by=colour", "usage"],
-      ["/api/v1/brief?since=yesterday", "usage"]
+      ["/api/v1/audit/scorecard?by=colour", "invalid-by"],
+      ["/api/v1/brief?since=yesterday", "invalid-since"]
     ] as const) {
       const http = await get(path)
       expect(http.status, path).toBe(400)

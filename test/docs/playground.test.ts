@@ -100,7 +100,7 @@ describe("pcli playground: the printed tour works as printed", () => {
     // The product downstream rebuilt, so its freshness was checked again.
     expect(by('pcli apply "$PLAN"')).toMatch(/freshness revenue_by_region {2}fresh \(warning\)/)
     const audit = by("pcli audit")
-    expect(audit).toMatch(/agent\(unnamed\)\s+apply\s+stg_customers\s+deny\s+rule 0/)
-    expect(audit).toMatch(/approval\s+human/)
+    expect(audit).toMatch(/agent\(unnamed\)\s+apply\s+stg_customers\s+deny\s+0\s+-\s+refused \[run-needs-plan\]/)
+    expect(audit).toMatch(/human\(unnamed\)\s+-\s+-\s+allow\s+-\s+[0-9a-f]{12}…\s+plan approved by/)
   })
 })

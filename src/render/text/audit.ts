@@ -8,9 +8,30 @@ export const actorLabel = (row: Pick<LedgerRow, "principal" | "principal_id">) =
 
 const dash = (v: string | number | null) => (v === null ? "-" : String(v))
 
-/** One decision as a text line. */
-export const auditEntryLine = (r: LedgerRow) =>
-  [r.timestamp, r.kind, actorLabel(r), dash(r.capability), dash(r.model), dash(r.effect), r.rule_id === null ? "-" : `rule ${r.rule_id}`, dash(r.plan_id), r.decision_ref].join("  ")
+const REASON_MAX = 60
+const AUDIT_HEADER = ["TIME", "ACTOR", "CAPABILITY", "MODEL", "EFFECT", "RULE", "PLAN", "REASON"] as const
+
+/** Full 64-hex plan ids are cut to 12 + `…` (decisions.md); other ids print whole. */
+const shortPlan = (planId: string | null) => (planId !== null && /^[0-9a-f]{64}$/.test(planId) ? `${planId.slice(0, 12)}…` : dash(planId))
+
+/** Text mode only: a reason on one line, long ones cut with `…` (JSON keeps it whole). */
+const shortReason = (reason: string | null) => {
+  if (reason === null) return "-"
+  const flat = reason.replace(/\s+/g, " ").trim()
+  return flat.length > REASON_MAX ? `${flat.slice(0, REASON_MAX - 1)}…` : flat
+}
+
+/** One decision as table cells: time, class(id), capability, model, effect, rule, short plan id, reason. */
+export const auditEntryCells = (r: LedgerRow): ReadonlyArray<string> =>
+  [r.timestamp, actorLabel(r), dash(r.capability), dash(r.model), dash(r.effect), dash(r.rule_id), shortPlan(r.plan_id), shortReason(r.reason)]
+
+/** Column widths that fit the header and these rows. */
+const widthsOf = (rows: ReadonlyArray<ReadonlyArray<string>>, at: ReadonlyArray<number> = AUDIT_HEADER.map((h) => h.length)): ReadonlyArray<number> =>
+  at.map((w, i) => Math.max(w, ...rows.map((cells) => cells[i]!.length)))
+
+/** Cells padded to the widths, two spaces apart; the last column is not padded. */
+const tableLine = (cells: ReadonlyArray<string>, widths: ReadonlyArray<number>) =>
+  cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join("  ").trimEnd()
 
 /** What follows the entries: a line when none matched, the unattributed note. */
 export const auditListFooter = (out: AuditListOutput, anyEntry: boolean): ReadonlyArray<string> => [
@@ -20,22 +41,33 @@ export const auditListFooter = (out: AuditListOutput, anyEntry: boolean): Readon
     : [])
 ]
 
-export const auditListText = (out: AuditListOutput): string =>
-  [...out.entries.map(auditEntryLine), ...auditListFooter(out, out.entries.length > 0)].join("\n")
+/** The decisions as a table with a header row, columns aligned. */
+export const auditListText = (out: AuditListOutput): string => {
+  const rows = out.entries.map(auditEntryCells)
+  const widths = widthsOf(rows)
+  const table = rows.length === 0 ? [] : [tableLine(AUDIT_HEADER, widths), ...rows.map((cells) => tableLine(cells, widths))]
+  return [...table, ...auditListFooter(out, rows.length > 0)].join("\n")
+}
 
-/** `auditListText` as a stream of chunks: lines are printed as the rows arrive. */
+/**
+ * `auditListText` as a stream of chunks, printed as the rows arrive. Widths come from the first
+ * 512 rows and only grow after: memory stays flat, and any page up to that size aligns exactly.
+ */
 export const auditListTextStream = <E, R>(head: AuditListOutput, entries: Stream.Stream<LedgerRow, E, R>): Stream.Stream<string, E, R> => {
-  let any = false
+  let widths: ReadonlyArray<number> | undefined
   return Stream.concat(
     entries.pipe(
-      Stream.map((r) => {
-        any = true
-        return `${auditEntryLine(r)}\n`
-      }),
+      Stream.map(auditEntryCells),
       Stream.grouped(512),
-      Stream.map((c) => Chunk.join(c, ""))
+      Stream.map((chunk) => {
+        const rows = Chunk.toReadonlyArray(chunk)
+        const first = widths === undefined
+        widths = widthsOf(rows, widths)
+        const lines = rows.map((cells) => `${tableLine(cells, widths!)}\n`).join("")
+        return first ? `${tableLine(AUDIT_HEADER, widths)}\n${lines}` : lines
+      })
     ),
-    Stream.suspend(() => Stream.make(auditListFooter(head, any).map((l) => `${l}\n`).join("")))
+    Stream.suspend(() => Stream.make(auditListFooter(head, widths !== undefined).map((l) => `${l}\n`).join("")))
   )
 }
 

@@ -1,3 +1,6 @@
+import { Effect } from "effect"
+import { InvalidPartitionWindow, quoteArg } from "../Project/errors"
+import { parsePartitionKey, partitionKeyFormat } from "../Project/partitionKeys"
 import type { CompiledProject } from "../Project/compile"
 import { downstreamClosure } from "../Project/compile"
 
@@ -25,6 +28,20 @@ export const layersOf = (project: CompiledProject, models: ReadonlyArray<string>
 }
 
 /** Models a window applies to: time_interval members of the closure. */
+/** A window's keys must parse at each partitioned member's granularity, --from <= --to, as `run` checks them. */
+export const checkPartitionWindow = (project: CompiledProject, models: ReadonlyArray<string>, window: { readonly from: string; readonly to: string }): Effect.Effect<void, InvalidPartitionWindow> =>
+  Effect.forEach(models, (name) => {
+    const strategy = project.models.get(name)?.strategy
+    if (strategy?.type !== "time_interval") return Effect.void
+    const { granularity } = strategy
+    for (const [flag, key] of [["--from", window.from], ["--to", window.to]] as const) {
+      if (parsePartitionKey(key, granularity) === undefined) {
+        return Effect.fail(new InvalidPartitionWindow({ ...window, detail: `${flag} ${quoteArg(key)} is not a ${granularity} partition key (${partitionKeyFormat[granularity]}) of model ${name}` }))
+      }
+    }
+    return parsePartitionKey(window.to, granularity)! < parsePartitionKey(window.from, granularity)! ? Effect.fail(new InvalidPartitionWindow({ ...window, detail: "--to is before --from" })) : Effect.void
+  }, { discard: true })
+
 export const partitionedMembers = (project: CompiledProject, models: ReadonlyArray<string>) =>
   models.filter((m) => project.models.get(m)?.strategy.type === "time_interval")
 
