@@ -4,11 +4,9 @@ import { Context, Data, Effect, Layer, Schema } from "effect"
 import { type ModelExecution, RunRecord } from "../../schemas/pipeline"
 import type { BuiltAttributes } from "../PolicyEngine/attributes"
 import { type EnvironmentModel, type EnvironmentStatements, environmentRows } from "./environmentRows"
+import { fromModelRow, type ModelRow, toModelRow, toNumberOrNull } from "./modelRows"
 
-/** Code of a skipped model's execution: an upstream failed (decisions.md item 23). */
-export const UPSTREAM_FAILED = "upstream-failed"
-
-export const skippedMessage = (failedUpstream: string) => `upstream ${failedUpstream} failed`
+export { skippedMessage, UPSTREAM_FAILED } from "./modelRows"
 
 /** Code of a model a stopped run never started (Ctrl-C). */
 export const INTERRUPTED = "interrupted"
@@ -178,8 +176,6 @@ const failed = (e: SqlError) => new RunStoreFailed({ detail: e.message })
 
 type RunRow = Omit<RunRecord, "models">
 
-type ModelRow = Omit<ModelExecution, "warnings" | "failed_upstream"> & { readonly warnings_json: string }
-
 interface StoredSummary extends Omit<RunSummaryRow, "model"> {
   readonly m_status?: ModelExecution["status"] | null
   readonly m_duration_ms?: number | null
@@ -198,30 +194,6 @@ const storedBuild = ({ inputs, attributes, ...b }: BuildState): Record<string, u
   inputs_json: JSON.stringify(inputs),
   attributes_json: attributes === undefined ? null : JSON.stringify(attributes)
 })
-
-const toNumberOrNull = (v: unknown) => (v === null || v === undefined ? null : Number(v))
-
-// `run_models` has no column for the failed upstream: a skipped row's error_message holds its name.
-const toModelRow = ({ warnings, failed_upstream, ...m }: ModelExecution): ModelRow => ({
-  ...m,
-  error_message: m.status === "skipped" && m.error_code === UPSTREAM_FAILED ? failed_upstream : m.error_message,
-  warnings_json: JSON.stringify(warnings)
-})
-
-const fromModelRow = ({ warnings_json, ...m }: ModelRow): unknown => {
-  const upstream = m.status === "skipped" && m.error_code === UPSTREAM_FAILED ? m.error_message : null
-  return {
-    ...m,
-    duration_ms: toNumberOrNull(m.duration_ms),
-    rows_affected: toNumberOrNull(m.rows_affected),
-    intervals_built: toNumberOrNull(m.intervals_built),
-    attempts: Number(m.attempts),
-    position: Number(m.position),
-    error_message: upstream === null ? m.error_message : skippedMessage(upstream),
-    failed_upstream: upstream,
-    warnings: JSON.parse(warnings_json) as unknown
-  }
-}
 
 const decodeRun = Schema.decodeUnknown(RunRecord)
 
