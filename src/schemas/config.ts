@@ -22,7 +22,10 @@ export type StateBlock = typeof StateBlock.Type
 /** `[gc]`: reclamation settings. `physical_delete = true` is refused where gc runs. */
 export const GcBlock = Schema.Struct({
   physical_delete: Schema.optional(Schema.Boolean).annotations(doc("Refused when true: gc only evicts, it never deletes files", false)),
-  min_age_days: Schema.optional(Schema.Int.pipe(Schema.nonNegative())).annotations(doc("Artifacts younger than this are never evicted", 7))
+  min_age_days: Schema.optional(Schema.Int.pipe(Schema.nonNegative())).annotations(doc("Artifacts younger than this are never evicted", 7)),
+  keep_promotions: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1))).annotations(
+    doc("How many of the latest promotions (promote or rollback) keep every table they swapped from or to, so `pcli rollback` never finds its tables gone (default 2)", 2)
+  )
 })
 
 export const ProjectBlock = Schema.Struct({
