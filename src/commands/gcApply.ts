@@ -10,7 +10,7 @@ import { evict, keyOf, readCheckedSnapshot, readSnapshot } from "../services/Rec
 import { RunStoreFailed } from "../services/Runner/RunStore"
 import { dropTable } from "../services/Reclamation/dropTable"
 import { scanDeterminism } from "../services/Reclamation/determinism"
-import { readStoreFacts, recipeSqls } from "../services/Reclamation/tables"
+import { readersFirst, readStoreFacts, recipeSqls } from "../services/Reclamation/tables"
 import type { Warehouse } from "../services/Warehouse/Warehouse"
 import { refusePhysicalDelete } from "./gcDerivable"
 import { keepPromotionsOf } from "./gcTables"
@@ -25,8 +25,9 @@ const applyTableDrops = (plan: GatedPlan, drops: ReadonlyArray<GcTableDrop>, min
     if (drops.length === 0) return { dropped, refused }
     const keep = yield* keepPromotionsOf
     // Recorded recipes are immutable per build: their SQL is scanned once; a table rebuilt since is refused anyway.
-    const determinism = yield* scanDeterminism(recipeSqls(yield* readStoreFacts(keep)))
-    for (const entry of drops) {
+    const facts = yield* readStoreFacts(keep)
+    const determinism = yield* scanDeterminism(recipeSqls(facts))
+    for (const entry of readersFirst(drops, facts)) {
       const outcome = yield* dropTable(entry, plan.plan_id, minAgeDays, keep, determinism)
       if (outcome._tag === "dropped") dropped.push({ physical: entry.physical, model_name: entry.model_name, tombstone_recorded: true, physical_reclaimed: true })
       else if (outcome._tag === "refused") refused.push({ physical: entry.physical, model_name: entry.model_name, reason: outcome.reason, failed_checks: [...outcome.failed] })

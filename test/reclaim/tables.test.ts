@@ -201,6 +201,47 @@ describe("gc of environment tables (issue 34 item 4)", () => {
     expect(rolledBack.sqls["marts.clean"]).toBe(prod.sqls["marts.clean"])
   })
 
+  it("[gc] keep_promotions: two promotions keep their tables by default; with 1, the tables only the older promote swapped from are collected", async () => {
+    const dir = project()
+    expect((await cli(dir, ["run"])).code).toBe(0)
+    const prod = await catalog(dir)
+    const promote = async (name: string, sql: string) => {
+      await cli(dir, ["branch", "create", name])
+      writeFileSync(join(dir, "models", "clean.sql"), sql)
+      expect((await cli(dir, ["run", "--branch", name])).code).toBe(0)
+      const planId = /^Plan ([0-9a-f]{64})/m.exec((await cli(dir, ["plan", "--promote", name])).stdout)![1]!
+      expect((await cli(dir, ["review", planId, "--approve"])).code).toBe(0)
+      expect((await cli(dir, ["apply", planId])).code).toBe(0)
+      expect((await cli(dir, ["branch", "drop", name])).code).toBe(0)
+      return planId
+    }
+    const first = await promote("a", "SELECT id, v FROM staging.raw")
+    const afterFirst = await catalog(dir)
+    await promote("b", "SELECT id, lower(v) AS v FROM staging.raw")
+    const original = prod.tables.filter((t) => !t.includes("staging__raw"))
+    const firstTables = afterFirst.tables.filter((t) => !prod.tables.includes(t))
+    expect([original.length, firstTables.length]).toEqual([2, 2])
+
+    const kept = await inventory(dir)
+    for (const t of kept.filter((t) => original.includes(t.physical))) {
+      expect(t.derivable).toBe(false)
+      expect(unreferenced(t).detail).toContain(`rollback target of promotion ${first.slice(0, 12)} (keep_promotions = 2)`)
+    }
+    expect((await json(dir, ["gc", "--derivable", "--min-age-days", "0"])).out).toMatchObject({ review_required: false })
+
+    writeFileSync(join(dir, "pcli.toml"), `[project]\nname = "envgc"\n[adapter.local]\ntype = "embedded"\n[gc]\nkeep_promotions = 1\n`)
+    const one = await inventory(dir)
+    expect(one.filter((t) => t.derivable).map((t) => t.physical).sort()).toEqual([...original].sort())
+    for (const t of one.filter((t) => firstTables.includes(t.physical))) expect(unreferenced(t).detail).toMatch(/keep_promotions = 1/)
+    const applied = await approveAndApply(dir, (await planGc(dir)).plan_id)
+    expect(applied.tables_dropped.map((d) => d.physical).sort()).toEqual([...original].sort())
+    // The last promote can still be rolled back: its tables were kept.
+    expect((await cli(dir, ["rollback"])).code).toBe(0)
+    const rolledBack = await catalog(dir)
+    expect(rolledBack.unresolved).toEqual([])
+    expect(rolledBack.sqls["marts.clean"]).toBe(afterFirst.sqls["marts.clean"])
+  })
+
   it("a table that becomes referenced between plan and apply is refused at apply (a warehouse view, an environment); the rest proceed", async () => {
     const dir = project()
     expect((await cli(dir, ["run"])).code).toBe(0)
@@ -236,6 +277,35 @@ describe("gc of environment tables (issue 34 item 4)", () => {
     const final = await catalog(dir)
     for (const t of secondTables) expect(final.tables).toContain(t)
     expect(final.unresolved).toEqual([])
+  })
+
+  it("an incremental table (accumulated history) and a table of nondeterministic SQL are never collected", async () => {
+    const dir = makeProject({
+      "pcli.toml": `[project]\nname = "envgc"\n[adapter.local]\ntype = "embedded"\n`,
+      "models/events.sql": "SELECT i AS id, TIMESTAMP '2026-01-01' + to_days(i) AS ts FROM range(1, 4) t(i)",
+      "models/events.toml": sidecar("events", "staging") + '[strategy]\ntype = "incremental"\ntimestamp_column = "ts"\n',
+      "models/noisy.sql": "SELECT random() AS r",
+      "models/noisy.toml": sidecar("noisy", "staging")
+    })
+    expect((await cli(dir, ["run"])).code).toBe(0)
+    const prod = await catalog(dir)
+    await cli(dir, ["branch", "create", "feat"])
+    writeFileSync(join(dir, "models", "events.sql"), "SELECT i AS id, TIMESTAMP '2026-02-01' + to_days(i) AS ts FROM range(1, 4) t(i)")
+    writeFileSync(join(dir, "models", "noisy.sql"), "SELECT random() * 2 AS r")
+    expect((await cli(dir, ["run", "--branch", "feat"])).code).toBe(0)
+    expect((await cli(dir, ["branch", "drop", "feat"])).code).toBe(0)
+    const tables = await inventory(dir)
+    const branchTables = tables.filter((t) => !prod.tables.includes(t.physical))
+    expect(branchTables).toHaveLength(2)
+    for (const t of branchTables) {
+      expect(t.derivable).toBe(false)
+      expect(unreferenced(t).passed).toBe(true)
+      expect(t.checks.filter((c) => !c.passed).map((c) => c.check)).toEqual(["replayable"])
+    }
+    const replayable = (model: string) => branchTables.find((t) => t.model_name === model)!.checks.find((c) => c.check === "replayable")!.detail
+    expect(replayable("events")).toMatch(/incremental table accumulates rows/)
+    expect(replayable("noisy")).toMatch(/nondeterministic construct/)
+    expect((await json(dir, ["gc", "--derivable", "--min-age-days", "0"])).out).toMatchObject({ review_required: false })
   })
 
   it("a deny rule on gc wins over an approval: nothing is dropped", async () => {

@@ -183,3 +183,25 @@ export const tableInventory = (
       }
     })
     .sort((a, b) => ((a.built_at ?? "") !== (b.built_at ?? "") ? ((a.built_at ?? "") > (b.built_at ?? "") ? -1 : 1) : a.physical < b.physical ? -1 : 1))
+
+/**
+ * Planned drops ordered so a table is dropped before any table its recipe reads (the reader's
+ * replayable check needs them present); build times alone can tie. A cycle keeps the plan's order.
+ */
+export const readersFirst = <D extends { readonly physical: string }>(drops: ReadonlyArray<D>, store: StoreFacts): ReadonlyArray<D> => {
+  const reads = new Map(
+    drops.map((d) => {
+      const recipe = parseRecipe(store.registry.get(d.physical)?.recipe_json ?? "")
+      return [d.physical, recipe === undefined ? new Set<string>() : physicalReferences(recipe.sql)] as const
+    })
+  )
+  const ordered: Array<D> = []
+  let remaining = [...drops]
+  while (remaining.length > 0) {
+    const free = remaining.filter((d) => !remaining.some((o) => o !== d && reads.get(o.physical)!.has(d.physical)))
+    const next = free.length === 0 ? remaining : free
+    ordered.push(...next)
+    remaining = remaining.filter((d) => !next.includes(d))
+  }
+  return ordered
+}
