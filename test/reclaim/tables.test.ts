@@ -308,6 +308,22 @@ describe("gc of environment tables (issue 34 item 4)", () => {
     expect((await json(dir, ["gc", "--derivable", "--min-age-days", "0"])).out).toMatchObject({ review_required: false })
   })
 
+  it("SIGKILL after the DROP, inside both transactions, leaves the table, its registry row and no tombstone", async () => {
+    const dir = project()
+    expect((await cli(dir, ["run"])).code).toBe(0)
+    const withBranch = await droppedBranch(dir, "feat", "SELECT id, lower(v) AS v FROM staging.raw")
+    const plan = await planGc(dir)
+    expect((await cli(dir, ["review", plan.plan_id, "--approve"])).code).toBe(0)
+    const killed = await runCli(["apply", plan.plan_id], { cwd: dir, env: { ...human, PCLI_TEST_CRASH_AFTER: "gc-table-dropped" } })
+    // Killed by the signal (no exit code), not an ordinary refusal.
+    expect(killed.code).toBe(-1)
+    const after = await catalog(dir)
+    expect(after.tables).toEqual(withBranch)
+    expect(after.unresolved).toEqual([])
+    expect(await store(dir, "SELECT count(*) AS n FROM table_tombstones")).toEqual([{ n: 0 }])
+    expect(await store(dir, "SELECT count(*) AS n FROM physical_tables")).toEqual([{ n: withBranch.length }])
+  })
+
   it("a deny rule on gc wins over an approval: nothing is dropped", async () => {
     const dir = project(`[policy]\nversion = 1\ndefault_agent_effect = "allow"\n[[policy.rules]]\nprincipal = "agent"\ncapability = "gc"\neffect = "deny"\nscope = "any"\n`)
     expect((await cli(dir, ["run"])).code).toBe(0)
