@@ -120,11 +120,19 @@ export const environmentRows = (sql: SqlClient.SqlClient) => {
         ),
       { discard: true }
     )
-  /** The table's last build replaces its row (a forward-only table is rebuilt under one name). */
+  /**
+   * The table's last build replaces its row (a forward-only table is rebuilt under one name); 500
+   * rows per statement (8 columns stay under SQLite's bound-parameter limit), so a 1,000-model run
+   * adds a handful of statements.
+   */
   const putPhysicalTables = (rows: ReadonlyArray<PhysicalTableRow>) =>
     Effect.forEach(
-      rows,
-      (row) => Effect.zipRight(sql`DELETE FROM physical_tables WHERE physical = ${row.physical}`, sql`INSERT INTO physical_tables ${sql.insert({ ...row })}`),
+      Array.from({ length: Math.ceil(rows.length / 500) }, (_, i) => rows.slice(i * 500, i * 500 + 500)),
+      (batch) =>
+        Effect.zipRight(
+          sql`DELETE FROM physical_tables WHERE physical IN ${sql.in(batch.map((r) => r.physical))}`,
+          sql`INSERT INTO physical_tables ${sql.insert(batch.map((r) => ({ ...r })))}`
+        ),
       { discard: true }
     )
   /** Production's build state of one model: kept under the table it leaves, taken from the table it now reads. */
