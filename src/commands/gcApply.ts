@@ -11,7 +11,7 @@ import { RunStoreFailed } from "../services/Runner/RunStore"
 import { dropTable } from "../services/Reclamation/dropTable"
 import { scanDeterminism } from "../services/Reclamation/determinism"
 import { readersFirst, readStoreFacts, recipeSqls } from "../services/Reclamation/tables"
-import type { Warehouse } from "../services/Warehouse/Warehouse"
+import type { StatementFailed, Warehouse } from "../services/Warehouse/Warehouse"
 import { refusePhysicalDelete } from "./gcDerivable"
 import { keepPromotionsOf } from "./gcTables"
 
@@ -43,7 +43,7 @@ const applyTableDrops = (plan: GatedPlan, drops: ReadonlyArray<GcTableDrop>, min
  */
 export const applyGc = (
   plan: GatedPlan
-): Effect.Effect<GcApplyOutput, PhysicalDeleteUnsupported | RunStoreFailed, SqlClient.SqlClient | ProjectContext | Environment | Warehouse> =>
+): Effect.Effect<GcApplyOutput, PhysicalDeleteUnsupported | RunStoreFailed | StatementFailed, SqlClient.SqlClient | ProjectContext | Environment | Warehouse> =>
   Effect.gen(function* () {
     yield* refusePhysicalDelete
     const payload = yield* Schema.decodeUnknown(GcPayload)(plan.payload).pipe(

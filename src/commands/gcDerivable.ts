@@ -26,12 +26,12 @@ export interface GcInput {
 }
 
 export const GC_NOTES = [
-  "derivable is not deletable: gc evicts ledger rows behind a restore tombstone and never deletes bytes",
+  "for artifacts, derivable is not deletable: gc evicts ledger rows behind a restore tombstone and never deletes their bytes",
   "only pcli's own ledger references are counted; readers outside pcli are invisible",
   "age is written-age (build time), not read recency: read tracking is not available",
   "rebuild costs are estimates from the producing run's duration",
   "policy holds and retention are not gc-scoped yet; deny rules are enforced by the policy gate at apply",
-  "a physical table no environment, protected promotion or warehouse view reads is dropped (DROP TABLE) at apply; a run of its fingerprint rebuilds it"
+  "a physical table no environment, protected promotion or warehouse view reads is dropped (DROP TABLE) at apply; a run of its fingerprint rebuilds it; a query naming the table directly (not through a view) is invisible"
 ]
 
 /** `[gc] physical_delete = true` is a hard error wherever gc runs (plan and apply). */

@@ -34,7 +34,7 @@ export const dropTable = (entry: GcTableDrop, planId: string, minAgeDays: number
     const dropIn = (conn: WarehouseService) =>
       Effect.gen(function* () {
         const store = yield* readStoreFacts(keepPromotions)
-        const catalog = yield* readCatalogFacts(conn).pipe(Effect.mapError(storeFailed))
+        const catalog = yield* readCatalogFacts(conn)
         if (!catalog.tables.has(entry.physical)) return { _tag: "absent" } as DropOutcome
         const row = store.registry.get(entry.physical)
         if (row !== undefined && row.run_id !== entry.run_id) {
@@ -45,7 +45,7 @@ export const dropTable = (entry: GcTableDrop, planId: string, minAgeDays: number
           return yield* new TableKept({ reason: `no longer reclaimable at apply time — failing checks: ${failing.map((c) => c.check).join(", ")}`, failed: failing })
         }
         const dot = entry.physical.indexOf(".")
-        yield* conn.execute(`DROP TABLE ${quoteIdent(entry.physical.slice(0, dot))}.${quoteIdent(entry.physical.slice(dot + 1))}`).pipe(Effect.mapError(storeFailed))
+        yield* conn.execute(`DROP TABLE ${quoteIdent(entry.physical.slice(0, dot))}.${quoteIdent(entry.physical.slice(dot + 1))}`)
         yield* checkpoints.after("gc-table-dropped")
         yield* sql`INSERT INTO table_tombstones ${sql.insert({ ...row, physical: entry.physical, dropped_at: new Date(now).toISOString(), plan_id: planId })}`.pipe(
           Effect.mapError(storeFailed)
@@ -59,10 +59,10 @@ export const dropTable = (entry: GcTableDrop, planId: string, minAgeDays: number
       wh.kind === "embedded" && wh.session !== undefined
         ? Effect.scoped(
             Effect.gen(function* () {
-              const conn = yield* wh.session!.pipe(Effect.mapError(storeFailed))
-              yield* conn.execute("BEGIN TRANSACTION").pipe(Effect.mapError(storeFailed))
+              const conn = yield* wh.session!
+              yield* conn.execute("BEGIN TRANSACTION")
               const outcome = yield* dropIn(conn).pipe(Effect.tapError(() => Effect.ignore(conn.execute("ROLLBACK"))))
-              yield* conn.execute(outcome._tag === "dropped" ? "COMMIT" : "ROLLBACK").pipe(Effect.mapError(storeFailed))
+              yield* conn.execute(outcome._tag === "dropped" ? "COMMIT" : "ROLLBACK")
               return outcome
             })
           )
