@@ -11,6 +11,7 @@ import { gcInventory, inventory } from "../src/commands/gcDerivable"
 import { ProjectContext } from "../src/services/ProjectConfig/ProjectContext"
 import { readCheckedSnapshot, readSnapshot } from "../src/services/Reclamation/ledger"
 import * as StateStore from "../src/services/StateStore/StateStore"
+import { Warehouse } from "../src/services/Warehouse/Warehouse"
 import { printTable } from "./support"
 
 const MODELS = 100
@@ -98,6 +99,8 @@ const measure = (artifacts: number, distinctSql: boolean) => {
       inventoryMs
     }
   }).pipe(
+    // A store with no environment tables never opens the warehouse.
+    Effect.provideService(Warehouse, { kind: "embedded", execute: () => Effect.die("the gc bench has no environments") }),
     Effect.provideService(ProjectContext, project),
     Effect.provide(StateStore.layer(path, "write").pipe(Layer.provide(NodeContext.layer)))
   )

@@ -15,7 +15,9 @@ import { PhysicalDeleteUnsupported } from "../services/Reclamation/errors"
 import { readInventory } from "../services/Reclamation/inventory"
 import { type CheckedSnapshot, keyOf, readCheckedSnapshot } from "../services/Reclamation/ledger"
 import type { RunStoreFailed } from "../services/Runner/RunStore"
+import type { StatementFailed, Warehouse } from "../services/Warehouse/Warehouse"
 import { InvalidFlagValue, UsageError } from "./errors"
+import { dropOf, tableCandidates } from "./gcTables"
 
 export interface GcInput {
   readonly derivable: boolean
@@ -24,11 +26,12 @@ export interface GcInput {
 }
 
 export const GC_NOTES = [
-  "derivable is not deletable: gc evicts ledger rows behind a restore tombstone and never deletes bytes",
+  "for artifacts, derivable is not deletable: gc evicts ledger rows behind a restore tombstone and never deletes their bytes",
   "only pcli's own ledger references are counted; readers outside pcli are invisible",
   "age is written-age (build time), not read recency: read tracking is not available",
   "rebuild costs are estimates from the producing run's duration",
-  "policy holds and retention are not gc-scoped yet; deny rules are enforced by the policy gate at apply"
+  "policy holds and retention are not gc-scoped yet; deny rules are enforced by the policy gate at apply",
+  "a physical table no environment, protected promotion or warehouse view reads is dropped (DROP TABLE) at apply; a run of its fingerprint rebuilds it; a query naming the table directly (not through a view) is invisible"
 ]
 
 /** `[gc] physical_delete = true` is a hard error wherever gc runs (plan and apply). */
@@ -69,11 +72,15 @@ export const inventory = (snapshot: CheckedSnapshot, minAgeDays: number, nowMs: 
   })
 }
 
-export const gcInventory = (input: GcInput): Effect.Effect<GcInventoryOutput, UsageError | InvalidFlagValue | PhysicalDeleteUnsupported | RunStoreFailed, SqlClient.SqlClient | ProjectContext> =>
+export const gcInventory = (
+  input: GcInput
+): Effect.Effect<GcInventoryOutput, UsageError | InvalidFlagValue | PhysicalDeleteUnsupported | RunStoreFailed | StatementFailed, SqlClient.SqlClient | ProjectContext | Warehouse> =>
   Effect.gen(function* () {
     yield* checkGcFlags(input)
     yield* refusePhysicalDelete
-    const candidates = yield* readInventory(input.minAgeDays, yield* Clock.currentTimeMillis)
+    const now = yield* Clock.currentTimeMillis
+    const candidates = yield* readInventory(input.minAgeDays, now)
+    const tables = yield* tableCandidates(input.minAgeDays, now)
     const managed = candidates.reduce((n, c) => n + c.size_bytes, 0)
     const derivable = candidates.filter((c) => c.derivable)
     const derivableBytes = derivable.reduce((n, c) => n + c.size_bytes, 0)
@@ -88,7 +95,8 @@ export const gcInventory = (input: GcInput): Effect.Effect<GcInventoryOutput, Us
       min_age_days: input.minAgeDays,
       rebuild_cost_ms: derivable.reduce((n, c) => n + (c.rebuild_cost.source_duration_ms ?? 0), 0),
       notes: GC_NOTES,
-      candidates: [...candidates]
+      candidates: [...candidates],
+      ...(tables === undefined ? {} : { tables: [...tables.candidates], keep_promotions: tables.keep })
     }
   })
 
@@ -97,14 +105,16 @@ export const gcPlan = (
   input: GcInput
 ): Effect.Effect<
   GcPlanOutput,
-  UsageError | InvalidFlagValue | PhysicalDeleteUnsupported | RunStoreFailed | PlanStoreIo | LedgerUnavailable | ModelsUnreadable | ModelFileMismatch | ModelOutsideProject,
-  SqlClient.SqlClient | ProjectContext | PlanStore | Ledger | Principal | FileSystem.FileSystem | Path.Path
+  UsageError | InvalidFlagValue | PhysicalDeleteUnsupported | RunStoreFailed | StatementFailed | PlanStoreIo | LedgerUnavailable | ModelsUnreadable | ModelFileMismatch | ModelOutsideProject,
+  SqlClient.SqlClient | ProjectContext | PlanStore | Ledger | Principal | FileSystem.FileSystem | Path.Path | Warehouse
 > =>
   Effect.gen(function* () {
     yield* checkGcFlags(input)
     yield* refusePhysicalDelete
     const snapshot = yield* readCheckedSnapshot
-    const candidates = inventory(snapshot, input.minAgeDays, yield* Clock.currentTimeMillis).filter((c) => c.derivable)
+    const now = yield* Clock.currentTimeMillis
+    const candidates = inventory(snapshot, input.minAgeDays, now).filter((c) => c.derivable)
+    const tableDrops = ((yield* tableCandidates(input.minAgeDays, now))?.candidates ?? []).filter((c) => c.derivable).map(dropOf)
     const rows = new Map(snapshot.artifacts.map((a) => [`${keyOf(a.run_id, a.model_name)}|${a.file_path}`, a]))
     const evictions: Array<GcEviction> = candidates.map((c) => {
       const row = rows.get(`${keyOf(c.run_id, c.model_name)}|${c.file_path}`)!
@@ -121,7 +131,7 @@ export const gcPlan = (
       }
     })
     const totalBytes = evictions.reduce((n, e) => n + e.size_bytes, 0)
-    if (evictions.length === 0) {
+    if (evictions.length === 0 && tableDrops.length === 0) {
       return {
         command: "gc --derivable" as const,
         eviction_count: 0,
@@ -131,13 +141,14 @@ export const gcPlan = (
         message: "nothing is provably derivable — no plan written"
       }
     }
-    const models = [...new Set(evictions.map((e) => e.model_name))].sort()
+    const models = [...new Set([...evictions, ...tableDrops].map((e) => e.model_name))].sort()
+    const tablePayload = tableDrops.length === 0 ? {} : { table_drops: tableDrops }
     const actor = yield* Principal
     const store = yield* PlanStore
     const written = yield* store.write({
       kind: "gc",
       // The models' definitions are fingerprinted: a gc plan is stale once a definition changes (issue 32 item 3).
-      payload: { models, min_age_days: input.minAgeDays, total_bytes: totalBytes, evictions, fingerprints: yield* workingFingerprints((yield* ProjectContext).modelsDir, models) },
+      payload: { models, min_age_days: input.minAgeDays, total_bytes: totalBytes, evictions, ...tablePayload, fingerprints: yield* workingFingerprints((yield* ProjectContext).modelsDir, models) },
       principal: { class: actor.class, id: actor.id, source: actor.source }
     })
     const planId = written.plan.plan_id
@@ -146,7 +157,7 @@ export const gcPlan = (
       evaluationRow({
         actor,
         principal: "agent",
-        model: `gc: ${evictions.length} artifact(s) across ${models.length} model(s)`,
+        model: `gc: ${evictions.length} artifact(s) and ${tableDrops.length} physical table(s) across ${models.length} model(s)`,
         capability: "gc",
         effect: "require_review",
         ruleId: null,
@@ -162,6 +173,7 @@ export const gcPlan = (
       total_bytes: totalBytes,
       review_required: true,
       evictions,
-      message: `${evictions.length} derivable artifact(s) planned for eviction; next: pcli review ${planId} --approve, then pcli apply ${planId}`
+      ...tablePayload,
+      message: `${evictions.length} derivable artifact(s) planned for eviction, ${tableDrops.length} unreferenced physical table(s) planned to drop; next: pcli review ${planId} --approve, then pcli apply ${planId}`
     }
   })

@@ -2,7 +2,7 @@ import type { FileSystem, Path } from "@effect/platform"
 import { workingFingerprints } from "../services/Plans/derive"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import type { ModelFileMismatch, ModelOutsideProject, ModelsUnreadable } from "../services/Project/errors"
-import type { SqlClient } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { RestorePlanOutput } from "../schemas/reclaim"
 import { Ledger, type LedgerUnavailable } from "../services/Ledger/Ledger"
@@ -10,22 +10,33 @@ import type { PlanStoreIo } from "../services/Plans/errors"
 import { evaluationRow } from "../services/Plans/ledgerRows"
 import { PlanStore } from "../services/Plans/PlanStore"
 import { Principal } from "../services/Principal/Principal"
-import { RestoreAlreadyRestored, RestoreTargetAmbiguous, RestoreTargetLive, RestoreTargetUnknown } from "../services/Reclamation/errors"
+import { RestoreAlreadyRestored, RestoreTableDropped, RestoreTargetAmbiguous, RestoreTargetLive, RestoreTargetUnknown } from "../services/Reclamation/errors"
 import { readSnapshot, readTombstones } from "../services/Reclamation/ledger"
 import { resolveTarget } from "../services/Reclamation/target"
-import type { RunStoreFailed } from "../services/Runner/RunStore"
+import { RunStoreFailed } from "../services/Runner/RunStore"
 
 export type RestoreTargetError =
   | RestoreTargetAmbiguous
   | RestoreAlreadyRestored
   | RestoreTargetLive
   | RestoreTargetUnknown
+  | RestoreTableDropped
   | RunStoreFailed
   | PlanStoreIo
   | LedgerUnavailable
   | ModelsUnreadable
   | ModelFileMismatch
   | ModelOutsideProject
+
+/** The latest table gc dropped whose model or physical name is the target. */
+const droppedTable = (target: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ physical: string; plan_id: string }>`SELECT physical, plan_id FROM table_tombstones WHERE model_name = ${target} OR physical = ${target.toLowerCase()}
+      ORDER BY dropped_at DESC LIMIT 1`
+  ).pipe(
+    Effect.map((rows) => rows[0]),
+    Effect.mapError((e) => new RunStoreFailed({ detail: e.message }))
+  )
 
 /** `pcli restore <target>`: resolves exactly one evicted artifact and writes a review-gated restore plan. */
 export const restoreTarget = (target: string): Effect.Effect<RestorePlanOutput, RestoreTargetError, SqlClient.SqlClient | PlanStore | Ledger | Principal | ProjectContext | FileSystem.FileSystem | Path.Path> =>
@@ -40,8 +51,10 @@ export const restoreTarget = (target: string): Effect.Effect<RestorePlanOutput, 
         return yield* new RestoreAlreadyRestored({ target, candidates: resolved.candidates })
       case "Live":
         return yield* new RestoreTargetLive({ target, model: resolved.artifact.model_name, hash: resolved.artifact.blake3_hash })
-      case "Unknown":
-        return yield* new RestoreTargetUnknown({ target })
+      case "Unknown": {
+        const dropped = yield* droppedTable(target)
+        return yield* dropped === undefined ? new RestoreTargetUnknown({ target }) : new RestoreTableDropped({ target, physical: dropped.physical, planId: dropped.plan_id })
+      }
     }
     const t = resolved.tombstone
     const restoration = {

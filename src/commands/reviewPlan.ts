@@ -77,7 +77,9 @@ export const reviewPlan = (
       baseRef = input.base
     }
     const breaking = yield* withImpact(breakingFindings(changes))
-    const evictions = plan.kind === "gc" ? Option.getOrUndefined(Schema.decodeUnknownOption(GcPayload)(plan.payload))?.evictions : undefined
+    const gc = plan.kind === "gc" ? Option.getOrUndefined(Schema.decodeUnknownOption(GcPayload)(plan.payload)) : undefined
+    const evictions = gc?.evictions
+    const tableDrops = gc?.table_drops
     const message = [
       breaking.length === 0 ? "no breaking changes" : `${breaking.length} BREAKING change finding(s): approving ships them`,
       ...(stale.length === 0 ? [] : [`plan is STALE (${stale.join(", ")} changed since planning): apply will refuse it`]),
@@ -95,6 +97,7 @@ export const reviewPlan = (
       changes: [...changes],
       breaking_changes: breaking,
       ...(evictions === undefined ? {} : { evictions: [...evictions] }),
+      ...(tableDrops === undefined ? {} : { table_drops: [...tableDrops] }),
       message
     }
   })

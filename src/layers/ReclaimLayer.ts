@@ -1,9 +1,10 @@
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import * as Compiler from "../services/Project/compile"
 import * as Plans from "../services/Plans/layer"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import * as RunStore from "../services/Runner/RunStore"
 import { type GlobalOptions, ProjectLayer, stateLayer } from "./ProjectLayer"
+import { warehouseLayer } from "./WarehouseTarget"
 
 const plansLayer = Layer.unwrapEffect(Effect.map(ProjectContext, (p) => Plans.layer(p.root)))
 
@@ -14,6 +15,12 @@ export const BackfillLayer = (options: GlobalOptions) =>
     Layer.provideMerge(ProjectLayer(options, true))
   )
 
-/** `pcli gc --derivable`: the ledger snapshot; plans and the ledger row only when a plan is written. */
+/**
+ * `pcli gc --derivable`: the ledger snapshot; plans and the ledger row only when a plan is written;
+ * the warehouse's catalog (opened on first use, read-only for the dry run) for environment tables.
+ */
 export const GcLayer = (options: GlobalOptions, dryRun: boolean) =>
-  plansLayer.pipe(Layer.provideMerge(stateLayer(dryRun ? "read" : "write")), Layer.provideMerge(ProjectLayer(options, true)))
+  Layer.mergeAll(plansLayer, warehouseLayer(Option.none(), true, dryRun)).pipe(
+    Layer.provideMerge(stateLayer(dryRun ? "read" : "write")),
+    Layer.provideMerge(ProjectLayer(options, true))
+  )

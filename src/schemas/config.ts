@@ -21,8 +21,11 @@ export type StateBlock = typeof StateBlock.Type
 
 /** `[gc]`: reclamation settings. `physical_delete = true` is refused where gc runs. */
 export const GcBlock = Schema.Struct({
-  physical_delete: Schema.optional(Schema.Boolean).annotations(doc("Refused when true: gc only evicts, it never deletes files", false)),
-  min_age_days: Schema.optional(Schema.Int.pipe(Schema.nonNegative())).annotations(doc("Artifacts younger than this are never evicted", 7))
+  physical_delete: Schema.optional(Schema.Boolean).annotations(doc("Refused when true: gc only evicts artifacts, it never deletes their files (environment tables are dropped: see keep_promotions)", false)),
+  min_age_days: Schema.optional(Schema.Int.pipe(Schema.nonNegative())).annotations(doc("Artifacts younger than this are never evicted", 7)),
+  keep_promotions: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1))).annotations(
+    doc("How many of the latest promotions (promote or rollback) keep every table they swapped from or to, so `pcli rollback` never finds its tables gone (default 2)", 2)
+  )
 })
 
 export const ProjectBlock = Schema.Struct({
@@ -44,7 +47,7 @@ export const ProjectConfigFile = Schema.Struct({
   ),
   classifications: Schema.optional(ClassificationsBlock).annotations(doc("`[classifications]`")),
   state: Schema.optional(StateBlock).annotations(doc("`[state]`: where the state store lives (default `<models>/.pcli-state.sqlite`)")),
-  gc: Schema.optional(GcBlock).annotations(doc("`[gc]`: artifact reclamation"))
+  gc: Schema.optional(GcBlock).annotations(doc("`[gc]`: reclamation of artifacts and environment tables"))
 })
 
 export type ProjectConfigData = Omit<typeof ProjectConfigFile.Type, "adapter"> & {

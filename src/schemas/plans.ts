@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { RunOutput } from "./pipeline"
 import { Capability, PolicyEffect, Principal } from "./policy"
-import { GcEviction } from "./reclaim"
+import { GcEviction, GcTableDrop } from "./reclaim"
 
 /** What a plan does; `escalation` is a run plan whose planning evaluation resolved `require_review`. */
 export const PLAN_KINDS = ["run", "ai_authored", "escalation", "gc", "restore", "backfill", "promote", "rollback"] as const
@@ -215,6 +215,8 @@ export const ReviewOutput = Schema.Struct({
   breaking_changes: Schema.Array(BreakingFinding),
   /** A gc plan's evictions: what approving lets apply evict. */
   evictions: Schema.optional(Schema.Array(GcEviction)),
+  /** A gc plan's physical tables (issue 34 item 4): what approving lets apply DROP. */
+  table_drops: Schema.optional(Schema.Array(GcTableDrop)),
   message: Schema.String
 })
 export type ReviewOutput = typeof ReviewOutput.Type

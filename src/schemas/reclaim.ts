@@ -65,6 +65,36 @@ export const GcCandidate = Schema.Struct({
 })
 export type GcCandidate = typeof GcCandidate.Type
 
+/** A physical table of the environment layer (issue 34 item 4), judged by the same six checks. */
+export const GcTableCandidate = Schema.Struct({
+  kind: Schema.Literal("physical_table"),
+  physical: Schema.String,
+  /** Null when no run recorded building the table (it is then kept). */
+  model_name: Schema.NullOr(Schema.String),
+  fingerprint: Schema.NullOr(Schema.String),
+  run_id: Schema.NullOr(Schema.String),
+  recipe_hash: Schema.NullOr(Schema.String),
+  built_at: Schema.NullOr(Schema.String),
+  /** DuckDB's estimate of the table's rows (null on a remote warehouse). */
+  estimated_rows: Schema.NullOr(Schema.Number),
+  derivable: Schema.Boolean,
+  checks: Schema.Array(GcCheck)
+})
+export type GcTableCandidate = typeof GcTableCandidate.Type
+
+/** One planned table drop: the table and the build its checks judged (apply refuses if it was rebuilt since). */
+export const GcTableDrop = Schema.Struct({
+  kind: Schema.Literal("physical_table"),
+  physical: Schema.String,
+  model_name: Schema.String,
+  fingerprint: Schema.String,
+  run_id: Schema.String,
+  recipe_hash: Schema.String,
+  built_at: Schema.String,
+  estimated_rows: Schema.NullOr(Schema.Number)
+})
+export type GcTableDrop = typeof GcTableDrop.Type
+
 /** `pcli gc --derivable --dry-run`: the read-only inventory. */
 export const GcInventoryOutput = Schema.Struct({
   command: Schema.Literal("gc --derivable --dry-run"),
@@ -77,7 +107,10 @@ export const GcInventoryOutput = Schema.Struct({
   min_age_days: Schema.Number,
   rebuild_cost_ms: Schema.Number,
   notes: Schema.Array(Schema.String),
-  candidates: Schema.Array(GcCandidate)
+  candidates: Schema.Array(GcCandidate),
+  /** Physical tables of environments, when the project has any; `keep_promotions` is the rollback window protected. */
+  tables: Schema.optional(Schema.Array(GcTableCandidate)),
+  keep_promotions: Schema.optional(Schema.Number)
 })
 export type GcInventoryOutput = typeof GcInventoryOutput.Type
 
@@ -97,7 +130,11 @@ export const GcEviction = Schema.Struct({
 export type GcEviction = typeof GcEviction.Type
 
 /** A gc plan's payload as gc writes it: what apply re-checks and evicts, and what review lists. */
-export const GcPayload = Schema.Struct({ min_age_days: Schema.Number, evictions: Schema.Array(GcEviction) })
+export const GcPayload = Schema.Struct({
+  min_age_days: Schema.Number,
+  evictions: Schema.Array(GcEviction),
+  table_drops: Schema.optional(Schema.Array(GcTableDrop))
+})
 
 /** `pcli gc --derivable`: a review-gated plan of the derivable entries, or none. */
 export const GcPlanOutput = Schema.Struct({
@@ -108,6 +145,7 @@ export const GcPlanOutput = Schema.Struct({
   total_bytes: Schema.Number,
   review_required: Schema.Boolean,
   evictions: Schema.Array(GcEviction),
+  table_drops: Schema.optional(Schema.Array(GcTableDrop)),
   message: Schema.String
 })
 export type GcPlanOutput = typeof GcPlanOutput.Type
@@ -130,6 +168,21 @@ export const GcRefused = Schema.Struct({
   failed_checks: Schema.Array(GcCheck)
 })
 
+/** A physical table gc dropped (DROP TABLE: its bytes are gone; a run of its fingerprint rebuilds it). */
+export const GcTableDropped = Schema.Struct({
+  physical: Schema.String,
+  model_name: Schema.String,
+  tombstone_recorded: Schema.Literal(true),
+  physical_reclaimed: Schema.Literal(true)
+})
+
+export const GcTableRefused = Schema.Struct({
+  physical: Schema.String,
+  model_name: Schema.String,
+  reason: Schema.String,
+  failed_checks: Schema.Array(GcCheck)
+})
+
 /** `pcli apply <gc-plan>`: per-entry outcomes; refusals keep exit 0. */
 export const GcApplyOutput = Schema.Struct({
   command: Schema.Literal("apply"),
@@ -141,7 +194,9 @@ export const GcApplyOutput = Schema.Struct({
   bytes_evicted: Schema.Number,
   bytes_refused: Schema.Number,
   evicted_count: Schema.Number,
-  refused_count: Schema.Number
+  refused_count: Schema.Number,
+  tables_dropped: Schema.optional(Schema.Array(GcTableDropped)),
+  tables_refused: Schema.optional(Schema.Array(GcTableRefused))
 })
 export type GcApplyOutput = typeof GcApplyOutput.Type
 

@@ -11,15 +11,16 @@ import { migration as runPlanLink } from "../../src/services/StateStore/migratio
 import { migration as incremental } from "../../src/services/StateStore/migrations/008_incremental"
 import { migration as buildAttributes } from "../../src/services/StateStore/migrations/010_build_attributes"
 import { migration as environments } from "../../src/services/StateStore/migrations/013_environments"
+import { migration as physicalTables } from "../../src/services/StateStore/migrations/015_physical_tables"
 import { layer as embeddedLayer } from "../../src/services/Warehouse/embedded"
 import { StatementFailed, Warehouse } from "../../src/services/Warehouse/Warehouse"
 
-/** SQLite state store on a temp file with the pipeline migrations (runs, incremental state, build attributes, environments) applied. */
+/** SQLite state store on a temp file with the pipeline migrations (runs, incremental state, build attributes, environments, physical tables) applied. */
 export const stateLayer = (root: string) => {
   const sqlite = SqliteClient.layer({ filename: path.join(root, "state.sqlite") })
   const migrated = Layer.effectDiscard(
     Effect.flatMap(SqlClient.SqlClient, (sql) =>
-      Effect.forEach([...migration.statements, ...runPlanLink.statements.filter((s) => !s.includes("ledger")), ...incremental.statements, ...buildAttributes.statements, ...environments.statements], (s) => sql.unsafe(s), { discard: true })
+      Effect.forEach([...migration.statements, ...runPlanLink.statements.filter((s) => !s.includes("ledger")), ...incremental.statements, ...buildAttributes.statements, ...environments.statements, ...physicalTables.statements], (s) => sql.unsafe(s), { discard: true })
     )
   ).pipe(Layer.provide(sqlite))
   return Layer.merge(runStoreLayer.pipe(Layer.provide(sqlite)), Layer.merge(sqlite, migrated))

@@ -41,10 +41,17 @@ const evictionLines = (evictions: NonNullable<ReviewOutput["evictions"]>) => [
   ...evictions.map((e) => `  ${e.model_name}  ${e.file_path}  ${e.size_bytes} bytes  blake3 ${e.blake3_hash.slice(0, 16)}  run ${e.run_id}`)
 ]
 
+/** A gc plan's physical tables: DROP TABLE, not an eviction — the bytes go. */
+const tableDropLines = (drops: NonNullable<ReviewOutput["table_drops"]>) => [
+  `drops ${drops.length} physical table${drops.length === 1 ? "" : "s"} no environment reads (DROP TABLE; a run of the fingerprint rebuilds it):`,
+  ...drops.map((d) => `  ${d.physical}  model ${d.model_name}  fingerprint ${d.fingerprint.slice(0, 16)}  built by run ${d.run_id}`)
+]
+
 export const reviewText = (o: ReviewOutput): string =>
   [
     `plan ${o.plan_id} (${o.kind})${o.base_ref === "" ? "" : `, against ${o.base_ref}`}${o.stale ? " — STALE" : ""}`,
-    ...(o.evictions === undefined ? [] : evictionLines(o.evictions)),
+    ...(o.evictions === undefined || o.evictions.length === 0 ? [] : evictionLines(o.evictions)),
+    ...(o.table_drops === undefined ? [] : tableDropLines(o.table_drops)),
     ...(o.approved ? [`approved by ${approverText(o.approver)} at ${o.reviewed_at ?? "?"}: ${o.marker_path ?? ""}`] : []),
     ...(o.changes.length === 0 ? [] : ["changes:", ...changeLines(o.changes)]),
     ...(o.breaking_changes.length === 0 ? ["no breaking changes"] : o.breaking_changes.map(breakingLine)),

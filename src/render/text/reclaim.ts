@@ -22,6 +22,15 @@ export const gcInventoryText = (o: GcInventoryOutput): string =>
       `${c.derivable ? "derivable" : "kept     "} ${c.model_name} ${c.blake3_hash.slice(0, 12)} ${c.size_bytes} bytes (run ${c.run_id}, refcount ${c.refcount})`,
       ...c.checks.map((k) => `    ${k.passed ? "pass" : "FAIL"} ${k.check}: ${k.detail}`)
     ]),
+    ...(o.tables === undefined
+      ? []
+      : [
+          `physical tables: ${o.tables.length}, ${o.tables.filter((t) => t.derivable).length} unreferenced and reclaimable (keep_promotions = ${o.keep_promotions ?? "?"})`,
+          ...o.tables.flatMap((t) => [
+            `${t.derivable ? "droppable" : "kept     "} table ${t.physical}${t.model_name === null ? "" : ` (model ${t.model_name})`}`,
+            ...t.checks.map((k) => `    ${k.passed ? "pass" : "FAIL"} ${k.check}: ${k.detail}`)
+          ])
+        ]),
     ...o.notes.map((n) => `note: ${n}`)
   ].join("\n")
 
@@ -29,14 +38,17 @@ export const gcPlanText = (o: GcPlanOutput): string =>
   [
     ...(o.plan_id === undefined ? [] : [`gc plan ${o.plan_id}: ${o.path ?? ""}`]),
     ...o.evictions.map((e) => `  evict ${e.model_name} ${e.blake3_hash.slice(0, 12)} ${e.size_bytes} bytes (${e.file_path})`),
+    ...(o.table_drops ?? []).map((d) => `  drop table ${d.physical} (model ${d.model_name}, built by run ${d.run_id})`),
     o.message
   ].join("\n")
 
 export const gcApplyText = (o: GcApplyOutput): string =>
   [
-    `gc plan ${o.plan_id}: evicted ${o.evicted_count} (${o.bytes_evicted} bytes), refused ${o.refused_count}, already evicted ${o.already_evicted.length}; no bytes deleted`,
+    `gc plan ${o.plan_id}: evicted ${o.evicted_count} (${o.bytes_evicted} bytes), refused ${o.refused_count}, already evicted ${o.already_evicted.length}; no artifact bytes deleted${o.tables_dropped === undefined ? "" : `; dropped ${o.tables_dropped.length} physical table(s), refused ${o.tables_refused?.length ?? 0}`}`,
     ...o.evicted.map((e) => `  evicted ${e.model_name} ${e.blake3_hash.slice(0, 12)} (tombstone recorded)`),
-    ...o.refused.map((r) => `  refused ${r.model_name} ${r.blake3_hash.slice(0, 12)}: ${r.reason}`)
+    ...o.refused.map((r) => `  refused ${r.model_name} ${r.blake3_hash.slice(0, 12)}: ${r.reason}`),
+    ...(o.tables_dropped ?? []).map((t) => `  dropped table ${t.physical} (model ${t.model_name}; tombstone recorded)`),
+    ...(o.tables_refused ?? []).map((t) => `  refused table ${t.physical} (model ${t.model_name}): ${t.reason}`)
   ].join("\n")
 
 export const restorePlanText = (o: RestorePlanOutput): string =>

@@ -90,8 +90,10 @@ const gated = (plan: GatedPlan, project: CompiledProject, current: Revision, int
     } else {
       const field = plan.kind === "gc" ? "evictions" : plan.kind === "restore" ? "restorations" : "views"
       const named = modelNamesOf(p[field])
-      if (named === undefined) return yield* integrity(`payload: a ${plan.kind} plan records its ${field}`)
-      models = named
+      // A gc plan's table drops (issue 34 item 4) name their models too.
+      const drops = plan.kind === "gc" && p["table_drops"] !== undefined ? modelNamesOf(p["table_drops"]) : []
+      if (named === undefined || drops === undefined) return yield* integrity(`payload: a ${plan.kind} plan records its ${field}`)
+      models = [...new Set([...named, ...drops])].sort()
     }
     const payload = { ...p, models, fingerprints: fingerprintsOf(current, models) }
     return { models: [...extra, ...scopeDiff({ models: p.models, fingerprints: p.fingerprints ?? {} }, payload)], body: { kind: plan.kind, payload } as PlanBody }

@@ -48,3 +48,14 @@ export class RestoreTargetUnknown extends Data.TaggedError("RestoreTargetUnknown
     return `restore ${this.target}: no tombstone or ledger artifact matches (a model name, model@<recipe-prefix>, or >= 8 hex of the content hash)`
   }
 }
+
+/**
+ * The target names a physical table gc dropped (issue 34 item 4): restore rebuilds artifacts, not
+ * tables. A table is built again by any run of an environment whose code holds its fingerprint.
+ */
+export class RestoreTableDropped extends Data.TaggedError("RestoreTableDropped")<{ readonly target: string; readonly physical: string; readonly planId: string }> {
+  readonly code = "restore-table-dropped"
+  override get message() {
+    return `restore ${this.target}: physical table ${this.physical} was dropped by gc plan ${this.planId.slice(0, 12)}; restore rebuilds artifacts, not tables — run an environment that holds the model's code (pcli run, or pcli run --branch <name>) and the table is built again under its fingerprint`
+  }
+}

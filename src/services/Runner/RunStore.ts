@@ -3,7 +3,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Context, Data, Effect, Layer, Schema } from "effect"
 import { type ModelExecution, RunRecord } from "../../schemas/pipeline"
 import type { BuiltAttributes } from "../PolicyEngine/attributes"
-import { type EnvironmentModel, type EnvironmentStatements, environmentRows } from "./environmentRows"
+import { type EnvironmentModel, type EnvironmentStatements, environmentRows, type PhysicalTableRow } from "./environmentRows"
 import { fromModelRow, type ModelRow, toModelRow, toNumberOrNull } from "./modelRows"
 
 export { skippedMessage, UPSTREAM_FAILED } from "./modelRows"
@@ -105,6 +105,8 @@ export interface StateChanges {
   }>
   /** A branch's builds, kept by physical table for a promote to hand to production (decision 37). */
   readonly physicalBuilds?: ReadonlyArray<{ readonly physical: string; readonly build: BuildState; readonly intervals: ReadonlyArray<IntervalState> }>
+  /** The physical tables the run built, with their recipes (what gc judges them by). */
+  readonly tables?: ReadonlyArray<PhysicalTableRow>
   /** The view targets the run set in its environment (decision 37). */
   readonly environment?: { readonly name: string; readonly models: ReadonlyArray<EnvironmentModel> }
 }
@@ -257,6 +259,7 @@ export const layer: Layer.Layer<RunStore, never, SqlClient.SqlClient> = Layer.ef
                   yield* sql`INSERT INTO model_intervals ${sql.insert({ model_name: change.model_name, ...row })}`
                 }
               }
+              yield* environments.putPhysicalTables(changes?.tables ?? [])
               if (changes?.environment !== undefined) yield* environments.putModels(changes.environment.name, changes.environment.models)
             })
           )

@@ -34,6 +34,7 @@ import { checkSelection, type SelectionError } from "./selection"
 import { unchangedExecutions } from "./unchanged"
 import { connectionLanes } from "./lanes"
 import { prepareEnvironment } from "./environmentRun"
+import { type PhysicalTableRow, physicalTableRow } from "./environmentRows"
 import { builtAttributesOf } from "../PolicyEngine/attributes"
 import {
   ensureSchemas,
@@ -107,6 +108,7 @@ const runProjectWith = (
     const versions = new Map([...states.values()].map((b) => [b.model_name, b.data_version]))
     for (const [model, version] of env.versions) versions.set(model, version)
     const builds: Array<BuildState> = []
+    const tables: Array<PhysicalTableRow> = []
     const intervalChanges: Array<StateChanges["intervals"][number]> = []
     const relations = yield* Effect.cached(existingRelations)
     const sourceVersionOf = memoByKey((ref) => sourceVersion(ref, runId))
@@ -296,6 +298,8 @@ const runProjectWith = (
             built_at: iso(finished),
             attributes: builtAttributesOf(model)
           })
+          const table = env.physicalOf(model)
+          if (table !== undefined) tables.push(physicalTableRow(model, table, env.fingerprints.get(name)!, builds[builds.length - 1]!, r.sqlAsRun))
           if (isInterval) {
             const digests = yield* tableDigests(model).pipe(Effect.option)
             const built = windows ?? (options.partition === undefined ? undefined : [options.partition])
@@ -370,6 +374,7 @@ const runProjectWith = (
       builds: env.isBranch ? [] : builds,
       intervals: env.isBranch ? [] : intervalChanges,
       physicalBuilds: env.keptBuilds(builds, intervalChanges),
+      tables,
       environment: { name: env.name, models: env.changes }
     })
     return run

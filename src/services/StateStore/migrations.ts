@@ -14,6 +14,7 @@ import { migration as planApplies } from "./migrations/011_plan_applies"
 import { migration as storeId } from "./migrations/012_store_id"
 import { migration as environments } from "./migrations/013_environments"
 import { migration as freshnessChecks } from "./migrations/014_freshness_checks"
+import { migration as physicalTables } from "./migrations/015_physical_tables"
 
 /** Every migration, in version order. The last version is the store's current version. */
 export const migrations: ReadonlyArray<Migration> = [
@@ -30,7 +31,8 @@ export const migrations: ReadonlyArray<Migration> = [
   planApplies,
   storeId,
   environments,
-  freshnessChecks
+  freshnessChecks,
+  physicalTables
 ]
 
 // The current version lives in schemaVersion.ts (test/foundation/schemaVersion.test.ts checks it is the last migration's).

@@ -1,5 +1,6 @@
 import { migration as environments } from "./migrations/013_environments"
 import { migration as freshnessChecks } from "./migrations/014_freshness_checks"
+import { migration as physicalTables } from "./migrations/015_physical_tables"
 import { CURRENT_SCHEMA_VERSION } from "./schemaVersion"
 
 /**
@@ -209,4 +210,4 @@ const statements: ReadonlyArray<string> = [
  * The baseline's statements, every TEXT column in the "C" collation: ordering and the ledger's
  * decision-ref ranges then compare bytes, as SQLite does, whatever the database's locale.
  */
-export const pgBaseline: ReadonlyArray<string> = [...statements, ...environments.statements, ...freshnessChecks.statements].map((s) => s.replace(/ TEXT\b/g, ' TEXT COLLATE "C"'))
+export const pgBaseline: ReadonlyArray<string> = [...statements, ...environments.statements, ...freshnessChecks.statements, ...physicalTables.statements].map((s) => s.replace(/ TEXT\b/g, ' TEXT COLLATE "C"'))
