@@ -1,6 +1,7 @@
 // Loaded only when `pcli test` runs: the warehouse is opened, nothing is built.
 import { Effect } from "effect"
-import { testModels } from "../commands/testModels"
+import { recordFreshnessChecks } from "../commands/freshness"
+import { testFailure, testModels } from "../commands/testModels"
 import * as commandLayer from "../layers/commandLayers"
 import { ReportedFailure } from "../render/errors"
 import { testText } from "../render/text/inspect"
@@ -11,10 +12,9 @@ import { emit } from "./output"
 export const runTest = (opts: CommonOptions & { readonly select: ReadonlyArray<string> }) =>
   Effect.gen(function* () {
     const out = yield* testModels(opts.select)
+    // The store is opened (write) only when a check ran: looking at a project never built creates nothing.
+    if (out.freshness !== undefined) yield* recordFreshnessChecks(out.freshness).pipe(Effect.provide(commandLayer.testRecord))
     yield* emit(opts.output, TestOutput, out, testText)
-    const errorTests = out.models.filter((m) => m.status !== "not_built").flatMap((m) => m.tests).filter((t) => t.severity === "error" && (t.status === "fail" || t.status === "error")).length
-    if (errorTests > 0 || out.not_built > 0) {
-      const parts = [errorTests > 0 ? `${errorTests} error-severity test(s) failed or could not run` : "", out.not_built > 0 ? `${out.not_built} model(s) not built` : ""].filter((p) => p !== "")
-      return yield* new ReportedFailure({ code: "tests-failed", detail: parts.join("; ") })
-    }
+    const failure = testFailure(out)
+    if (failure !== undefined) return yield* new ReportedFailure({ code: "tests-failed", detail: failure })
   }).pipe(Effect.provide(commandLayer.test(globalOptions(opts))))

@@ -1,5 +1,5 @@
 // Freshness checks as a use case: after `pcli run` builds models, and for `pcli test` (which checks
-// what is built without building). Results are recorded in the state store for `pcli brief`.
+// what is built without building, in testModels). Results are recorded in the state store for `pcli brief`.
 import { Effect } from "effect"
 import type { FreshnessCheck } from "../schemas/freshness"
 import type { RunOutput, RunRecord } from "../schemas/pipeline"
@@ -17,6 +17,12 @@ export const freshnessChecks = (project: CompiledProject, input: { readonly mode
     yield* recordFreshness(checks)
     return checks
   })
+
+/**
+ * Records checks made without a run (`pcli test`), as a run's are: `brief` reports the latest of each
+ * model. Given its own write layer, so a test with nothing to record never opens (or creates) the store.
+ */
+export const recordFreshnessChecks = (checks: ReadonlyArray<FreshnessCheck>) => recordFreshness(checks)
 
 /** After a run (`pcli run`, `pcli apply`): the models it built, checked; a stale table is reported, not a failed run. */
 export const freshnessAfterRun = (project: CompiledProject, record: RunRecord) => {

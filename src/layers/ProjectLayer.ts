@@ -50,3 +50,6 @@ export const StateInfoLayer = (options: GlobalOptions) => storeLayer("read").pip
 
 /** Brief's one write (its cursor), to the store of the project its read already resolved: no second project resolution. */
 export const CursorWriteLayer = Layer.unwrapEffect(Effect.map(ProjectContext, (p) => Digest.layer.pipe(Layer.provideMerge(StateStore.layer(p.state, "write")))))
+
+/** A write handle on the store of the project a command already resolved: `pcli test`'s freshness checks, opened only when there are some. */
+export const StoreWriteLayer = Layer.unwrapEffect(Effect.map(ProjectContext, (p) => StateStore.layer(p.state, "write")))

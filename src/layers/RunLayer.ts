@@ -27,6 +27,6 @@ export const RunLayer = (options: GlobalOptions, target: string | undefined) =>
   RunServices(target, true).pipe(Layer.provideMerge(ProjectLayer(options, true)))
 
 
-/** `pcli test`: the compiler and the warehouse target, over the project; nothing is built or recorded. */
+/** `pcli test`: the compiler and the warehouse target (read-only), over the project; nothing is built. Its freshness checks are recorded through `StoreWriteLayer`. */
 export const TestLayer = (options: GlobalOptions) =>
   Layer.mergeAll(Compiler.layer, warehouseLayer(Option.none(), true, true)).pipe(Layer.provideMerge(ProjectLayer(options, true)))

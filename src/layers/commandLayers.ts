@@ -34,6 +34,8 @@ export const show = (o: GlobalOptions) => loaded(() => import("./RunLayer"), (m)
 export const history = (o: GlobalOptions) => loaded(() => import("./HistoryLayer"), (m) => m.HistoryLayer(o))
 export const playground = (o: GlobalOptions) => loaded(project, (m) => m.BareLayer(o))
 export const test = (o: GlobalOptions) => loaded(() => import("./RunLayer"), (m) => m.TestLayer(o))
+/** `pcli test`'s one write (its freshness checks), inside test's own layer, to the store of the project it resolved. */
+export const testRecord = loaded(project, (m) => m.StoreWriteLayer)
 export const run = (o: GlobalOptions, target: string | undefined) => loaded(() => import("./RunLayer"), (m) => m.RunLayer(o, target))
 export const plan = (o: GlobalOptions) => loaded(govern, (m) => m.PlanLayer(o))
 export const review = (o: GlobalOptions) => loaded(reviewing, (m) => m.ReviewLayer(o, false))

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { FreshnessCheck } from "./freshness"
 
 /** One model as `pcli ls` lists it. */
 export const LsModel = Schema.Struct({
@@ -112,6 +113,13 @@ export const TestOutput = Schema.Struct({
   failed: Schema.Number,
   warned: Schema.Number,
   errored: Schema.Number,
-  not_built: Schema.Number
+  /** Models with data tests that are not built. */
+  not_built: Schema.Number,
+  /** Freshness checks of the selected built models that declare `[freshness]`, as in `run`'s JSON; omitted when none ran. */
+  freshness: Schema.optional(Schema.Array(FreshnessCheck)),
+  /** Checks at severity `error` that are not fresh (stale, empty or unreadable): each fails `pcli test`. */
+  freshness_failed: Schema.Number,
+  /** Selected models that declare `[freshness]` but are not built: their freshness is not checked. */
+  freshness_not_built: Schema.Array(Schema.String)
 })
 export type TestOutput = typeof TestOutput.Type

@@ -58,12 +58,22 @@ export const lineageText = (out: ModelLineageOutput): string => {
 }
 
 /** `pcli test`: one line per test, grouped by model, and the totals. */
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`
+
+/** A freshness check as `pcli test` labels its tests: a stale, empty or unreadable table is WARN at severity warning. */
+const freshnessLabel = (c: NonNullable<TestOutput["freshness"]>[number]) =>
+  c.status === "fresh" ? "FRESH" : c.severity === "warning" ? "WARN" : c.status === "error" ? "ERROR" : "FAIL"
+
+/** `pcli test`: one line per test and per freshness check, then the counts. */
 export const testText = (out: TestOutput): string => {
-  if (out.models.length === 0) return out.select.length === 0 ? "No model has data tests.\n" : `No selected model has data tests (--select ${out.select.join(" ")}).\n`
+  const checks = out.freshness ?? []
+  if (out.models.length === 0 && checks.length === 0 && out.freshness_not_built.length === 0) {
+    return out.select.length === 0 ? "No model has data tests or [freshness].\n" : `No selected model has data tests or [freshness] (--select ${out.select.join(" ")}).\n`
+  }
   const lines: Array<string> = []
   for (const m of out.models) {
     if (m.status === "not_built") {
-      lines.push(`NOT BUILT  ${m.model} (${m.relation}): ${m.tests.length} test${m.tests.length === 1 ? "" : "s"} not run`)
+      lines.push(`NOT BUILT  ${m.model} (${m.relation}): ${plural(m.tests.length, "test")} not run`)
       continue
     }
     for (const t of m.tests) {
@@ -72,6 +82,15 @@ export const testText = (out: TestOutput): string => {
       lines.push(`${label.padEnd(10)} ${m.model} ${t.test}${extra}`)
     }
   }
-  lines.push(`${out.tests} test${out.tests === 1 ? "" : "s"}: ${out.passed} passed, ${out.failed} failed, ${out.warned} warned, ${out.errored} could not run, ${out.not_built} model${out.not_built === 1 ? "" : "s"} not built`)
+  for (const c of checks) lines.push(`${freshnessLabel(c).padEnd(10)} ${c.model} freshness(${c.time_column} within ${c.max_lag_seconds}s, ${c.severity}): ${c.detail}`)
+  for (const m of out.freshness_not_built) lines.push(`NOT BUILT  ${m}: freshness not checked`)
+  if (out.models.length > 0) {
+    lines.push(`${plural(out.tests, "test")}: ${out.passed} passed, ${out.failed} failed, ${out.warned} warned, ${out.errored} could not run, ${plural(out.not_built, "model")} not built`)
+  }
+  if (checks.length > 0 || out.freshness_not_built.length > 0) {
+    const fresh = checks.filter((c) => c.status === "fresh").length
+    const warned = checks.filter((c) => c.status !== "fresh" && c.severity === "warning").length
+    lines.push(`${plural(checks.length, "freshness check")}: ${fresh} fresh, ${out.freshness_failed} failed, ${warned} warned, ${plural(out.freshness_not_built.length, "model")} not built`)
+  }
   return `${lines.join("\n")}\n`
 }

@@ -26,13 +26,21 @@ const runOne = (model: string, test: DataTest, relation: string, columns: Readon
 const worst = (tests: ReadonlyArray<TestResult>): TestedModel["status"] =>
   tests.some((t) => t.status === "error") ? "error" : tests.some((t) => t.status === "fail") ? "fail" : tests.some((t) => t.status === "warn") ? "warn" : "pass"
 
-/** The model's tests against its built relation; `not_built` when the warehouse has no such relation. */
-export const testBuiltModel = (model: CompiledModel) =>
+const describeBuilt = (model: CompiledModel) =>
   Effect.gen(function* () {
     const wh = yield* Warehouse
     const relation = physicalName(model.target, wh.kind)
+    return { relation, described: yield* Effect.either(wh.execute(`DESCRIBE SELECT * FROM ${relation}`)) }
+  })
+
+/** True when the warehouse has the model's relation (what `pcli test` calls built). */
+export const isBuilt = (model: CompiledModel) => Effect.map(describeBuilt(model), ({ described }) => described._tag === "Right")
+
+/** The model's tests against its built relation; `not_built` when the warehouse has no such relation. */
+export const testBuiltModel = (model: CompiledModel) =>
+  Effect.gen(function* () {
+    const { relation, described } = yield* describeBuilt(model)
     const tests = model.definition.sidecar.tests
-    const described = yield* Effect.either(wh.execute(`DESCRIBE SELECT * FROM ${relation}`))
     if (described._tag === "Left") {
       return { model: model.name, relation, status: "not_built", tests: tests.map((t) => ({ test: describeTest(t), severity: t.severity, status: "error", detail: `${relation} is not built (pcli run builds it)` })) } satisfies TestedModel
     }
