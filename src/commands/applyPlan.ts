@@ -140,7 +140,12 @@ const admit = (input: ApplyInput, actor: ActingPrincipal, executable: ReadonlySe
     const planId = plan.plan_id
     const principal = enforcedPrincipal(plan.kind, actor.class)
     // A promote is judged on what was approved: an edit since, or a branch that moved, refuses it first.
-    if (isGatedPlan(plan) && isViewSwap(plan)) yield* checkViewSwap(plan).pipe(Effect.tapError(refused(principal, planId)))
+    if (isGatedPlan(plan) && isViewSwap(plan)) {
+      // Its warehouse already exists (a branch ran there): it opens while the gate works (the swap awaits that same
+      // open). A refusal interrupts it and leaves the file as it was: nothing is written to it.
+      yield* Effect.flatMap(Warehouse, (wh) => (wh.open === undefined ? Effect.void : Effect.zipLeft(Effect.fork(Effect.ignore(wh.open)), Effect.yieldNow())))
+      yield* checkViewSwap(plan).pipe(Effect.tapError(refused(principal, planId)))
+    }
     const { project, current, body, built } = yield* rederivePlan(plan, store.planPath(planId)).pipe(Effect.tapError(refused(principal, planId)))
 
     // (2) The policy gate, for the enforced principal; freezes and budgets only tighten. The head seen

@@ -145,6 +145,21 @@ describe("environments (decision 37)", () => {
     expect(afterRollbackRun.clean).toHaveLength(5)
   })
 
+  it("an edit to the config after approval changes the state hash: apply refuses with state-hash-mismatch and swaps nothing", async () => {
+    const dir = project()
+    await cli(dir, ["run"])
+    await cli(dir, ["branch", "create", "feat"])
+    writeFileSync(join(dir, "models", "clean.sql"), "SELECT id, lower(v) AS v FROM staging.raw")
+    expect((await cli(dir, ["run", "--branch", "feat"])).code).toBe(0)
+    const before = await catalog(dir)
+    const planId = planIdOf((await cli(dir, ["plan", "--promote", "feat"])).stdout)
+    expect((await cli(dir, ["review", planId, "--approve"])).code).toBe(0)
+    appendFileSync(join(dir, "pcli.toml"), "\n# edited after approval\n")
+    const stale = await cli(dir, ["apply", planId])
+    expect([stale.code, errorCode(stale.stderr)]).toEqual([1, "state-hash-mismatch"])
+    expect((await catalog(dir)).views).toEqual(before.views)
+  })
+
   it("SIGKILL in the middle of the swap leaves the old production whole", async () => {
     const dir = project()
     await cli(dir, ["run"])

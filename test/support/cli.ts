@@ -16,6 +16,8 @@ export interface CliOptions {
   readonly cwd: string
   readonly env?: Readonly<Record<string, string | undefined>>
   readonly stdin?: string
+  /** Kills the process (SIGKILL) after this long: a test of a hang fails instead of leaking it. */
+  readonly timeoutMs?: number
 }
 
 /** Environment with nothing of the developer's pcli settings leaking in. */
@@ -34,7 +36,12 @@ export const runCli = (args: ReadonlyArray<string>, options: CliOptions): Promis
       if (v === undefined) delete env[k]
       else env[k] = v
     }
-    const child = spawn(process.execPath, [PCLI_BIN, ...args], { cwd: options.cwd, env, stdio: ["pipe", "pipe", "pipe"] })
+    const child = spawn(process.execPath, [PCLI_BIN, ...args], {
+      cwd: options.cwd,
+      env,
+      stdio: ["pipe", "pipe", "pipe"],
+      ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs, killSignal: "SIGKILL" as const })
+    })
     let stdout = ""
     let stderr = ""
     child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d))

@@ -99,6 +99,15 @@ const gated = (plan: GatedPlan, project: CompiledProject, current: Revision, int
     return { models: [...extra, ...scopeDiff({ models: p.models, fingerprints: p.fingerprints ?? {} }, payload)], body: { kind: plan.kind, payload } as PlanBody }
   })
 
+/**
+ * A promote or rollback is derived from its views and fingerprints alone: only those models' files
+ * are read (a promote's state hash has already covered every file). Other plans read the whole tree.
+ */
+const viewSwapModels = (plan: Plan, fingerprints: Readonly<Record<string, string | null>>): ReadonlySet<string> | undefined =>
+  isGatedPlan(plan) && (plan.kind === "promote" || plan.kind === "rollback")
+    ? new Set([...Object.keys(fingerprints), ...(modelNamesOf(plan.payload["views"]) ?? [])])
+    : undefined
+
 /** Compiles the working tree, checks the plan's fingerprints, then derives the plan again and compares. */
 export const rederivePlan = (
   plan: Plan,
@@ -122,9 +131,9 @@ export const rederivePlan = (
     const env = yield* Environment
     // Compiled before any check, so what runs is what was checked.
     const project = yield* Effect.flatMap(PipelineCompiler, (c) => c.compile({ modelsDir, env }))
-    const current = yield* readWorkingTree(modelsDir)
     const fingerprints = plan.payload.fingerprints
     if (fingerprints === undefined) return yield* new PlanIntegrity({ planId, path: planPath, detail: "payload: fingerprints are missing" })
+    const current = yield* readWorkingTree(modelsDir, viewSwapModels(plan, fingerprints))
     const changed = staleModels(fingerprints, current)
     if (changed.length > 0) return yield* new PlanStale({ planId, models: changed })
     const integrity = (detail: string) => new PlanIntegrity({ planId, path: planPath, detail })

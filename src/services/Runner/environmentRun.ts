@@ -12,7 +12,6 @@ import {
   migrateLegacyTargets,
   physicalTarget,
   relationName,
-  schemaStatement,
   tableKeyOf,
   viewStatement,
   viewTarget
@@ -131,12 +130,9 @@ export const prepareEnvironment = (project: CompiledProject, options: RunOptions
           if (table === undefined) return
           changes.push({ model_name: model.name, physical: table, fingerprint: fingerprints.get(model.name)!, table_key: tableKeyOf(model), updated_at: yield* now() })
         }),
-      /** Points a reused model's branch view at the base's physical table. */
+      /** Points a reused model's branch view at the base's physical table (its schema made first, once per run, by the runner). */
       pointAtBase: (model: CompiledModel, row: EnvironmentModel) =>
-        Effect.flatMap(Warehouse, (wh) => {
-          const view = viewTarget(model, name)
-          return Effect.zipRight(wh.execute(schemaStatement(view, wh.kind)), wh.execute(viewStatement(view, physicalTarget(model, row.physical), wh.kind)))
-        })
+        Effect.flatMap(Warehouse, (wh) => wh.execute(viewStatement(viewTarget(model, name), physicalTarget(model, row.physical), wh.kind)))
     }
   })
 

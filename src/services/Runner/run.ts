@@ -114,7 +114,8 @@ const runProjectWith = (
     const sourceVersionOf = memoByKey((ref) => sourceVersion(ref, runId))
     const schemaLock = yield* Effect.makeSemaphore(1)
     const ensured = new Set<string>()
-    // On a lane, so a checkpoint never meets a schema being created; a schema already made needs no lane.
+    // Each schema once, under one lock: two lanes (connections) creating the same schema at once is a catalog
+    // write-write conflict. On a lane, so a checkpoint never meets a schema being created; a schema already made needs no lane.
     const ensureSchemaOf = (model: CompiledModel) =>
       Effect.forEach([env.view(model), env.physical(model) ?? model.target], (target) => {
         const key = `${target.catalog}.${target.schema}`
@@ -210,7 +211,7 @@ const runProjectWith = (
         const reusedRow = env.reusable(model)
         if (reusedRow !== undefined || (env.isBranch && !env.moved(model))) {
           // On a branch, a model the base (or an earlier branch run) already holds under this fingerprint is not built.
-          if (reusedRow !== undefined) yield* onLane(env.pointAtBase(model, reusedRow)).pipe(Effect.orDie)
+          if (reusedRow !== undefined) yield* Effect.zipRight(ensureSchemaOf(model), onLane(env.pointAtBase(model, reusedRow))).pipe(Effect.orDie)
           yield* env.settle(model, reusedRow)
           status.set(name, "unchanged")
           record(name, model, { status: "unchanged", intervals_built: isInterval ? 0 : null })
