@@ -125,7 +125,7 @@ describe.each<Backend>(["sqlite", "postgres"])("state store contract on %s", (ba
         )
       // One store made first, so the writers race on appends, not on creating it.
       yield* Effect.provide(Effect.void, storeLayer(location))
-      yield* Effect.all([0, 1, 2, 3].map(writer), { concurrency: "unbounded" })
+      yield* Effect.all([0, 1, 2, 3, 4, 5, 6, 7].map(writer), { concurrency: "unbounded" })
       const check = Effect.gen(function* () {
         const ledger = yield* Ledger
         const sql = yield* SqlClient.SqlClient
@@ -134,8 +134,8 @@ describe.each<Backend>(["sqlite", "postgres"])("state store contract on %s", (ba
         return { report, rows }
       })
       const { report, rows } = yield* Effect.provide(check, storeLayer(location))
-      expect(report).toMatchObject({ intact: true, rows: 40 })
-      expect(rows.map((r) => r.seq)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1))
+      expect(report).toMatchObject({ intact: true, rows: 80 })
+      expect(rows.map((r) => r.seq)).toEqual(Array.from({ length: 80 }, (_, i) => i + 1))
       expect(rows.map((r) => r.timestamp)).toEqual([...rows.map((r) => r.timestamp)].sort())
     })
   )
