@@ -58,18 +58,25 @@ const percentile = (xs: ReadonlyArray<number>, p: number) => {
 
 // ---- child roles -------------------------------------------------------------------------------
 
-/** One writer: `count` rows in appends of `batch`, each append's latency in ms, as JSON on stdout. */
+/** Wall-clock ms comparable across processes. */
+const wallNow = () => performance.timeOrigin + performance.now()
+
+/**
+ * One writer: `count` rows in appends of `batch`; each append's latency in ms, and when its first
+ * append started and its last ended (after node, the bundle and the store's open), as JSON on stdout.
+ */
 const writer = (t: Target, w: number, count: number, batch: number) =>
   Effect.gen(function* () {
     const ledger = yield* Ledger
     const latencies: Array<number> = []
+    const start = wallNow()
     for (let i = 0; i < count; i += batch) {
       const rows = Array.from({ length: Math.min(batch, count - i) }, (_, k) => row(w, i + k))
       const t0 = performance.now()
       yield* ledger.appendAll(rows)
       latencies.push(performance.now() - t0)
     }
-    return latencies
+    return { latencies, start, end: wallNow() }
   }).pipe(Effect.provide(storeLayer(t)))
 
 /** One approver: the compare-and-swap approval of plan `planId`; "won" or the loser's code. */
@@ -161,14 +168,16 @@ async function appendRun(backend: Backend, batch: number) {
     Array.from({ length: WRITERS }, (_, w) =>
       child({ BENCH_STATE_ROLE: "writer", BENCH_STATE_TARGET: JSON.stringify(t), BENCH_STATE_INDEX: String(w), BENCH_STATE_COUNT: String(Math.min(per, ROWS - w * per)), BENCH_STATE_BATCH: String(batch) })
     )
-  )) as Array<Array<number>>
+  )) as Array<{ latencies: Array<number>; start: number; end: number }>
   const seconds = (performance.now() - t0) / 1000
+  // The appends alone: from the first writer's first append to the last writer's last (no process start, no store open).
+  const appending = (Math.max(...results.map((r) => r.end)) - Math.min(...results.map((r) => r.start))) / 1000
   writing = false
   await reads
-  const latencies = results.flat()
+  const latencies = results.flatMap((r) => r.latencies)
   const check = await chainCheck(t)
   await dropTarget(t)
-  return { backend, batch, seconds, latencies, check, freezeReads }
+  return { backend, batch, seconds, appending, latencies, check, freezeReads }
 }
 
 async function approvalRace() {
@@ -218,15 +227,18 @@ async function main() {
   const runs = []
   for (const backend of ["sqlite", "postgres"] as const) for (const batch of [1, BATCH]) runs.push(await appendRun(backend, batch))
   const sqliteSingle = runs[0]!
-  console.log(`${WRITERS} processes append ${ROWS} ledger rows to one store (rows per append: 1 = single, ${BATCH} = batched)\n`)
+  console.log(`${WRITERS} processes append ${ROWS} ledger rows to one store (rows per append: 1 = single, ${BATCH} = batched)`)
+  console.log("rows/s: from spawning the writers to the last one's exit; rows/s appending: first append to last (no process start or store open)\n")
   printTable(
-    ["backend", "rows/append", "rows", "rows/s", "vs sqlite single", "p50 ms/append", "p99 ms/append", "broken links", "forks", "audit --verify"],
+    ["backend", "rows/append", "rows", "rows/s", "vs sqlite single", "rows/s appending", "vs sqlite single", "p50 ms/append", "p99 ms/append", "broken links", "forks", "audit --verify"],
     runs.map((r) => [
       r.backend,
       r.batch,
       r.check.rows,
       Math.round(ROWS / r.seconds),
       `${(sqliteSingle.seconds / r.seconds).toFixed(2)}x`,
+      Math.round(ROWS / r.appending),
+      `${(sqliteSingle.appending / r.appending).toFixed(2)}x`,
       percentile(r.latencies, 50).toFixed(2),
       percentile(r.latencies, 99).toFixed(2),
       r.check.broken,
@@ -244,7 +256,7 @@ async function main() {
       ["freeze reads while 8 pg writers run: p50 / p99 ms", `${percentile(reads, 50).toFixed(2)} / ${percentile(reads, 99).toFixed(2)} (${reads.length} reads)`, "-"],
       ["8 concurrent approvals of one plan: winners / approval-taken / approval rows", `${race.winners} / ${race.losers} / ${race.approvals}`, "1 / 7 / 1"],
       [`audit --verify on pg, ${VERIFY_ROWS} rows: rows/s`, Math.round(VERIFY_ROWS / verifySeconds), ">= 200000"],
-      ["pg single appends across 8 writers: rows/s", Math.round(ROWS / runs[2]!.seconds), ">= 500"],
+      ["pg single appends across 8 writers: rows/s appending (incl. process start)", `${Math.round(ROWS / runs[2]!.appending)} (${Math.round(ROWS / runs[2]!.seconds)})`, ">= 500"],
       ["pg single append p99 ms", percentile(runs[2]!.latencies, 99).toFixed(2), "<= 50"]
     ]
   )

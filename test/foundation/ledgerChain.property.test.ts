@@ -11,7 +11,7 @@ import { availableParallelism } from "node:os"
 import { join } from "node:path"
 import type { LedgerRow } from "../../src/schemas/ledger"
 import { blake3Hex } from "../../src/services/Artifacts/artifacts"
-import { CANONICAL_ROW_SQL, canonicalRow, FAST_WALK, fromStored, GENESIS_HASH, rowHash } from "../../src/services/Ledger/chain"
+import { CANONICAL_ROW_SQL, canonicalRow, FAST_WALK, fromStored, GENESIS_HASH, hashedTextFast, hashedTextFromValues, rowHash, VERIFY_COLUMNS } from "../../src/services/Ledger/chain"
 import { chainVerifier } from "../../src/services/Ledger/verify"
 import { verifyRanges } from "../../src/services/Ledger/verifyParallel"
 import type { RangeResult } from "../../src/services/Ledger/verifyRange"
@@ -142,6 +142,18 @@ describe("ledger chain: the fast walk agrees with the reference", () => {
       )
     })
   )
+
+  // PostgreSQL's --verify walk hashes hashedTextFast; any value a column can hold (lone surrogates, floats, flags as 0/1/booleans) must give the reference's text.
+  it("hashedTextFast writes the text hashedTextFromValues writes, for any stored values", () => {
+    const unit = fc.oneof(fc.string({ unit: "binary", minLength: 1, maxLength: 1 }), fc.constantFrom("\ud800", "\udfff", "\ud83d\ude00", '"', "\\", "\u0000", "\u001f", "\u007f", "\u2028"))
+    const value = fc.oneof(fc.string({ unit, maxLength: 24 }), fc.constant(null), fc.integer(), fc.double(), fc.boolean(), fc.constantFrom(0, 1, "0", "1"))
+    fc.assert(
+      fc.property(fc.array(value, { minLength: VERIFY_COLUMNS.length + 2, maxLength: VERIFY_COLUMNS.length + 2 }), fc.string(), (values, previous) => {
+        expect(hashedTextFast(previous, values)).toBe(hashedTextFromValues(previous, values))
+      }),
+      { numRuns: 2000 }
+    )
+  })
 
   it.effect("edited, deleted, swapped, unhashed, re-encoded rows and a deleted tail: the same report in workers, in-process and by the reference", () =>
     Effect.promise(() =>

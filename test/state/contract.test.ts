@@ -5,6 +5,8 @@ import { Chunk, Effect, Exit, Layer, Stream, TestClock } from "effect"
 import { join } from "node:path"
 import { Ledger, type NewLedgerRow } from "../../src/services/Ledger/Ledger"
 import * as LedgerSqlite from "../../src/services/Ledger/sqlite"
+import { approvalRow } from "../../src/services/Plans/ledgerRows"
+import * as PlanStore from "../../src/services/Plans/PlanStore"
 import { storeId } from "../../src/services/StateStore/storeId"
 import * as StateStore from "../../src/services/StateStore/StateStore"
 import { CURRENT_SCHEMA_VERSION } from "../../src/services/StateStore/schemaVersion"
@@ -94,6 +96,26 @@ describe.each<Backend>(["sqlite", "postgres"])("state store contract on %s", (ba
     }).pipe(Effect.provide(storeLayer(freshLocation(backend))))
   )
 
+  // pg sends an append's values as literals (one message of several statements has no parameters): any text must arrive as written.
+  it.effect.skipIf(skip)("text arrives byte for byte; a refused append writes nothing, leaves no gap, and the next one chains", () =>
+    Effect.gen(function* () {
+      const ledger = yield* Ledger
+      const awkward = ["it's", "back\\slash \\' E'x'", "$$ $pcli$ -- /* ; COMMIT; DROP TABLE ledger;", "tab\tline\nend\r", "ünï €😀", "%_|#2|$", ""]
+      const first = yield* ledger.appendAll(awkward.map((reason, i) => row({ reason, model: i === 3 ? "a'b\\c" : "orders", plan_id: reason })))
+      const refused = yield* Effect.exit(ledger.append(row({ kind: "freeze", target_principal: "robot" as never })))
+      expect(Exit.isFailure(refused)).toBe(true)
+      const after = yield* ledger.append(row({ reason: "after" }))
+      const stored = yield* all
+      expect(stored.map((r) => r.reason)).toEqual([...awkward, "after"])
+      expect(stored[3]?.model).toBe("a'b\\c")
+      expect(stored.slice(0, awkward.length)).toEqual(first)
+      expect(stored[awkward.length]).toEqual(after)
+      const sealed = yield* ledger.chainedAt(awkward.length + 1)
+      expect(sealed._tag === "Some" && sealed.value.seq).toBe(awkward.length + 1)
+      expect(yield* ledger.verify).toMatchObject({ intact: true, rows: awkward.length + 1 })
+    }).pipe(Effect.provide(storeLayer(freshLocation(backend))))
+  )
+
   it.live.skipIf(skip)("writers on separate connections keep one chain: contiguous seqs, time in seq order", () =>
     Effect.gen(function* () {
       const location = freshLocation(backend)
@@ -103,7 +125,7 @@ describe.each<Backend>(["sqlite", "postgres"])("state store contract on %s", (ba
         )
       // One store made first, so the writers race on appends, not on creating it.
       yield* Effect.provide(Effect.void, storeLayer(location))
-      yield* Effect.all([0, 1, 2, 3].map(writer), { concurrency: "unbounded" })
+      yield* Effect.all([0, 1, 2, 3, 4, 5, 6, 7].map(writer), { concurrency: "unbounded" })
       const check = Effect.gen(function* () {
         const ledger = yield* Ledger
         const sql = yield* SqlClient.SqlClient
@@ -112,8 +134,8 @@ describe.each<Backend>(["sqlite", "postgres"])("state store contract on %s", (ba
         return { report, rows }
       })
       const { report, rows } = yield* Effect.provide(check, storeLayer(location))
-      expect(report).toMatchObject({ intact: true, rows: 40 })
-      expect(rows.map((r) => r.seq)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1))
+      expect(report).toMatchObject({ intact: true, rows: 80 })
+      expect(rows.map((r) => r.seq)).toEqual(Array.from({ length: 80 }, (_, i) => i + 1))
       expect(rows.map((r) => r.timestamp)).toEqual([...rows.map((r) => r.timestamp)].sort())
     })
   )
@@ -182,6 +204,45 @@ describe.skipIf(pgSkip !== undefined)("PostgreSQL only", () => {
       expect([...sqlite].filter((c) => !postgres.has(c))).toEqual([])
     })
   )
+  // Issue 33's "8 concurrent approvals: exactly 1 winner", on eight connections (bench/state races eight processes).
+  it.live("eight concurrent approvals of one plan: one wins, seven are approval-taken naming it, one approval row", () =>
+    Effect.gen(function* () {
+      const location = freshLocation("postgres")
+      yield* Effect.provide(Effect.void, storeLayer(location))
+      const planId = "e".repeat(64)
+      const approver = (a: number) =>
+        Effect.gen(function* () {
+          const store = yield* PlanStore.PlanStore
+          const ledger = yield* Ledger
+          const approved = store.approve(
+            planId,
+            null,
+            Effect.gen(function* () {
+              const reviewedAt = new Date().toISOString()
+              const sealed = yield* ledger.appendSealed(approvalRow({ actor: { class: "human", id: `approver-${a}`, source: "flag" }, planId, approver: `a${a}@example.com`, reviewedAt }))
+              const marker = {
+                plan_id: planId,
+                reviewed_at: reviewedAt,
+                base_ref: "applied",
+                breaking_change_count: 0,
+                approver: { principal: `human(approver-${a})`, email: `a${a}@example.com`, host: "test", source: "local" as const },
+                approval_row: { seq: sealed.seq, hash: sealed.row_hash }
+              }
+              return [marker, sealed.seq] as const
+            })
+          )
+          return yield* Effect.match(approved, { onSuccess: () => "won", onFailure: (e) => `${(e as { code?: string }).code}: ${e.message}` })
+        }).pipe(Effect.provide(PlanStore.layer(makeProject())), Effect.provide(storeLayer(location)), Effect.provide(NodeContext.layer))
+      const outcomes = yield* Effect.all(Array.from({ length: 8 }, (_, a) => approver(a)), { concurrency: "unbounded" })
+      expect(outcomes.filter((o) => o === "won")).toHaveLength(1)
+      const losers = outcomes.filter((o) => o !== "won")
+      expect(losers).toHaveLength(7)
+      const approvals = yield* Effect.provide(Effect.flatMap(Ledger, (l) => l.list({ kinds: ["approval"] })), storeLayer(location))
+      expect(approvals).toHaveLength(1)
+      for (const loser of losers) expect(loser).toContain(`approval-taken: plan ${planId} was approved by human(${approvals[0]!.principal_id})`)
+    })
+  )
+
   it.effect("an additive migration's store (newer version, old minimum reader) still opens", () =>
     Effect.gen(function* () {
       const location = freshLocation("postgres")

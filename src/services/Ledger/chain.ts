@@ -71,6 +71,29 @@ export const hashedTextFromValues = (previous: string, values: ReadonlyArray<unk
   return `${previous}${out}}`
 }
 
+const KEY_PREFIXES = SORTED_KEYS.map((key, i) => `${i === 0 ? "{" : ","}"${key}":`)
+const VERIFIED_AT = SORTED_KEYS.indexOf("principal_id_verified")
+/** What `JSON.stringify` writes escaped: a quote, a backslash, a control character, any surrogate (a lone one is escaped). */
+const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/
+
+/**
+ * `hashedTextFromValues`, the same text (property-tested), at twice its speed: a string with nothing
+ * to escape is quoted as it is, not passed through `JSON.stringify`. What pg's `--verify` walk hashes.
+ */
+export const hashedTextFast = (previous: string, values: ReadonlyArray<unknown>): string => {
+  let out = previous
+  for (let i = 0; i < KEY_PREFIXES.length; i++) {
+    const value = values[i]
+    if (value === undefined) return hashedTextFromValues(previous, values)
+    out += KEY_PREFIXES[i]!
+    if (i === VERIFIED_AT) out += storedFlag(value) ? "true" : "false"
+    else if (value === null) out += "null"
+    else if (typeof value === "string" && !ESCAPED.test(value)) out += `"${value}"`
+    else out += JSON.stringify(value)
+  }
+  return `${out}}`
+}
+
 /** hex BLAKE3 of a text's UTF-8 bytes, with the reference implementation. */
 export const hashText = (text: string): string => blake3Hex(encoder.encode(text))
 
