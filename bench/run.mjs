@@ -22,7 +22,7 @@ if (unknown.length > 0) {
 }
 
 const load = () => loadavg().map((l) => l.toFixed(1)).join(" ")
-const minutes = (ms) => `${(ms / 60_000).toFixed(1)} min`
+const minutes = (ms) => (ms < 60_000 ? `${(ms / 1000).toFixed(0)} s` : `${(ms / 60_000).toFixed(1)} min`)
 const results = []
 const started = performance.now()
 for (const name of names) {
