@@ -12,7 +12,7 @@ import { compileModels, layer as compilerLayer, PipelineCompiler } from "../src/
 import { loadModels } from "../src/services/Project/models"
 import { parseReferences } from "../src/services/Project/sql"
 import { describeMix, type Mix, mixesToRun, realisticModels, writeModels } from "./projectMix"
-import { generateProject as generate, median, spread } from "./support"
+import { generateProject as generate, median, printTable, spread } from "./support"
 
 const run = <A, E>(effect: Effect.Effect<A, E, NodeContext.NodeContext>) =>
   Effect.runPromise(Effect.provide(effect, NodeContext.layer) as Effect.Effect<A, E>)
@@ -242,7 +242,8 @@ const mixRatios = () => {
   const n = Number(process.env["BENCH_MIX_SIZE"] ?? "10000")
   const rounds = Math.max(5, Number(process.env["BENCH_RUNS"] ?? "5"))
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "pcli-bench-compile-mix-"))
-  const lines: Array<string> = []
+  const rows: Array<Array<string>> = []
+  const started = os.loadavg()
   try {
     for (const mix of mixesToRun()) {
       const dir = generateMix(path.join(root, mix), n, mix)
@@ -260,21 +261,20 @@ const mixRatios = () => {
         fs.writeFileSync(edited, `${fs.readFileSync(edited, "utf8").split("\n-- edit")[0]}\n-- edit ${k}`)
         warm.push(cliRun(root, dir).ms)
       }
-      const base = median(node)
       const ratios = (xs: ReadonlyArray<number>) => xs.map((x, k) => x / node[k]!)
-      const verdict = (xs: ReadonlyArray<number>, target: number) => {
+      const row = (measure: string, xs: ReadonlyArray<number>, target: number | undefined) => {
         const r = median(ratios(xs))
-        return `${median(xs).toFixed(0)} ms (runs ${spread(xs)}), ${r.toFixed(1)}× node -e 0 (per round ${spread(ratios(xs), 1)}) ${r <= target ? `ok (<= ${target}×)` : `MISSED (> ${target}×)`}`
+        const verdict = target === undefined ? "-" : r <= target ? `ok (<= ${target}×)` : `MISSED (> ${target}×)`
+        return [mix, String(n), measure, median(xs).toFixed(0), spread(xs), target === undefined ? "1.0×" : `${r.toFixed(1)}×`, target === undefined ? "-" : `${spread(ratios(xs), 1)}×`, target === undefined ? "-" : `<= ${target}×`, verdict]
       }
-      lines.push(`${mix} mix, ${n} models, median of ${rounds}: node -e 0 ${base.toFixed(0)} ms (runs ${spread(node)})`)
-      lines.push(`  cold compile: ${verdict(cold, 15)}`)
-      lines.push(`  warm, one model changed: ${verdict(warm, 3.5)}`)
+      rows.push(row("node -e 0 (baseline)", node, undefined), row("pcli compile, cold (cache dropped)", cold, 15), row("pcli compile, warm, one model changed", warm, 3.5))
     }
   } finally {
     fs.rmSync(root, { recursive: true, force: true })
   }
-  console.log(`\ncompile targets per mix (issue 37), load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`)
-  for (const line of lines) console.log(line)
+  console.log(`\ncompile targets per mix (issue 37): medians of ${rounds} interleaved rounds, each ratio to the same round's node -e 0 (median of the per-round ratios, their spread min–max)`)
+  console.log(`load average ${started.map((l) => l.toFixed(1)).join(" ")} at the start, ${os.loadavg().map((l) => l.toFixed(1)).join(" ")} at the end\n`)
+  printTable(["mix", "models", "measure", "median ms", "spread ms", "÷ node -e 0", "ratio spread", "target", "verdict"], rows)
 }
 
 if (process.argv[2] === "--child") void child(process.argv[3]!, process.argv[4]!)

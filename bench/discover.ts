@@ -91,8 +91,11 @@ const main = async () => {
   )
 
   const baseline = rows[0]?.ms ?? 1
-  const header = ["scenario", "median ms", "vs sequential", "API calls", "429s"]
-  const body = rows.map((r) => [r.scenario, r.ms.toFixed(1), `${((r.ms / baseline) * 100).toFixed(1)}%`, String(r.calls), String(r.throttled)])
+  const header = ["scenario", "median ms", "vs sequential", "API calls", "429s", "target"]
+  // Targets: cold ≤ 25 % of the sequential baseline; warm makes no API call.
+  const target = (i: number, r: Row) =>
+    i === 1 ? `<= 25% ${r.ms / baseline <= 0.25 ? "ok" : "MISSED"}` : i === 2 ? `0 API calls ${r.calls === 0 ? "ok" : "MISSED"}` : "-"
+  const body = rows.map((r, i) => [r.scenario, r.ms.toFixed(1), `${((r.ms / baseline) * 100).toFixed(1)}%`, String(r.calls), String(r.throttled), target(i, r)])
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => (b[i] ?? "").length)))
   const line = (cells: ReadonlyArray<string>) => `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(" | ")} |`
   const out = [
