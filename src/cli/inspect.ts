@@ -41,7 +41,7 @@ const lineageCommand = Command.make(
 const testCommand = Command.make("test", { ...commonOptions, select: selectOption }, (opts) => Effect.flatMap(testImpl, (m) => m.runTest(opts))).pipe(
   Command.withDescription(
     described(
-      "Run the models' data tests and [freshness] checks against what is built, without building (checks are recorded for brief); exit 1 when an error-severity test fails, an error-severity freshness check is not fresh, or a model is not built",
+      "Run the models' data tests and [freshness] checks against what is built, without building; exit 1 on an error-severity failure or a model not built",
       "pcli test --select tag:layer=staging"
     )
   )

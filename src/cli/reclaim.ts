@@ -27,7 +27,7 @@ const gcCommand = Command.make(
     minAgeDays: Options.integer("min-age-days").pipe(Options.withDefault(7), Options.withDescription("Minimum written-age in whole days"))
   },
   (opts) => Effect.flatMap(impl, (m) => m.runGc(opts))
-).pipe(Command.withDescription(described("Inventory derivable artifacts and the physical tables no environment reads, or plan their reclamation (artifacts evicted, never deleted; tables dropped after review)", "pcli gc --derivable --dry-run")))
+).pipe(Command.withDescription(described("Inventory derivable artifacts and the physical tables no environment reads, or plan their reclamation (artifacts evicted, tables dropped after review)", "pcli gc --derivable --dry-run")))
 
 const restoreCommand = Command.make(
   "restore",

@@ -184,6 +184,9 @@ export const errorTable: Readonly<Record<string, ErrorRow>> = {
   RestoreAlreadyRestored: conflict(),
   RestoreTargetLive: conflict("only evicted artifacts can be restored"),
   RestoreTargetUnknown: notFound("pcli gc --derivable --dry-run lists live artifacts"),
+  RestoreTableDropped: conflict("run an environment that holds the model's code (pcli run, or pcli run --branch <name>)"),
+  // gc's own refusal of one table at apply: it rolls that table's transaction back and is reported, never surfaced
+  TableKept: conflict(),
   // data products
   SpecRejected: invalid(),
   SpecFileMissing: notFound(),
