@@ -15,8 +15,8 @@ import { rowHash } from "../src/services/Ledger/chain"
 import { Ledger, type NewLedgerRow } from "../src/services/Ledger/Ledger"
 import * as LedgerSqlite from "../src/services/Ledger/sqlite"
 import * as PlanStore from "../src/services/Plans/PlanStore"
-import { approvalRow } from "../src/services/Plans/ledgerRows"
 import * as StateStore from "../src/services/StateStore/StateStore"
+import { approveAs } from "../test/support/approvalRace"
 import { printTable } from "./support"
 
 const PG_URL = process.env["BENCH_STATE_PG_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
@@ -82,27 +82,7 @@ const writer = (t: Target, w: number, count: number, batch: number) =>
 /** One approver: the compare-and-swap approval of plan `planId`; "won" or the loser's code. */
 const approver = (t: Target, a: number, planId: string) =>
   Effect.gen(function* () {
-    const store = yield* PlanStore.PlanStore
-    const ledger = yield* Ledger
-    const outcome = yield* Effect.either(
-      store.approve(
-        planId,
-        null,
-        Effect.gen(function* () {
-          const reviewedAt = new Date().toISOString()
-          const sealed = yield* ledger.appendSealed(approvalRow({ actor: { class: "human", id: `approver-${a}`, source: "flag" }, planId, approver: `a${a}@example.com`, reviewedAt }))
-          const marker = {
-            plan_id: planId,
-            reviewed_at: reviewedAt,
-            base_ref: "applied",
-            breaking_change_count: 0,
-            approver: { principal: `human(approver-${a})`, email: `a${a}@example.com`, host: "bench", source: "local" as const },
-            approval_row: { seq: sealed.seq, hash: sealed.row_hash }
-          }
-          return [marker, sealed.seq] as const
-        })
-      )
-    )
+    const outcome = yield* Effect.either(approveAs(planId, a, "bench"))
     return Either.isRight(outcome) ? "won" : (outcome.left as { code?: string }).code ?? "failed"
   }).pipe(Effect.provide(PlanStore.layer(mkdtempSync(join(tmpdir(), "pcli-bench-approver-")))), Effect.provide(storeLayer(t)), Effect.provide(NodeContext.layer))
 

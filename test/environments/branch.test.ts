@@ -3,24 +3,15 @@ import { appendFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { makeProject, runCli } from "../support/cli"
+import { environmentProject, sidecar } from "../support/environments"
 
 // Environments through the binary (decision 37), each outcome read from DuckDB's own catalog.
 
 const human = { PCLI_PRINCIPAL: "human", PCLI_PRINCIPAL_ID: "alice" }
 const agent = { PCLI_PRINCIPAL: "agent", PCLI_PRINCIPAL_ID: "bot-1" }
 
-const sidecar = (name: string, schema: string, extra = "") => `name = "${name}"\n[target]\ncatalog = "w"\nschema = "${schema}"\ntable = "${name}"\n${extra}`
+const project = (policy = "") => environmentProject("envs", policy)
 
-const project = (policy = "") =>
-  makeProject({
-    "pcli.toml": `[project]\nname = "envs"\n[adapter.local]\ntype = "embedded"\n${policy}`,
-    "models/raw.sql": "SELECT i AS id, 'v' || i AS v FROM range(1, 6) t(i)",
-    "models/raw.toml": sidecar("raw", "staging"),
-    "models/clean.sql": "SELECT id, upper(v) AS v FROM staging.raw",
-    "models/clean.toml": sidecar("clean", "marts"),
-    "models/total.sql": "SELECT count(*) AS n FROM marts.clean",
-    "models/total.toml": sidecar("total", "marts")
-  })
 
 const cli = (dir: string, args: ReadonlyArray<string>, env: Record<string, string> = human) => runCli(args, { cwd: dir, env })
 

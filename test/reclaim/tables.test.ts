@@ -6,23 +6,14 @@ import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { makeProject, runCli } from "../support/cli"
+import { environmentProject, sidecar } from "../support/environments"
 
 // Reclamation of environment tables (issue 34 item 4) through the binary, each outcome read from DuckDB's own catalog.
 
 const human = { PCLI_PRINCIPAL: "human", PCLI_PRINCIPAL_ID: "alice" }
 
-const sidecar = (name: string, schema: string) => `name = "${name}"\n[target]\ncatalog = "w"\nschema = "${schema}"\ntable = "${name}"\n`
+const project = (extra = "") => environmentProject("envgc", extra)
 
-const project = (extra = "") =>
-  makeProject({
-    "pcli.toml": `[project]\nname = "envgc"\n[adapter.local]\ntype = "embedded"\n${extra}`,
-    "models/raw.sql": "SELECT i AS id, 'v' || i AS v FROM range(1, 6) t(i)",
-    "models/raw.toml": sidecar("raw", "staging"),
-    "models/clean.sql": "SELECT id, upper(v) AS v FROM staging.raw",
-    "models/clean.toml": sidecar("clean", "marts"),
-    "models/total.sql": "SELECT count(*) AS n FROM marts.clean",
-    "models/total.toml": sidecar("total", "marts")
-  })
 
 const cli = (dir: string, args: ReadonlyArray<string>) => runCli(args, { cwd: dir, env: human })
 const json = async (dir: string, args: ReadonlyArray<string>) => {

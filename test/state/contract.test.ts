@@ -5,11 +5,11 @@ import { Chunk, Effect, Exit, Layer, Stream, TestClock } from "effect"
 import { join } from "node:path"
 import { Ledger, type NewLedgerRow } from "../../src/services/Ledger/Ledger"
 import * as LedgerSqlite from "../../src/services/Ledger/sqlite"
-import { approvalRow } from "../../src/services/Plans/ledgerRows"
 import * as PlanStore from "../../src/services/Plans/PlanStore"
 import { storeId } from "../../src/services/StateStore/storeId"
 import * as StateStore from "../../src/services/StateStore/StateStore"
 import { CURRENT_SCHEMA_VERSION } from "../../src/services/StateStore/schemaVersion"
+import { approveAs } from "../support/approvalRace"
 import { makeProject } from "../support/cli"
 import { pgSchemas, pgUnavailable } from "../support/postgres"
 
@@ -212,25 +212,7 @@ describe.skipIf(pgSkip !== undefined)("PostgreSQL only", () => {
       const planId = "e".repeat(64)
       const approver = (a: number) =>
         Effect.gen(function* () {
-          const store = yield* PlanStore.PlanStore
-          const ledger = yield* Ledger
-          const approved = store.approve(
-            planId,
-            null,
-            Effect.gen(function* () {
-              const reviewedAt = new Date().toISOString()
-              const sealed = yield* ledger.appendSealed(approvalRow({ actor: { class: "human", id: `approver-${a}`, source: "flag" }, planId, approver: `a${a}@example.com`, reviewedAt }))
-              const marker = {
-                plan_id: planId,
-                reviewed_at: reviewedAt,
-                base_ref: "applied",
-                breaking_change_count: 0,
-                approver: { principal: `human(approver-${a})`, email: `a${a}@example.com`, host: "test", source: "local" as const },
-                approval_row: { seq: sealed.seq, hash: sealed.row_hash }
-              }
-              return [marker, sealed.seq] as const
-            })
-          )
+          const approved = approveAs(planId, a, "test")
           return yield* Effect.match(approved, { onSuccess: () => "won", onFailure: (e) => `${(e as { code?: string }).code}: ${e.message}` })
         }).pipe(Effect.provide(PlanStore.layer(makeProject())), Effect.provide(storeLayer(location)), Effect.provide(NodeContext.layer))
       const outcomes = yield* Effect.all(Array.from({ length: 8 }, (_, a) => approver(a)), { concurrency: "unbounded" })
