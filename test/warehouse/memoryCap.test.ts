@@ -206,20 +206,6 @@ describe("makeMemoryCap", () => {
     })
   )
 
-  it.effect("out-of-memory builds rarer than 1 in 100 begun each build again at the next step and leave the floor; more raise it", () =>
-    Effect.gen(function* () {
-      const { cap, applied } = yield* capWith(() => false)
-      yield* Effect.repeatN(cap.begin, 999)
-      for (let strike = 1; strike <= 9; strike++) expect(yield* cap.outOfMemoryAt(0)).toEqual(Option.some(1))
-      expect(yield* cap.step).toBe(0)
-      expect(applied).toEqual([])
-      // The tenth in 1,000 builds is 1 in 100: the floor rises.
-      expect(yield* cap.outOfMemoryAt(0)).toEqual(Option.some(1))
-      expect(yield* cap.step).toBe(1)
-      expect(applied).toEqual(["SET GLOBAL memory_limit = '64MB'"])
-    })
-  )
-
   it.effect("a hold ends even when its build fails; a lowering DuckDB refuses is tried again when the next hold ends", () =>
     Effect.gen(function* () {
       let refuseLowering = true

@@ -33,21 +33,11 @@ export const memoryLimitSteps: ReadonlyArray<string | undefined> = ["32MB", "64M
 export const describeMemoryLimit = (limit: string | undefined): string => limit ?? "DuckDB's default (80% of RAM)"
 
 /**
- * Out-of-memory builds at a step, per build begun, past which the floor rises: rarer ones are lanes
- * that filled the cap together (a few in a run of 2,000 realistic models), and a floor raised for
- * them kept ~40 MB more RSS to the end (performance.md "Run RSS at 2,000 models (issue 37)"). Below
- * it each costs one retry at the next step, so retries stay under 1 in 100 builds.
- */
-export const strikesPerBuildToRaise = 1 / 100
-
-/**
  * A memory cap made of a floor that rises, one step at a time, as builds run out of memory under
- * it often enough (it never falls back), and of holds: a build that needs more while it runs (one
- * reading files, one retried) holds a higher step, and the cap falls back to the floor when no build holds it.
+ * it (it never falls back), and of holds: a build that needs more while it runs (one reading files)
+ * holds a higher step, and the cap falls back to the floor when no build holds it.
  */
 export interface MemoryCap {
-  /** Counts a build begun: how often builds run out of memory is judged against it. */
-  readonly begin: Effect.Effect<void>
   /** The floor: hand it back to `raiseFrom` when a build that started under it ran out of memory. */
   readonly step: Effect.Effect<number>
   /**
@@ -59,9 +49,8 @@ export interface MemoryCap {
   readonly raiseTo: (step: number) => Effect.Effect<Option.Option<string | undefined>>
   /**
    * The step to build again at after running out of memory at `step`, `None` at the top. The first
-   * time at a step, or while such builds are rarer than `strikesPerBuildToRaise`, it is taken as a
-   * one-off (lanes that filled the cap together): the retry holds the next step and the floor
-   * stays; otherwise the floor rises.
+   * time at a step it is taken as a one-off (lanes that filled the cap together): the retry holds
+   * the next step and the floor stays; the second time the floor rises.
    */
   readonly outOfMemoryAt: (step: number) => Effect.Effect<Option.Option<number>>
   /** Runs `effect` with the cap at `step` at least; after it, the cap falls to what the floor and the other holds need. */
@@ -102,8 +91,7 @@ export const makeMemoryCap = (apply: (sql: string) => Effect.Effect<void, Statem
           return Option.none()
         })
       )
-    const struck = new Map<number, number>()
-    const begun = yield* Ref.make(0)
+    const struck = new Set<number>()
     const outOfMemoryAt = (step: number): Effect.Effect<Option.Option<number>> =>
       Effect.flatMap(
         changing.withPermits(1)(
@@ -111,9 +99,8 @@ export const makeMemoryCap = (apply: (sql: string) => Effect.Effect<void, Statem
             const now = yield* Ref.get(floor)
             if (now > step) return Option.some(Option.some(now))
             if (step >= top) return Option.some(Option.none<number>())
-            const strikes = (struck.get(step) ?? 0) + 1
-            struck.set(step, strikes)
-            if (strikes >= 2 && strikes >= (yield* Ref.get(begun)) * strikesPerBuildToRaise) return Option.none()
+            if (struck.has(step)) return Option.none()
+            struck.add(step)
             return Option.some(Option.some(step + 1))
           })
         ),
@@ -138,8 +125,7 @@ export const makeMemoryCap = (apply: (sql: string) => Effect.Effect<void, Statem
         () => effect,
         () => release(Math.min(step, top))
       )
-    const begin = Ref.update(begun, (n) => n + 1)
-    return { begin, step: Ref.get(floor), raiseFrom: (step) => raiseTo(step + 1), raiseTo, outOfMemoryAt, holding }
+    return { step: Ref.get(floor), raiseFrom: (step) => raiseTo(step + 1), raiseTo, outOfMemoryAt, holding }
   })
 
 /**
@@ -180,5 +166,5 @@ export const withMemoryToGrow = <A, E extends { readonly message: string }, R>(
             )
         )
       )
-    return Effect.zipRight(cap.begin, options.readsFiles ? cap.holding(fileReadingStep, attempt(fileReadingStep)) : attempt(0))
+    return options.readsFiles ? cap.holding(fileReadingStep, attempt(fileReadingStep)) : attempt(0)
   })
