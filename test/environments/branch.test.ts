@@ -15,6 +15,19 @@ const project = (policy = "") => environmentProject("envs", policy)
 
 const cli = (dir: string, args: ReadonlyArray<string>, env: Record<string, string> = human) => runCli(args, { cwd: dir, env })
 
+/** Production run, branch `feat` with `clean` edited and run, its promote plan approved by a human: the catalog before, and the plan. */
+const approvedPromote = async () => {
+  const dir = project()
+  await cli(dir, ["run"])
+  await cli(dir, ["branch", "create", "feat"])
+  writeFileSync(join(dir, "models", "clean.sql"), "SELECT id, lower(v) AS v FROM staging.raw")
+  expect((await cli(dir, ["run", "--branch", "feat"])).code).toBe(0)
+  const before = await catalog(dir)
+  const planId = planIdOf((await cli(dir, ["plan", "--promote", "feat"])).stdout)
+  expect((await cli(dir, ["review", planId, "--approve"])).code).toBe(0)
+  return { dir, before, planId }
+}
+
 /** Reads the warehouse's catalog once the binary has exited (it holds no lock then). */
 const catalog = async (dir: string) => {
   const instance = await DuckDBInstance.create(join(dir, ".pcli", "warehouse.duckdb"))
@@ -137,14 +150,7 @@ describe("environments (decision 37)", () => {
   })
 
   it("an edit to the config after approval changes the state hash: apply refuses with state-hash-mismatch and swaps nothing", async () => {
-    const dir = project()
-    await cli(dir, ["run"])
-    await cli(dir, ["branch", "create", "feat"])
-    writeFileSync(join(dir, "models", "clean.sql"), "SELECT id, lower(v) AS v FROM staging.raw")
-    expect((await cli(dir, ["run", "--branch", "feat"])).code).toBe(0)
-    const before = await catalog(dir)
-    const planId = planIdOf((await cli(dir, ["plan", "--promote", "feat"])).stdout)
-    expect((await cli(dir, ["review", planId, "--approve"])).code).toBe(0)
+    const { dir, before, planId } = await approvedPromote()
     appendFileSync(join(dir, "pcli.toml"), "\n# edited after approval\n")
     const stale = await cli(dir, ["apply", planId])
     expect([stale.code, errorCode(stale.stderr)]).toEqual([1, "state-hash-mismatch"])
@@ -152,14 +158,7 @@ describe("environments (decision 37)", () => {
   })
 
   it("SIGKILL in the middle of the swap leaves the old production whole", async () => {
-    const dir = project()
-    await cli(dir, ["run"])
-    await cli(dir, ["branch", "create", "feat"])
-    writeFileSync(join(dir, "models", "clean.sql"), "SELECT id, lower(v) AS v FROM staging.raw")
-    expect((await cli(dir, ["run", "--branch", "feat"])).code).toBe(0)
-    const before = await catalog(dir)
-    const planId = planIdOf((await cli(dir, ["plan", "--promote", "feat"])).stdout)
-    await cli(dir, ["review", planId, "--approve"])
+    const { dir, before, planId } = await approvedPromote()
     // Killed after the first of the two views was replaced, inside the transaction.
     const killed = await runCli(["apply", planId], { cwd: dir, env: { ...human, PCLI_TEST_CRASH_AFTER: "promote-view-1" } })
     expect(killed.code).not.toBe(0)
