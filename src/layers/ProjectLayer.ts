@@ -48,8 +48,8 @@ export const StateReadLayer = (options: GlobalOptions) => stateLayer("read").pip
 /** `state info`: any role may look, a DBA's too; it reports the role rather than acting as it. */
 export const StateInfoLayer = (options: GlobalOptions) => storeLayer("read").pipe(Layer.provideMerge(ProjectLayer(options)))
 
-/** Brief's one write (its cursor), to the store of the project its read already resolved: no second project resolution. */
-export const CursorWriteLayer = Layer.unwrapEffect(Effect.map(ProjectContext, (p) => Digest.layer.pipe(Layer.provideMerge(StateStore.layer(p.state, "write")))))
-
-/** A write handle on the store of the project a command already resolved: `pcli test`'s freshness checks, opened only when there are some. */
+/** A write handle on the store of the project a command already resolved (brief's cursor, `pcli test`'s freshness checks), opened on use. */
 export const StoreWriteLayer = Layer.unwrapEffect(Effect.map(ProjectContext, (p) => StateStore.layer(p.state, "write")))
+
+/** Brief's one write (its cursor), to the store of the project its read already resolved: no second project resolution. */
+export const CursorWriteLayer = Digest.layer.pipe(Layer.provideMerge(StoreWriteLayer))
