@@ -133,7 +133,8 @@ const readFlag = (scan: Scan, args: ReadonlyArray<string>, i: number, isValueBou
   if (value === "") note(`${flag.name} needs a value`)
   else if (flag.choices !== undefined && !flag.choices.includes(value)) note(`${flag.name} must be one of ${flag.choices.join(", ")}, got '${echo(value)}'`, valueCode)
   else if (flag.value === "integer" && !/^-?[0-9]+$/.test(value)) note(`${flag.name} must be an integer, got '${echo(value)}'`, valueCode)
-  if (value.startsWith("-") || (flag.value === "integer" && !PLAIN_INTEGER.test(value))) scan.plain = false
+  // A value with outer whitespace goes to @effect/cli, which trims a repeated flag's (`--select " "` is "" there).
+  if (value.startsWith("-") || value.trim() !== value || (flag.value === "integer" && !PLAIN_INTEGER.test(value))) scan.plain = false
   values.push(value)
   return used
 }

@@ -120,7 +120,8 @@ describe("the light reading of a command line", () => {
         readBy.set(command, (readBy.get(command) ?? 0) + 1)
         expect(lightReading(commandLine.read)).toEqual(await parsedByEffectCli(commandLine.argv))
       }),
-      { numRuns: 1500 }
+      // A counterexample fast-check once found: @effect/cli trims a repeated flag's value, the light reader did not.
+      { numRuns: 1500, examples: [[["ls", "--select", " ", "--config", "json"]], [["ls", "--select", " a ", "--select", "b"]]] }
     )
     // The generator must reach the light path of every command often enough for the comparison to mean something.
     expect(Object.fromEntries(LIGHT.map((c) => [c, (readBy.get(c) ?? 0) > 5]))).toEqual(Object.fromEntries(LIGHT.map((c) => [c, true])))
