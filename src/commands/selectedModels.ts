@@ -3,7 +3,7 @@ import { selectModels } from "../services/Project/select"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import { compiledProject } from "./compile"
 
-/** `--select` on run or plan matched no model: doing nothing silently, or everything, would both mislead. */
+/** `--select` on run, plan or test matched no model: doing nothing silently, or everything, would both mislead. */
 export class SelectionEmpty extends Data.TaggedError("SelectionEmpty")<{ readonly select: ReadonlyArray<string> }> {
   readonly code = "selection-empty"
   override get message() {

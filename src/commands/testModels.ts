@@ -6,6 +6,7 @@ import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import { isBuilt, testBuiltModel } from "../services/Runner/testBuilt"
 import { compiledProject } from "./compile"
 import { freshnessFails } from "./freshness"
+import { SelectionEmpty } from "./selectedModels"
 
 /**
  * `pcli test [--select …]`: the selected models' data tests against what is built, in execution order,
@@ -17,6 +18,8 @@ export const testModels = (select: ReadonlyArray<string>) =>
     const { root } = yield* ProjectContext
     const project = yield* compiledProject
     const names = yield* selectModels(project, root, select)
+    // A CI step that tests nothing must not pass: refused as `run` and `plan` refuse it.
+    if (select.length > 0 && names.length === 0) return yield* new SelectionEmpty({ select })
     const selected = names.map((n) => project.models.get(n)!)
     const models = yield* Effect.forEach(
       selected.filter((m) => m.definition.sidecar.tests.length > 0),

@@ -275,6 +275,7 @@ describe("--select on run and plan, and bad input", () => {
       [["ls", "--select", "colour:red"], 1, "selector-invalid"],
       [["ls", "--select", "nope"], 1, "model-not-found"],
       [["test", "--select", "tag:"], 1, "selector-invalid"],
+      [["test", "--select", "tag:nope"], 1, "selection-empty"],
       [["lineage", "stg_orders", "--upstream", "--downstream"], 2, "usage"],
       [["ls", "--bogus"], 2, "usage"]
     ]
