@@ -31,17 +31,23 @@ const project = (rows: number) => {
   return dir
 }
 
+/** GNU time, when installed: the child's CPU (user + sys) beside its wall time (wall figures are noise on a loaded machine). */
+const TIME = NodeFs.existsSync("/usr/bin/time") ? "/usr/bin/time" : undefined
+
 const pcli = (dir: string, args: ReadonlyArray<string>) => {
   const start = process.hrtime.bigint()
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: dir, env: human, encoding: "utf8" })
+  const command = TIME === undefined ? [process.execPath, [BIN, ...args]] as const : [TIME, ["-f", "pcli-cpu %U %S", process.execPath, BIN, ...args]] as const
+  const r = spawnSync(command[0], command[1], { cwd: dir, env: human, encoding: "utf8" })
   const ms = Number(process.hrtime.bigint() - start) / 1e6
   if (r.status !== 0) throw new Error(`pcli ${args.join(" ")} exited ${r.status}: ${r.stderr}`)
-  return { ms, stdout: r.stdout }
+  const cpu = /pcli-cpu ([\d.]+) ([\d.]+)/.exec(r.stderr)
+  return { ms, cpu: cpu === null ? NaN : 1000 * (Number(cpu[1]) + Number(cpu[2])), stdout: r.stdout }
 }
 
 const measure = (rows: number) => {
   const dir = project(rows)
-  const full = pcli(dir, ["run", "--full-refresh"]).ms
+  const fullRun = pcli(dir, ["run", "--full-refresh"])
+  const full = fullRun.ms
   pcli(dir, ["branch", "create", "feat"])
   for (let m = 0; m < CHANGED; m++) write(NodePath.join(dir), `mid_${m}`, `SELECT k, count(*) AS n, ${m} + 1000 AS tag FROM raw.root_${m % ROOTS} GROUP BY k`, "mid")
   const branchRun = pcli(dir, ["run", "--branch", "feat", "--output", "json"])
@@ -50,14 +56,21 @@ const measure = (rows: number) => {
   if (built !== 2 * CHANGED) throw new Error(`run --branch built ${built} models, expected ${2 * CHANGED}`)
   const promotes: Array<number> = []
   const rollbacks: Array<number> = []
+  const promoteCpu: Array<number> = []
+  const rollbackCpu: Array<number> = []
   for (let i = 0; i < PAIRS; i++) {
     const planId = /"plan_id": "([0-9a-f]{64})"/.exec(pcli(dir, ["plan", "--promote", "feat", "--output", "json"]).stdout)![1]!
     pcli(dir, ["review", planId, "--approve"])
-    promotes.push(pcli(dir, ["apply", planId]).ms)
-    rollbacks.push(pcli(dir, ["rollback"]).ms)
+    const promoted = pcli(dir, ["apply", planId])
+    const rolledBack = pcli(dir, ["rollback"])
+    promotes.push(promoted.ms)
+    rollbacks.push(rolledBack.ms)
+    promoteCpu.push(promoted.cpu)
+    rollbackCpu.push(rolledBack.cpu)
   }
   NodeFs.rmSync(dir, { recursive: true, force: true })
-  return { rows, full, branch: branchRun.ms, built, promote: median(promotes), promotes, rollback: median(rollbacks), rollbacks }
+  const cpu = { full: fullRun.cpu, promote: median(promoteCpu), rollback: median(rollbackCpu) }
+  return { rows, full, branch: branchRun.ms, built, promote: median(promotes), promotes, rollback: median(rollbacks), rollbacks, cpu }
 }
 
 const loadAtStart = NodeOs.loadavg()
@@ -75,6 +88,11 @@ printTable(
     `${r.rollback.toFixed(0)} (${spread(r.rollbacks)})`,
     ratio(r.rollback, r.full)
   ])
+)
+console.log("\nCPU (user + sys of the pcli process, DuckDB's threads included; medians), less bent by the load than wall time:\n")
+printTable(
+  ["rows per root", "full run cpu ms", "promote cpu ms", "promote / full run", "rollback cpu ms", "rollback / full run"],
+  results.map((r) => [r.rows, r.cpu.full.toFixed(0), r.cpu.promote.toFixed(0), ratio(r.cpu.promote, r.cpu.full), r.cpu.rollback.toFixed(0), ratio(r.cpu.rollback, r.cpu.full)])
 )
 console.log(`\npromote at 1M rows / promote at 10k rows (medians): ${(results[1]!.promote / results[0]!.promote).toFixed(2)}`)
 console.log(`rollback at 1M rows / rollback at 10k rows (medians): ${(results[1]!.rollback / results[0]!.rollback).toFixed(2)}`)

@@ -26,6 +26,7 @@ import {
   EXECUTABLE,
   agentPromoteRequirement,
   type Evaluated,
+  type ModelFactsSource,
   evaluateItems,
   gateItems,
   markerRequirement
@@ -115,7 +116,8 @@ export type ApplyRequirements =
 interface Admitted {
   readonly plan: Plan
   readonly principal: PrincipalClass
-  readonly project: CompiledProject
+  /** Undefined for a view swap judged on the facts its plan carries (it builds nothing). */
+  readonly project: CompiledProject | undefined
   readonly current: Revision
   readonly evaluated: ReadonlyArray<Evaluated> | undefined
   readonly marker: ReviewMarker | undefined
@@ -140,18 +142,20 @@ const admit = (input: ApplyInput, actor: ActingPrincipal, executable: ReadonlySe
     const planId = plan.plan_id
     const principal = enforcedPrincipal(plan.kind, actor.class)
     // A promote is judged on what was approved: an edit since, or a branch that moved, refuses it first.
+    let facts: ModelFactsSource | undefined
     if (isGatedPlan(plan) && isViewSwap(plan)) {
       // Its warehouse already exists (a branch ran there): it opens while the gate works (the swap awaits that same
       // open). A refusal interrupts it and leaves the file as it was: nothing is written to it.
       yield* Effect.flatMap(Warehouse, (wh) => (wh.open === undefined ? Effect.void : Effect.zipLeft(Effect.fork(Effect.ignore(wh.open)), Effect.yieldNow())))
-      yield* checkViewSwap(plan).pipe(Effect.tapError(refused(principal, planId)))
+      facts = yield* checkViewSwap(plan).pipe(Effect.tapError(refused(principal, planId)))
     }
-    const { project, current, body, built } = yield* rederivePlan(plan, store.planPath(planId)).pipe(Effect.tapError(refused(principal, planId)))
+    const rederived = yield* rederivePlan(plan, store.planPath(planId), facts).pipe(Effect.tapError(refused(principal, planId)))
+    const { project, current, body, built } = rederived
 
     // (2) The policy gate, for the enforced principal; freezes and budgets only tighten. The head seen
     // first: on a shared store the claim re-reads the freezes after it, holding the chain (decision 36).
     const gateHead = (yield* ledgerHead).seq
-    const evaluated = yield* evaluateItems(principal, gateItems(body, project, built))
+    const evaluated = yield* evaluateItems(principal, gateItems(body, rederived.facts, built))
     const denied = evaluated === undefined ? undefined : denial(planId, evaluated)
 
     // (3) The marker gate: a deny is refused whatever marker exists.
@@ -224,7 +228,7 @@ const verify = (admitted: Admitted, record: RunRecord, actor: ActingPrincipal) =
       Effect.gen(function* () {
         const checks = engine.rule(ruleId)!.verify_after
         const results = yield* Effect.forEach(models.flatMap((model) => checks.map((check) => ({ model, check }))), ({ model, check }) => {
-          const compiled = admitted.project.models.get(model)
+          const compiled = admitted.project?.models.get(model)
           if (compiled === undefined || built.get(model) !== "success") {
             return Effect.succeed({ check, model, status: "failed" as const, detail: `model ${model} did not build in this apply` })
           }
@@ -307,10 +311,14 @@ const buildAndVerify = (admitted: Admitted, executeGc: boolean, projectRoot: str
         return out
       }
       if (plan.kind !== "backfill") return yield* new PlanKindNotExecutable({ planId: plan.plan_id, kind: plan.kind })
+    }
+    // Only a view swap goes without a compile (rederivePlan), and it has returned above.
+    const project = admitted.project ?? (yield* Effect.dieMessage("a plan that builds is always compiled"))
+    if (isGatedPlan(plan)) {
       // (4) A backfill runs its closure in plan order through the standard run path; it changes
       // no model definition, so the applied state is left as it was.
       const window = backfillWindow(plan.payload)
-      record = yield* runner.run(admitted.project, {
+      record = yield* runner.run(project, {
         projectRoot,
         models: plan.payload.models,
         trigger: `backfill:${plan.plan_id}`,
@@ -319,7 +327,7 @@ const buildAndVerify = (admitted: Admitted, executeGc: boolean, projectRoot: str
       })
     } else {
       // (4) Execution through the standard run path.
-      record = yield* runner.run(admitted.project, { projectRoot, models: plan.payload.models, trigger: `apply:${plan.plan_id}`, planId: plan.plan_id })
+      record = yield* runner.run(project, { projectRoot, models: plan.payload.models, trigger: `apply:${plan.plan_id}`, planId: plan.plan_id })
       const applied = yield* AppliedState
       const built = record.models.filter((m) => m.status === "success").flatMap((m) => {
         const files = admitted.current.get(m.model_name)
@@ -330,7 +338,7 @@ const buildAndVerify = (admitted: Admitted, executeGc: boolean, projectRoot: str
 
     // (5) Post-apply verification feeds the autonomy budget of the rules that allowed it.
     const verifications = yield* verify(admitted, record, actor)
-    const freshness = yield* freshnessAfterRun(admitted.project, record)
+    const freshness = yield* freshnessAfterRun(project, record)
     return {
       command: "apply" as const,
       plan_id: plan.plan_id,

@@ -7,7 +7,7 @@ import { relationName, schemaStatement } from "../services/Runner/virtual"
 import { Warehouse, type WarehouseService } from "../services/Warehouse/Warehouse"
 import { findBranch } from "./branch"
 import { BranchMoved, StateHashMismatch } from "./environmentErrors"
-import { projectStateHash } from "./promotePlan"
+import { projectState, viewSwapFacts } from "./promoteFacts"
 
 const storeFailed = (e: { readonly message: string }) => new RunStoreFailed({ detail: e.message })
 
@@ -19,16 +19,18 @@ export const isViewSwap = (plan: { readonly kind: string }) => plan.kind === "pr
 /**
  * Before the gate judges a promote: the project is what was approved (`state-hash-mismatch`), the
  * branch still holds what was planned (`branch-moved`, `unknown-branch`); a rollback finds
- * production where it was planned from.
+ * production where it was planned from. Then the policy facts the gate may read instead of a
+ * compile (promoteFacts.ts), or undefined.
  */
 export const checkViewSwap = (plan: GatedPlan) =>
   Effect.gen(function* () {
     const store = yield* RunStore
     const views = viewsOf(plan)
+    let state: { readonly hash: string; readonly substitutes: boolean } | undefined
     if (plan.kind === "promote") {
-      const now = yield* projectStateHash
+      state = yield* projectState
       const planned = String(plan.payload["state_hash"] ?? "")
-      if (now !== planned) return yield* new StateHashMismatch({ planned, now })
+      if (state.hash !== planned) return yield* new StateHashMismatch({ planned, now: state.hash })
       const name = String(plan.payload["branch"] ?? "")
       const branch = yield* findBranch(name)
       if (branch.last_run_id !== plan.payload["branch_run_id"]) return yield* new BranchMoved({ name, model: "(it ran again)" })
@@ -40,6 +42,7 @@ export const checkViewSwap = (plan: GatedPlan) =>
       const moved = views.find((v) => (prod.get(v.model_name)?.physical ?? null) !== (v.from?.physical ?? null))
       if (moved !== undefined) return yield* new BranchMoved({ name: PRODUCTION, model: moved.model_name })
     }
+    return yield* viewSwapFacts(plan, state)
   })
 
 const swapStatements = (views: ReadonlyArray<SwappedView>, kind: WarehouseService["kind"]) =>

@@ -1,8 +1,6 @@
 import type { FileSystem, Path } from "@effect/platform"
-import { Effect, Option } from "effect"
-import * as NodeFs from "node:fs"
+import { Effect } from "effect"
 import type { PromotePlanOutput } from "../schemas/environment"
-import { hashCanonical } from "../services/Artifacts/artifacts"
 import { Ledger } from "../services/Ledger/Ledger"
 import { issuedAfterApplied } from "../services/Plans/claims"
 import { fingerprintsOf } from "../services/Plans/derive"
@@ -12,24 +10,14 @@ import { PlanStore } from "../services/Plans/PlanStore"
 import { readWorkingTree } from "../services/Plans/revisions"
 import { Principal } from "../services/Principal/Principal"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
-import { type EnvironmentModel, PRODUCTION, type SwappedView, type ViewTarget } from "../services/Runner/environmentRows"
+import { type EnvironmentModel, PRODUCTION, type PromotionRow, type SwappedView, type ViewTarget } from "../services/Runner/environmentRows"
 import { RunStore, RunStoreFailed } from "../services/Runner/RunStore"
 import { compiledProject } from "./compile"
 import { findBranch } from "./branch"
 import { BranchNeverRun, NothingToRollBack } from "./environmentErrors"
+import { factsRecord, projectState } from "./promoteFacts"
 
 const storeFailed = (e: { readonly message: string }) => new RunStoreFailed({ detail: e.message })
-
-/**
- * The branch state hash (decision 37): BLAKE3 over the config file's bytes and every model
- * file's text, so any edit after approval changes it.
- */
-export const projectStateHash = Effect.gen(function* () {
-  const context = yield* ProjectContext
-  const files = yield* readWorkingTree(context.modelsDir)
-  const config = Option.match(context.config, { onNone: () => null, onSome: (c) => NodeFs.readFileSync(c.file, "utf8") })
-  return hashCanonical({ config, models: Object.fromEntries([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) })
-})
 
 /** Records a refusal row for a promote or rollback the gate never reached (policy is about to be consulted). */
 const refusedBefore = (planId: string) => (error: { readonly code: string; readonly message: string }) =>
@@ -75,24 +63,55 @@ export const planPromote = (name: string) =>
       return to === undefined || to.physical === from?.physical ? [] : [viewOf(model, project.models.get(model)!.target, from, to)]
     })
     if (views.length === 0) return yield* new NothingToPlan({ base: "production: the branch's views already match it" })
-    const stateHash = yield* projectStateHash
+    const state = yield* projectState
+    const stateHash = state.hash
     const models = views.map((v) => v.model_name).sort()
-    const planId = yield* writePlan("promote", { branch: name, base: branch.base, branch_run_id: branch.last_run_id, state_hash: stateHash, views, models })
+    // The policy facts the apply's gate reads (promoteFacts.ts); none where a model file substitutes `${…}`.
+    const facts = state.substitutes ? {} : { facts: factsRecord(project, models) }
+    const planId = yield* writePlan("promote", { branch: name, base: branch.base, branch_run_id: branch.last_run_id, state_hash: stateHash, views, models, ...facts })
     const out: PromotePlanOutput = { command: "plan_promote", plan_id: planId, kind: "promote", branch: name, state_hash: stateHash, views }
     return out
   })
 
 /**
+ * The applied promotes that no rollback has undone since, oldest first (decision 37): a rollback
+ * undoes its promote and every later one; with --to it keeps that promote and undoes the later ones.
+ */
+const standingPromotes = (promotions: ReadonlyArray<PromotionRow>) =>
+  Effect.gen(function* () {
+    const plans = yield* PlanStore
+    let standing: ReadonlyArray<PromotionRow> = []
+    for (const row of promotions) {
+      if (row.kind === "promote") {
+        standing = [...standing, row]
+        continue
+      }
+      const rollback = (yield* plans.read(row.plan_id)).payload as Readonly<Record<string, unknown>>
+      const undone = standing.findIndex((p) => p.plan_id === rollback["undoes"])
+      if (undone >= 0) standing = standing.slice(0, rollback["restores"] === "after" ? undone + 1 : undone)
+    }
+    return standing
+  })
+
+/**
  * `pcli rollback [--to <promote-plan>]`: a `rollback` plan that puts production's views back where
- * the last promote found them (or, with --to, where that promote left them).
+ * the last promote not yet rolled back found them (or, with --to, where that promote left them).
+ * Run again, it goes one promote further back; with none left it is refused (`no-previous-promote`).
  */
 export const planRollback = (to: string | undefined) =>
   Effect.gen(function* () {
     const store = yield* RunStore
     const promotions = yield* store.environments.promotions.pipe(Effect.mapError(storeFailed))
-    const chosen = to === undefined ? promotions[promotions.length - 1] : promotions.find((p) => p.plan_id === to && p.kind === "promote")
+    const standing = to === undefined ? yield* standingPromotes(promotions) : []
+    const chosen = to === undefined ? standing[standing.length - 1] : promotions.find((p) => p.plan_id === to && p.kind === "promote")
     if (chosen === undefined) {
-      const error = new NothingToRollBack({ detail: to === undefined ? "no promote has been applied: nothing to roll back" : `plan ${to} is not an applied promote` })
+      const detail =
+        to !== undefined
+          ? `plan ${to} is not an applied promote`
+          : promotions.length === 0
+            ? "no promote has been applied: nothing to roll back"
+            : "every applied promote has been rolled back: nothing to roll back"
+      const error = new NothingToRollBack({ detail })
       yield* refusedBefore(to ?? "rollback")(error)
       return yield* error
     }

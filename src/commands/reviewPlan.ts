@@ -21,9 +21,12 @@ import {
   type GitFailed,
   type InvalidMarker,
   type MarkerUnrecorded,
+  type PlanIntegrity,
   type PlanStoreIo,
   type ReviewMarkerWriteFailed
 } from "../services/Plans/errors"
+import type { StateHashMismatch } from "./environmentErrors"
+import { checkCarriedFacts } from "./promoteFacts"
 import { gitIdentity, readTreeAt, resolveCommit } from "../services/Plans/git"
 import { refusalRow } from "../services/Plans/ledgerRows"
 import { principalLabel, recordApproval, reviewState } from "../services/Plans/approvals"
@@ -31,7 +34,7 @@ import { PlanStore, type PlanReadError } from "../services/Plans/PlanStore"
 import { rankQueue } from "../services/Plans/queue"
 import { readWorkingTree, staleModels } from "../services/Plans/revisions"
 import { Principal } from "../services/Principal/Principal"
-import { type CompiledProject, PipelineCompiler } from "../services/Project/compile"
+import { type CompileError, type CompiledProject, PipelineCompiler } from "../services/Project/compile"
 import type { ModelFileMismatch, ModelOutsideProject, ModelsUnreadable } from "../services/Project/errors"
 import type { StatementFailed } from "../services/Warehouse/Warehouse"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
@@ -114,7 +117,11 @@ export type ApproveError = PlanReadError | ApprovalNeedsHuman | ApprovalTaken | 
  */
 export const approvePlan = (
   input: ApproveInput
-): Effect.Effect<ReviewOutput, ApproveError, PlanStore | Ledger | Principal | ProjectContext | FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor> =>
+): Effect.Effect<
+  ReviewOutput,
+  ApproveError | StateHashMismatch | PlanIntegrity | CompileError,
+  PlanStore | Ledger | Principal | ProjectContext | PipelineCompiler | Environment | FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor
+> =>
   Effect.gen(function* () {
     const { modelsDir } = yield* ProjectContext
     const actor = yield* Principal
@@ -123,6 +130,8 @@ export const approvePlan = (
     const plan = yield* Effect.gen(function* () {
       const read = yield* store.read(input.planId)
       if (actor.class !== "human") return yield* new ApprovalNeedsHuman({ planId: input.planId })
+      // A promote's carried policy facts are what its apply's gate reads: approved only when a compile agrees.
+      if (isGatedPlan(read)) yield* checkCarriedFacts(read, store.planPath(read.plan_id))
       return read
     }).pipe(
       Effect.tapError((error) =>

@@ -4,7 +4,6 @@ import { isGatedPlan, type Plan, type PlanBody, type PlanKind, type ReviewMarker
 import { asBuilt, attributesOf, builtAttributesOf, type CompiledModelFacts, type ModelAttributes } from "../PolicyEngine/attributes"
 import { decidedBy, effectRank } from "../PolicyEngine/evaluate"
 import { type ModelVerdict, PolicyEngine } from "../PolicyEngine/PolicyEngine"
-import type { CompiledProject } from "../Project/compile"
 import type { Ledger, LedgerUnavailable } from "../Ledger/Ledger"
 import { recordedApproval } from "./approvals"
 import { type InvalidMarker, MarkerMissing, type MarkerUnrecorded, PolicyDenied } from "./errors"
@@ -45,6 +44,11 @@ export interface GateItem {
   readonly changed?: ReadonlyArray<string> | undefined
 }
 
+/** What the gate reads of a project: each model's facts (a compiled project, or the facts a view-swap plan carries). */
+export interface ModelFactsSource {
+  readonly models: ReadonlyMap<string, CompiledModelFacts>
+}
+
 /** A model the project no longer has: what the plan recorded about it, blast radius unknown. */
 export const absentAttributes = (name: string, recorded?: { readonly tags: Readonly<Record<string, string>>; readonly classifications: ReadonlyArray<string>; readonly contracted: boolean }): ModelAttributes => ({
   name,
@@ -77,7 +81,7 @@ export const judgedAsBuilt = (item: GateItem, model: CompiledModelFacts | undefi
  * backfill plans evaluate their kind's capability for every model they name. With `built`,
  * each model is judged as last built too.
  */
-export const gateItems = (plan: PlanBody, project: CompiledProject, built?: BuiltContext): ReadonlyArray<GateItem> => {
+export const gateItems = (plan: PlanBody, project: ModelFactsSource, built?: BuiltContext): ReadonlyArray<GateItem> => {
   const attrs = (name: string) => {
     const m = project.models.get(name)
     return m === undefined ? absentAttributes(name) : attributesOf(m)

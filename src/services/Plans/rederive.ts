@@ -15,6 +15,7 @@ import { readWorkingTree, type Revision, staleModels } from "./revisions"
 import type { PolicyEngine } from "../PolicyEngine/PolicyEngine"
 import type { RunStore, RunStoreFailed } from "../Runner/RunStore"
 import { type BuiltContext, builtContext } from "./scopeChange"
+import type { ModelFactsSource } from "./gate"
 
 /**
  * Issue 32 item 3: apply never trusts what a plan file says about itself. The change classes,
@@ -25,7 +26,10 @@ import { type BuiltContext, builtContext } from "./scopeChange"
 export type RederiveError = PlanStale | PlanIntegrity | CompileError | ModelsUnreadable | ModelFileMismatch | StatementFailed | AppliedStateIo | GitFailed | RunStoreFailed
 
 export interface Rederived {
-  readonly project: CompiledProject
+  /** Undefined for a view swap whose gate reads the facts its plan carries (no compile). */
+  readonly project: CompiledProject | undefined
+  /** What the gate reads of each model: the compiled project, or those facts. */
+  readonly facts: ModelFactsSource
   readonly current: Revision
   /** The plan as derived now: what the gate evaluates (never the recorded claims). */
   readonly body: PlanBody
@@ -70,12 +74,13 @@ const modelNamesOf = (entries: unknown): ReadonlyArray<string> | undefined =>
     : undefined
 
 /** gc and restore name the models of their entries; backfill derives its closure from its seeds. */
-const gated = (plan: GatedPlan, project: CompiledProject, current: Revision, integrity: (detail: string) => PlanIntegrity) =>
+const gated = (plan: GatedPlan, project: CompiledProject | undefined, current: Revision, integrity: (detail: string) => PlanIntegrity) =>
   Effect.gen(function* () {
     const p = plan.payload
     let models: ReadonlyArray<string>
     let extra: ReadonlyArray<string> = []
     if (plan.kind === "backfill") {
+      if (project === undefined) return yield* integrity("a backfill is derived from the compiled project")
       const seeds = stringList(p["seed_models"])
       if (seeds === undefined || typeof p["no_downstream"] !== "boolean") return yield* integrity("payload: a backfill plan records seed_models and no_downstream")
       const scope = deriveBackfillScope(project, seeds, p["no_downstream"])
@@ -108,10 +113,14 @@ const viewSwapModels = (plan: Plan, fingerprints: Readonly<Record<string, string
     ? new Set([...Object.keys(fingerprints), ...(modelNamesOf(plan.payload["views"]) ?? [])])
     : undefined
 
-/** Compiles the working tree, checks the plan's fingerprints, then derives the plan again and compares. */
+/**
+ * Compiles the working tree, checks the plan's fingerprints, then derives the plan again and compares.
+ * A view swap given `facts` (checkViewSwap found them valid) is derived without a compile.
+ */
 export const rederivePlan = (
   plan: Plan,
-  planPath: string
+  planPath: string,
+  facts?: ModelFactsSource
 ): Effect.Effect<
   Rederived,
   RederiveError,
@@ -129,8 +138,9 @@ export const rederivePlan = (
     const planId = plan.plan_id
     const { modelsDir } = yield* ProjectContext
     const env = yield* Environment
-    // Compiled before any check, so what runs is what was checked.
-    const project = yield* Effect.flatMap(PipelineCompiler, (c) => c.compile({ modelsDir, env }))
+    // Compiled before any check, so what runs is what was checked. A view swap runs nothing: its facts suffice.
+    const swapFacts = facts !== undefined && viewSwapModels(plan, {}) !== undefined ? facts : undefined
+    const project = swapFacts !== undefined ? undefined : yield* Effect.flatMap(PipelineCompiler, (c) => c.compile({ modelsDir, env }))
     const fingerprints = plan.payload.fingerprints
     if (fingerprints === undefined) return yield* new PlanIntegrity({ planId, path: planPath, detail: "payload: fingerprints are missing" })
     const current = yield* readWorkingTree(modelsDir, viewSwapModels(plan, fingerprints))
@@ -138,10 +148,12 @@ export const rederivePlan = (
     if (changed.length > 0) return yield* new PlanStale({ planId, models: changed })
     const integrity = (detail: string) => new PlanIntegrity({ planId, path: planPath, detail })
     const built = yield* builtContext
-    const derived = isGatedPlan(plan) ? yield* gated(plan, project, current, integrity) : yield* runLike(plan, project, current, modelsDir, env, built)
+    const derived = isGatedPlan(plan)
+      ? yield* gated(plan, project, current, integrity)
+      : yield* runLike(plan, project ?? (yield* Effect.dieMessage("a run plan is always compiled")), current, modelsDir, env, built)
     const models = [...new Set(derived.models)].sort()
     if (models.length > 0) {
       return yield* new PlanStale({ planId, models, detail: "what it records (change class, model set or downstream closure) differs from what the working tree derives for" })
     }
-    return { project, current, body: derived.body, built }
+    return { project, facts: swapFacts ?? project!, current, body: derived.body, built }
   })

@@ -38,6 +38,19 @@ export const attributesOf = (m: CompiledModelFacts): ModelAttributes => ({
 })
 
 /**
+ * Only the facts of a compiled model, as plain data: what a view-swap plan carries so its apply
+ * need not compile (decisions.md 37). `undefined` fields are left out, as JSON leaves them.
+ */
+export const factsOf = (m: CompiledModelFacts): CompiledModelFacts => ({
+  name: m.name,
+  definition: { sidecar: { tags: m.definition.sidecar.tags, classification: m.definition.sidecar.classification } },
+  contracted: m.contracted,
+  layer: m.layer,
+  downstreams: m.downstreams,
+  reachableDownstreams: m.reachableDownstreams
+})
+
+/**
  * What policy scopes read of a model as one build made it (recorded with the build): its tags,
  * each column's classification, and whether a contract was in force.
  */
