@@ -10,9 +10,9 @@ const spawn = workerData as SpawnData
 /** Every file's content key (a native hash: no work for this isolate's compiler). */
 const keyOf = (_kind: FileKind, text: string) => contentHash(text)
 /**
- * Sidecars and contracts decoded; SQL read and keyed only, its tables left to the reader. Reading
- * SQL here too made both isolates warm up and optimise the SQL reader: measured at 10,000
- * realistic models, ~7 % of a cold compile's CPU, where this thread read a few hundred statements.
+ * Sidecars and contracts decoded; SQL read and keyed only, its tables left to the reader. Parsing
+ * SQL here too made both isolates warm up and optimise the SQL reader for the few statements this
+ * thread reached (docs/performance.md, "the worker's share").
  */
 const workOf = (kind: FileKind, text: string): unknown => (kind === FileKind.sql ? LEFT_TO_READER : fileWork(kind, text))
 const data = awaitWork(spawn, handPatienceMs, () => receiveMessageOnPort(spawn.port)?.message)
