@@ -1,6 +1,7 @@
 import * as Toml from "smol-toml"
 import type { ModelSidecar, SourceRef, StrategyBlock, TargetBlock } from "../../../schemas/model"
 import { fastDecodeContract, fastDecodeSidecar } from "../sidecarFast"
+import { fastToml } from "../tomlFast"
 import { fastTableReferences, parseableSql, type TableRef } from "../sql"
 
 // What a compile derives from one model file's text on its fast paths: pure functions of the text,
@@ -12,13 +13,14 @@ export type FileKind = (typeof FileKind)[keyof typeof FileKind]
 
 /**
  * Decodes a sidecar/contract text on the fast path only; undefined sends it through `decodeModel`.
+ * The text is read by the subset reader (`tomlFast.ts`) where it can, else by smol-toml.
  * No nesting check (the plain decoder's `tooDeep`): the fast decoders accept only shapes a few
  * levels deep and decline anything deeper (a property test holds them to it).
  */
 export const quickDecode = <A>(fast: (data: unknown) => A | undefined, text: string): A | undefined => {
   let data: unknown
   try {
-    data = Toml.parse(text)
+    data = fastToml(text) ?? Toml.parse(text)
   } catch {
     return undefined
   }

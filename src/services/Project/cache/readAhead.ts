@@ -133,7 +133,8 @@ export interface ReadAheadOptions {
 /**
  * The worker's order: sidecars and contracts first, in order, then SQL files from the last. This
  * thread reads the SQL itself from the first (pass 1 needs it first) while the worker decodes the
- * sidecars it will need next; a worker done early meets it in the SQL from the other end.
+ * sidecars it will need next; a worker done early meets it in the SQL from the other end, reading
+ * and keying it (the SQL's tables are read here: readAheadWorker.ts).
  */
 export const visitOrder = (kinds: Uint8Array): Int32Array => {
   const order = new Int32Array(kinds.length)
@@ -195,8 +196,8 @@ export const spawnReadAhead = (workerFile: string | undefined = defaultWorkerFil
 }
 
 /**
- * Starts a worker thread (or adopts `options.spawned`) that reads `paths` in `visitOrder`, doing
- * each file's `fileWork` (sidecar and contract decoding, SQL tables), while this thread takes them
+ * Starts a worker thread (or adopts `options.spawned`) that reads `paths` in `visitOrder`, keying
+ * each and decoding sidecars and contracts (`fileWork`; SQL's is left here), while this thread takes them
  * in list order: on a cold compile of 10,000 models the work splits about evenly between the two
  * cores. Each file is claimed once, by the worker or by this thread, so a file the worker has not
  * reached is read here at once instead of waited for. Undefined where no worker can start.

@@ -30,6 +30,11 @@ export const META = 9
 export const NOT_WORKED = 0
 export const WORK_CLONED = 1
 export const WORK_AS_JSON = 2
+/**
+ * What a worker's `work` gives for a file whose work it leaves to the reader: the file goes out
+ * read and keyed, not worked (the reader works it itself, as it would a file it read).
+ */
+export const LEFT_TO_READER: unique symbol = Symbol("left to the reader")
 
 export interface LoopData {
   readonly paths: ReadonlyArray<string>
@@ -192,7 +197,8 @@ export const readAheadLoop = (
         key = keyOf(kind, text)
         try {
           result = work(kind, text)
-          if ((result !== undefined && workIsJson(kind)) || jsonFaithful(result)) {
+          if (result === LEFT_TO_READER) result = undefined
+          else if ((result !== undefined && workIsJson(kind)) || jsonFaithful(result)) {
             summary = summarize(kind, result)
             result = JSON.stringify(result)
             worked = WORK_AS_JSON

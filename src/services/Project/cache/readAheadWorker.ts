@@ -2,21 +2,23 @@
 import { receiveMessageOnPort, workerData } from "node:worker_threads"
 import { contentHash } from "./contentKey"
 import { FileKind, fileWork, workIsJson, workSummary } from "./fileWork"
-import { abandonSave, awaitWork, readAheadLoop, serveSave, type SpawnData } from "./readAheadLoop"
+import { abandonSave, awaitWork, LEFT_TO_READER, readAheadLoop, serveSave, type SpawnData } from "./readAheadLoop"
 import { handPatienceMs, type SaveMessage, savePatienceMs } from "./readAheadSave"
 import { writeShardFiles } from "./shardFile"
 
 const spawn = workerData as SpawnData
+/** Every file's content key (a native hash: no work for this isolate's compiler). */
+const keyOf = (_kind: FileKind, text: string) => contentHash(text)
 /**
- * Content keys of SQL files only. The worker's TOML decoding is the longer half of a cold compile
- * (the reader waits on it, measured), so the reader hashes the sidecars and contracts it takes;
- * SQL reaches the worker only when it is ahead.
+ * Sidecars and contracts decoded; SQL read and keyed only, its tables left to the reader. Parsing
+ * SQL here too made both isolates warm up and optimise the SQL reader for the few statements this
+ * thread reached (docs/performance.md, "the worker's share").
  */
-const keyOf = (kind: FileKind, text: string) => (kind === FileKind.sql ? contentHash(text) : undefined)
+const workOf = (kind: FileKind, text: string): unknown => (kind === FileKind.sql ? LEFT_TO_READER : fileWork(kind, text))
 const data = awaitWork(spawn, handPatienceMs, () => receiveMessageOnPort(spawn.port)?.message)
 try {
   if (data !== undefined) {
-    readAheadLoop(data, keyOf, fileWork, workIsJson, workSummary)
+    readAheadLoop(data, keyOf, workOf, workIsJson, workSummary)
     serveSave(
       data,
       savePatienceMs,
