@@ -6,8 +6,7 @@ import {
   type Plan,
   type ReviewMarker,
   type ReviewOutput,
-  type ReviewQueueOutput,
-  type ReviewStatusOutput
+  type ReviewQueueOutput
 } from "../schemas/plans"
 import { Environment } from "../services/Environment/Environment"
 import { Ledger, type LedgerUnavailable } from "../services/Ledger/Ledger"
@@ -35,6 +34,9 @@ import { type CompiledProject, PipelineCompiler } from "../services/Project/comp
 import type { ModelFileMismatch, ModelOutsideProject, ModelsUnreadable } from "../services/Project/errors"
 import type { StatementFailed } from "../services/Warehouse/Warehouse"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
+import { breakingCount } from "./reviewStatus"
+
+export { reviewStatus } from "./reviewStatus"
 
 const baseLabel = (plan: Plan): string =>
   isGatedPlan(plan) ? "" : plan.payload.base.kind === "git" ? plan.payload.base.ref : "applied"
@@ -47,8 +49,6 @@ const staleOf = (plan: Plan, modelsDir: string) =>
     const current = yield* readWorkingTree(modelsDir, new Set(Object.keys(fingerprints)))
     return staleModels(fingerprints, current)
   })
-
-const breakingCount = (plan: Plan) => (isGatedPlan(plan) ? 0 : breakingFindings(plan.payload.changes).length)
 
 export interface ReviewInput {
   readonly planId: string
@@ -182,28 +182,6 @@ export const approvePlan = (
         ...(stale.length === 0 ? [] : [`plan is STALE (${stale.join(", ")} changed since planning): apply will refuse it`]),
         `next: pcli apply ${plan.plan_id}`
       ].join("; ")
-    }
-  })
-
-/**
- * `pcli review <id> --status`: read-only; an invalid marker is an error, never "not reviewed", and so
- * is a marker whose approval row the ledger does not hold (`marker-unrecorded`).
- */
-export const reviewStatus = (planId: string): Effect.Effect<ReviewStatusOutput, PlanReadError | InvalidMarker | MarkerUnrecorded | LedgerUnavailable, PlanStore | Ledger> =>
-  Effect.gen(function* () {
-    const store = yield* PlanStore
-    const plan = yield* store.read(planId)
-    const state = yield* reviewState(planId)
-    if (state._tag === "Invalid" || state._tag === "Unrecorded") return yield* state.error
-    return {
-      command: "review_status" as const,
-      plan_id: plan.plan_id,
-      kind: plan.kind,
-      reviewed: state._tag === "Approved",
-      marker_path: state.path,
-      ...(state._tag === "Approved" ? { reviewed_at: state.approval.marker.reviewed_at, approver: state.approval.approver } : {}),
-      breaking_change_count: breakingCount(plan),
-      product_binding: null
     }
   })
 
