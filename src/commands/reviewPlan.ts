@@ -30,7 +30,7 @@ import { PlanStore, type PlanReadError } from "../services/Plans/PlanStore"
 import { rankQueue } from "../services/Plans/queue"
 import { readWorkingTree, staleModels } from "../services/Plans/revisions"
 import { Principal } from "../services/Principal/Principal"
-import { type CompiledProject, PipelineCompiler } from "../services/Project/compile"
+import { type CompiledProject, compiledGraph, PipelineCompiler } from "../services/Project/compile"
 import type { ModelFileMismatch, ModelOutsideProject, ModelsUnreadable } from "../services/Project/errors"
 import type { StatementFailed } from "../services/Warehouse/Warehouse"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
@@ -190,12 +190,11 @@ export const reviewQueue: Effect.Effect<ReviewQueueOutput, PlanStoreIo | LedgerU
   Effect.gen(function* () {
     const { modelsDir } = yield* ProjectContext
     const store = yield* PlanStore
-    const compiler = yield* PipelineCompiler
     const listed = yield* store.list
     const plans = listed.flatMap((e) => (Either.isRight(e) ? [e.right] : []))
     const broken = listed.flatMap((e) => (Either.isLeft(e) ? [e.left] : []))
-    const compiled = yield* Effect.either(compiler.compile({ modelsDir: modelsDir, env: yield* Environment }))
-    const project: CompiledProject | undefined = Either.getOrUndefined(compiled)
+    const compiled = yield* Effect.either(compiledGraph({ modelsDir: modelsDir, env: yield* Environment }))
+    const project: CompiledProject<unknown> | undefined = Either.getOrUndefined(compiled)
     const entries = yield* Effect.forEach(plans, (plan) =>
       Effect.gen(function* () {
         const marker = yield* reviewState(plan.plan_id)
