@@ -1,4 +1,4 @@
-// Loaded only when plan, review or apply runs.
+// Loaded only when plan, apply or rollback runs (review: review.run.ts).
 import { Effect, Option } from "effect"
 import { applyAnyPlan } from "../commands/applyPlan"
 import { isGcApply } from "../commands/gcApply"
@@ -7,16 +7,14 @@ import { gcApplyText, restoreApplyText } from "../render/text/reclaim"
 import { GcApplyOutput, RestoreApplyOutput } from "../schemas/reclaim"
 import { UsageError } from "../commands/errors"
 import { planCreate } from "../commands/planCreate"
-import { planList } from "../commands/planList"
 import { selectedModels } from "../commands/selectedModels"
 import { planPromote, planRollback } from "../commands/promotePlan"
 import { PromoteApplyOutput, PromotePlanOutput } from "../schemas/environment"
 import { promoteApplyText, promotePlanText } from "../render/text/environment"
-import { approvePlan, reviewPlan, reviewQueue, reviewStatus } from "../commands/reviewPlan"
 import * as commandLayer from "../layers/commandLayers"
 import { ReportedFailure } from "../render/errors"
-import { applyText, planListText, planText, queueText, reviewStatusText, reviewText } from "../render/text/plans"
-import { ApplyOutput, PlanListOutput, PlanOutput, ReviewOutput, ReviewQueueOutput, ReviewStatusOutput } from "../schemas/plans"
+import { applyText, planText } from "../render/text/plans"
+import { ApplyOutput, PlanOutput } from "../schemas/plans"
 import { type CommonOptions, globalOptions } from "./options"
 import { emit } from "./output"
 
@@ -36,49 +34,6 @@ export const runPlan = (opts: PlanOptions) =>
     const out = yield* planCreate({ models: yield* selectedModels(opts.model, opts.select), base: Option.getOrUndefined(opts.base) })
     yield* emit(opts.output, PlanOutput, out, planText)
   }).pipe(Effect.provide(commandLayer.plan(globalOptions(opts))))
-
-export interface ReviewOptions extends CommonOptions {
-  readonly planId: Option.Option<string>
-  readonly queue: boolean
-  readonly list: boolean
-  readonly base: Option.Option<string>
-  readonly approve: boolean
-  readonly status: boolean
-}
-
-/** The four forms of `pcli review`; conflicting flags are usage errors (exit 2). */
-const reviewForm = (opts: ReviewOptions) => {
-  if (opts.list) {
-    const other = Option.isSome(opts.planId) ? "a plan id" : opts.queue ? "--queue" : opts.approve ? "--approve" : opts.status ? "--status" : Option.isSome(opts.base) ? "--base" : undefined
-    return other === undefined ? Effect.succeed({ form: "list" as const }) : Effect.fail(new UsageError({ detail: `--list conflicts with ${other}` }))
-  }
-  if (opts.status && (opts.approve || opts.queue)) return Effect.fail(new UsageError({ detail: `--status conflicts with ${opts.approve ? "--approve" : "--queue"}` }))
-  if (opts.queue && opts.approve) return Effect.fail(new UsageError({ detail: "--queue conflicts with --approve" }))
-  if (opts.queue) return Option.isSome(opts.planId) ? Effect.fail(new UsageError({ detail: "--queue takes no plan id" })) : Effect.succeed({ form: "queue" as const })
-  if (Option.isNone(opts.planId)) return Effect.fail(new UsageError({ detail: "give a plan id, or --queue" }))
-  const planId = opts.planId.value
-  return Effect.succeed(opts.status ? { form: "status" as const, planId } : opts.approve ? { form: "approve" as const, planId } : { form: "dry-run" as const, planId })
-}
-
-export const runReview = (opts: ReviewOptions) =>
-  Effect.gen(function* () {
-    const form = yield* reviewForm(opts)
-    const body = Effect.gen(function* () {
-      switch (form.form) {
-        case "queue":
-          return yield* emit(opts.output, ReviewQueueOutput, yield* reviewQueue, queueText)
-        case "list":
-          return yield* emit(opts.output, PlanListOutput, yield* planList, planListText)
-        case "status":
-          return yield* emit(opts.output, ReviewStatusOutput, yield* reviewStatus(form.planId), reviewStatusText)
-        case "approve":
-          return yield* emit(opts.output, ReviewOutput, yield* approvePlan({ planId: form.planId }), reviewText)
-        case "dry-run":
-          return yield* emit(opts.output, ReviewOutput, yield* reviewPlan({ planId: form.planId, base: Option.getOrUndefined(opts.base) }), reviewText)
-      }
-    })
-    yield* body.pipe(Effect.provide((form.form === "approve" ? commandLayer.reviewApprove : commandLayer.review)(globalOptions(opts))))
-  })
 
 export interface ApplyOptions extends CommonOptions {
   readonly planId: string

@@ -5,6 +5,7 @@ import { described } from "./help"
 import { selectOption } from "./inspect"
 
 const impl = Effect.promise(() => import("./govern.run"))
+const reviewImpl = Effect.promise(() => import("./review.run"))
 
 const planCommand = Command.make(
   "plan",
@@ -33,7 +34,7 @@ const reviewCommand = Command.make(
     approve: Options.boolean("approve").pipe(Options.withDescription("Record the sign-off marker for this plan")),
     status: Options.boolean("status").pipe(Options.withDescription("Read-only: is there a well-formed marker, who approved and when"))
   },
-  (opts) => Effect.flatMap(impl, (m) => m.runReview(opts))
+  (opts) => Effect.flatMap(reviewImpl, (m) => m.runReview(opts))
 ).pipe(
   Command.withDescription(
     described("Review a plan: dry run, --approve, --status, --queue or --list", "pcli review --queue")

@@ -7,7 +7,7 @@ import { DigestStore } from "../services/Digest/DigestStore"
 import { Environment } from "../services/Environment/Environment"
 import { Ledger, type LedgerFilter } from "../services/Ledger/Ledger"
 import { PlanStore } from "../services/Plans/PlanStore"
-import { downstreamClosure, PipelineCompiler } from "../services/Project/compile"
+import { compiledGraph, downstreamClosure } from "../services/Project/compile"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 
 export interface CustodyInput {
@@ -139,7 +139,7 @@ export const auditCustody = (input: CustodyInput) =>
             ? yield* digest.modelsOfRun(found.run.run_id)
             : []
     const { modelsDir } = yield* ProjectContext
-    const compiled = yield* Effect.either(Effect.flatMap(PipelineCompiler, (c) => Effect.flatMap(Environment, (env) => c.compile({ modelsDir, env }))))
+    const compiled = yield* Effect.either(Effect.flatMap(Environment, (env) => compiledGraph({ modelsDir, env })))
     const blast_radius = Either.match(compiled, {
       onLeft: (e) => ({ ...link("unavailable", `${modelsDir} does not compile: ${e.message}`), models: roots, direct: [], transitive: [], total: 0 }),
       onRight: (project) => {

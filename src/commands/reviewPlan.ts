@@ -6,8 +6,7 @@ import {
   type Plan,
   type ReviewMarker,
   type ReviewOutput,
-  type ReviewQueueOutput,
-  type ReviewStatusOutput
+  type ReviewQueueOutput
 } from "../schemas/plans"
 import { Environment } from "../services/Environment/Environment"
 import { Ledger, type LedgerUnavailable } from "../services/Ledger/Ledger"
@@ -34,10 +33,13 @@ import { PlanStore, type PlanReadError } from "../services/Plans/PlanStore"
 import { rankQueue } from "../services/Plans/queue"
 import { readWorkingTree, staleModels } from "../services/Plans/revisions"
 import { Principal } from "../services/Principal/Principal"
-import { type CompileError, type CompiledProject, PipelineCompiler } from "../services/Project/compile"
+import { type CompileError, type CompiledProject, compiledGraph, PipelineCompiler } from "../services/Project/compile"
 import type { ModelFileMismatch, ModelOutsideProject, ModelsUnreadable } from "../services/Project/errors"
 import type { StatementFailed } from "../services/Warehouse/Warehouse"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
+import { breakingCount } from "./reviewStatus"
+
+export { reviewStatus } from "./reviewStatus"
 
 const baseLabel = (plan: Plan): string =>
   isGatedPlan(plan) ? "" : plan.payload.base.kind === "git" ? plan.payload.base.ref : "applied"
@@ -50,8 +52,6 @@ const staleOf = (plan: Plan, modelsDir: string) =>
     const current = yield* readWorkingTree(modelsDir, new Set(Object.keys(fingerprints)))
     return staleModels(fingerprints, current)
   })
-
-const breakingCount = (plan: Plan) => (isGatedPlan(plan) ? 0 : breakingFindings(plan.payload.changes).length)
 
 export interface ReviewInput {
   readonly planId: string
@@ -194,39 +194,16 @@ export const approvePlan = (
     }
   })
 
-/**
- * `pcli review <id> --status`: read-only; an invalid marker is an error, never "not reviewed", and so
- * is a marker whose approval row the ledger does not hold (`marker-unrecorded`).
- */
-export const reviewStatus = (planId: string): Effect.Effect<ReviewStatusOutput, PlanReadError | InvalidMarker | MarkerUnrecorded | LedgerUnavailable, PlanStore | Ledger> =>
-  Effect.gen(function* () {
-    const store = yield* PlanStore
-    const plan = yield* store.read(planId)
-    const state = yield* reviewState(planId)
-    if (state._tag === "Invalid" || state._tag === "Unrecorded") return yield* state.error
-    return {
-      command: "review_status" as const,
-      plan_id: plan.plan_id,
-      kind: plan.kind,
-      reviewed: state._tag === "Approved",
-      marker_path: state.path,
-      ...(state._tag === "Approved" ? { reviewed_at: state.approval.marker.reviewed_at, approver: state.approval.approver } : {}),
-      breaking_change_count: breakingCount(plan),
-      product_binding: null
-    }
-  })
-
 /** `pcli review --queue`: pending review-gated plans, highest score first (see queue.ts). */
 export const reviewQueue: Effect.Effect<ReviewQueueOutput, PlanStoreIo | LedgerUnavailable, PlanStore | Ledger | PipelineCompiler | Environment | ProjectContext | FileSystem.FileSystem | Path.Path> =
   Effect.gen(function* () {
     const { modelsDir } = yield* ProjectContext
     const store = yield* PlanStore
-    const compiler = yield* PipelineCompiler
     const listed = yield* store.list
     const plans = listed.flatMap((e) => (Either.isRight(e) ? [e.right] : []))
     const broken = listed.flatMap((e) => (Either.isLeft(e) ? [e.left] : []))
-    const compiled = yield* Effect.either(compiler.compile({ modelsDir: modelsDir, env: yield* Environment }))
-    const project: CompiledProject | undefined = Either.getOrUndefined(compiled)
+    const compiled = yield* Effect.either(compiledGraph({ modelsDir: modelsDir, env: yield* Environment }))
+    const project: CompiledProject<unknown> | undefined = Either.getOrUndefined(compiled)
     const entries = yield* Effect.forEach(plans, (plan) =>
       Effect.gen(function* () {
         const marker = yield* reviewState(plan.plan_id)

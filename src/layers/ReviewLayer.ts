@@ -2,12 +2,10 @@
 // commands over plans load none of plan's or apply's services (the run's layers, the policy engine).
 import { Effect, Layer } from "effect"
 import * as Compiler from "../services/Project/compile"
-import * as Plans from "../services/Plans/layer"
-import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
+import { plansLayer } from "./PlansLayer"
 import { type GlobalOptions, ProjectLayer, stateLayer } from "./ProjectLayer"
 
-/** Plan store and applied state under the project root. */
-export const plansLayer = Layer.unwrapEffect(Effect.map(ProjectContext, (p) => Plans.layer(p.root)))
+export { plansLayer } from "./PlansLayer"
 
 /** `pcli review`: plans, the compiler for queue ranking; the store is written only by --approve. */
 export const ReviewLayer = (options: GlobalOptions, write: boolean) =>

@@ -39,6 +39,8 @@ export const testRecord = loaded(project, (m) => m.StoreWriteLayer)
 export const run = (o: GlobalOptions, target: string | undefined) => loaded(() => import("./RunLayer"), (m) => m.RunLayer(o, target))
 export const plan = (o: GlobalOptions) => loaded(govern, (m) => m.PlanLayer(o))
 export const review = (o: GlobalOptions) => loaded(reviewing, (m) => m.ReviewLayer(o, false))
+/** `review <id> --status`: the plans and the store read-only, no compiler (its layer module loads none). */
+export const reviewStatus = (o: GlobalOptions) => loaded(() => import("./PlansLayer"), (m) => m.PlansReadLayer(o))
 export const reviewApprove = (o: GlobalOptions) => loaded(reviewing, (m) => m.ReviewLayer(o, true))
 export const apply = (o: GlobalOptions, target: string | undefined) => loaded(govern, (m) => m.ApplyLayer(o, target))
 export const backfill = (o: GlobalOptions) => loaded(reclaim, (m) => m.BackfillLayer(o))

@@ -1,5 +1,5 @@
 // The light entry of `pcli review` (dist/pcli-review.cjs).
-import { runReview } from "../cli/govern.run"
+import { runReview } from "../cli/review.run"
 import { runLight } from "./main"
 
 runLight("review", runReview)

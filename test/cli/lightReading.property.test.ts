@@ -36,7 +36,8 @@ vi.mock("../../src/cli/history.run", () => recorded("history.run", ["runHistory"
 vi.mock("../../src/cli/inspect.run", () => recorded("inspect.run", ["runLs", "runLineage"]))
 vi.mock("../../src/cli/test.run", () => recorded("test.run", ["runTest"]))
 vi.mock("../../src/cli/brief.run", () => recorded("brief.run", ["runBrief"]))
-vi.mock("../../src/cli/govern.run", () => recorded("govern.run", ["runPlan", "runReview", "runApply"]))
+vi.mock("../../src/cli/govern.run", () => recorded("govern.run", ["runPlan", "runApply"]))
+vi.mock("../../src/cli/review.run", () => recorded("review.run", ["runReview"]))
 vi.mock("../../src/cli/product.run", () => recorded("product.run", ["runVerify", "runCompile", "runApprove", "runStatus", "runList", "runJournal"]))
 
 const cli = Command.run(rootCommand, { name: "pcli", version: "test" })

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { encodeJson } from "../../src/render/json"
 import { CompileOutput } from "../../src/schemas/pipeline"
-import { type CompiledProject, compileModels, compileRendered } from "../../src/services/Project/compile"
+import { type CompiledProject, compileModels, compileRendered, graphFromIndex } from "../../src/services/Project/compile"
 import { loadModels } from "../../src/services/Project/models"
 import { compileOutput } from "../../src/services/Runner/output"
 
@@ -88,6 +88,15 @@ const contractText = `[[columns]]\nname = "id"\ntype = "INTEGER"\nnullable = fal
 
 const render = (project: CompiledProject<unknown>) => encodeJson(CompileOutput, compileOutput(project, "models"))
 
+/** What a reader of the graph sees: the models, their order and layers, each one's downstreams and how many it reaches. */
+const graphShape = (project: CompiledProject<unknown>) => ({
+  models: [...project.models.keys()].sort(),
+  order: project.order,
+  layers: project.layers,
+  downstream: [...project.downstream.entries()].sort(),
+  reach: [...project.models.entries()].map(([name, m]) => [name, m.reachableDownstreams]).sort()
+})
+
 /** The reference: every file read and decoded, no cache of any kind. */
 const plain = (modelsDir: string) =>
   Effect.flatMap(loadModels({ modelsDir, env: {} }), (definitions) => Effect.flatMap(compileModels(definitions), render))
@@ -143,6 +152,14 @@ describe("pcli compile through the compile index", () => {
               for (let k = 0; k < 2; k++) {
                 const got = await Effect.runPromise(outcome(compileRendered(options, "models", render)).pipe(Effect.provide(NodeContext.layer)))
                 expect(got).toEqual(expected)
+              }
+              // The graph `audit --for` and `review --queue` read from the index: the plain compile's, or none when it fails.
+              const graph = await Effect.runPromise(graphFromIndex(options).pipe(Effect.provide(NodeContext.layer)))
+              const reference = await Effect.runPromise(Effect.either(Effect.flatMap(loadModels({ modelsDir, env: {} }), compileModels)).pipe(Effect.provide(NodeContext.layer)))
+              if (Either.isLeft(reference)) expect(graph).toBeUndefined()
+              else {
+                expect(graph).toBeDefined()
+                expect(graphShape(graph!)).toEqual(graphShape(reference.right))
               }
             }
           } finally {

@@ -2,10 +2,12 @@ import { Effect } from "effect"
 import type { ModelChange } from "../../schemas/plans"
 import type { ChangeFinding } from "../../schemas/plans"
 import type { BuiltAttributes } from "../PolicyEngine/attributes"
-import { type AnalyzedRevision, analyzeRevisions, BREAKING_FINDINGS, changeFindings, classifyFindings } from "../Project/changes"
+import { type AnalyzedRevision, analyzeRevisions, changeFindings, classifyFindings } from "../Project/changes"
 import { type BuiltContext, scopeAttributeChanges } from "./scopeChange"
 import type { StatementFailed } from "../Warehouse/Warehouse"
 import { fingerprintOf, type Revision } from "./revisions"
+
+export { breakingFindings } from "../Project/breakingFindings"
 
 /**
  * The models among `candidates` whose files differ between `base` and `working`, each
@@ -87,6 +89,3 @@ const withScopeFindings = (
   return extra.length === 0 ? findings : [...findings, ...extra]
 }
 
-/** Findings that make a change breaking, for review output. */
-export const breakingFindings = (changes: ReadonlyArray<ModelChange>) =>
-  changes.flatMap((c) => c.findings.filter((f) => BREAKING_FINDINGS.has(f.kind)).map((finding) => ({ model: c.model, finding })))

@@ -23,7 +23,7 @@ export const planClass = (plan: Plan): string => {
 }
 
 /** Models outside the plan that its models feed, or undefined when the project did not compile. */
-export const blastRadius = (plan: Plan, project: CompiledProject | undefined): number | undefined => {
+export const blastRadius = (plan: Plan, project: CompiledProject<unknown> | undefined): number | undefined => {
   if (project === undefined) return undefined
   const own = new Set(plan.payload.models)
   const reached = new Set<string>()
@@ -38,7 +38,7 @@ export const score = (blast: number | undefined, weight: number, stalenessSecond
 /** Pending = a gated kind without a valid, recorded marker; highest score first, then plan id. */
 export const rankQueue = (
   entries: ReadonlyArray<{ readonly plan: Plan; readonly marker: ReviewState; readonly stale: boolean }>,
-  project: CompiledProject | undefined,
+  project: CompiledProject<unknown> | undefined,
   nowMillis: number
 ): ReadonlyArray<QueueItem> =>
   entries

@@ -5,7 +5,10 @@ import { canonicalJson, hashCanonical } from "../Artifacts/artifacts"
 import { acquireDuckDbInstance } from "../Warehouse/embedded"
 import { StatementFailed } from "../Warehouse/Warehouse"
 import { decodeModel } from "./models"
+import { BREAKING_FINDINGS } from "./breakingFindings"
 import { normalizeType, parseableSql, serializeBatch } from "./sql"
+
+export { BREAKING_FINDINGS } from "./breakingFindings"
 
 export type { ChangeClass, ChangeFinding } from "../../schemas/plans"
 
@@ -159,15 +162,6 @@ export const analyzeRevisions = (
     })
   )
 
-export const BREAKING_FINDINGS: ReadonlySet<FindingKind> = new Set([
-  "model_removed",
-  "column_removed",
-  "column_type_changed",
-  "column_nullability_loosened",
-  "target_changed",
-  "contract_removed",
-  "scope_attribute_changed"
-])
 const ADDITIVE: ReadonlySet<FindingKind> = new Set(["model_added", "column_added"])
 
 const sameType = (a: string, b: string) => normalizeType(a) === normalizeType(b)

@@ -174,7 +174,7 @@ const compileShaped = <M>(
   })
 
 /** Transitive downstream closure of a model (excluding it), sorted; empty for an unknown model. */
-export const downstreamClosure = (project: CompiledProject, model: string): ReadonlyArray<string> =>
+export const downstreamClosure = (project: CompiledProject<unknown>, model: string): ReadonlyArray<string> =>
   closureOf(model, project.downstream)
 
 /** Size of the downstream closure, or undefined when the model is not in the project (uncomputable). */

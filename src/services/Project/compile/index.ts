@@ -6,6 +6,7 @@
 export * from "./compile"
 export { type ModelSummary, summaryOf } from "../models"
 export { compileRendered, type Render } from "./indexedCompile"
+export { compiledGraph, graphFromIndex } from "./indexedGraph"
 export { closureOf } from "./graph"
 
 // The twins and their references, for the property tests and the benches.
