@@ -30,6 +30,7 @@ import {
 } from "../src/services/Project/compile"
 import { listModels, loadModels } from "../src/services/Project/models"
 import { fastDecodeContract, fastDecodeSidecar } from "../src/services/Project/sidecarFast"
+import { fastToml } from "../src/services/Project/tomlFast"
 import {
   fastReferencesOf,
   parseableSql,
@@ -143,6 +144,14 @@ const main = async () => {
       ])
       const sidecarSchema = Schema.decodeUnknownEither(ModelSidecar, schemaDecode)
       const contractSchema = Schema.decodeUnknownEither(ModelContract, schemaDecode)
+      pairs.push({
+        twin: "TOML subset reader (fastToml, smol-toml for the rest)",
+        reference: "smol-toml",
+        ...(await timedPair(
+          () => texts.map(({ text }) => fastToml(text) ?? Toml.parse(text)),
+          () => texts.map(({ text }) => Toml.parse(text))
+        ))
+      })
       pairs.push({
         twin: "sidecar fast decoder (TOML + sidecarFast)",
         reference: "TOML + Schema decoding",
