@@ -59,6 +59,12 @@ describe("audit --verify's warehouse witness: the worker's read and the main thr
     expect([other.code, other.stderr]).toEqual([1, expect.stringContaining("error[governance-mismatch]")])
   })
 
+  it("a line refused at once (a usage error) exits 2 every time: the process never exits while the worker is still loading DuckDB", async () => {
+    // Before the worker held the process until loaded, about half of these aborted (SIGABRT) instead.
+    const codes = await Promise.all(Array.from({ length: 8 }, () => pcli(["audit", "--verify", "--since", "1d"]).then((r) => [r.code, r.stderr.trim()])))
+    expect(codes).toEqual(Array.from({ length: 8 }, () => [2, "error[usage]: --verify conflicts with --since"]))
+  })
+
   it("a warehouse held by another process is reported unreadable by both; a dropped record and a removed file are no witness", async () => {
     const holder = await holdDuckDbFile(warehouse())
     try {

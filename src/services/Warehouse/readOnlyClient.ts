@@ -20,8 +20,8 @@ interface Started {
 const globals = globalThis as Record<symbol, unknown>
 
 /**
- * Starts the worker (the bin, before the command's bundle loads). It does not keep the process
- * alive: only a request waiting for its reply does.
+ * Starts the worker (the bin, before the command's bundle loads). Once it has loaded DuckDB it does
+ * not keep the process alive: only a request waiting for its reply does.
  */
 export const startReadOnlyWorker = (dir: string): void => {
   const file = join(dir, READ_ONLY_WORKER_FILE)
@@ -37,16 +37,22 @@ export const startReadOnlyWorker = (dir: string): void => {
   }
   worker.on("error", fail)
   worker.on("exit", (code) => fail(new Error(`the read-only DuckDB worker exited (code ${code})`)))
-  worker.on("message", (reply: ReaderReply & { readonly id: number }) => {
+  // Until the worker has loaded DuckDB it keeps the process alive: a process that exits while a thread is still
+  // loading the native library aborts (SIGABRT, seen on `audit --verify --since 1d`, a usage error found at once).
+  let loaded = false
+  worker.on("message", (reply: (ReaderReply & { readonly id: number }) | { readonly ready: true }) => {
+    if ("ready" in reply) {
+      loaded = true
+      if (pending.size === 0) worker.unref()
+      return
+    }
     const p = pending.get(reply.id)
     if (p === undefined) return
     pending.delete(reply.id)
-    if (pending.size === 0) worker.unref()
+    if (loaded && pending.size === 0) worker.unref()
     if (reply.ok) p.resolve(reply)
     else p.reject(new Error(reply.message))
   })
-  // After the listeners: adding a "message" listener refs the worker again.
-  worker.unref()
   const send: ReadOnlyWorker = (request) =>
     new Promise((resolve, reject) => {
       if (failure !== undefined) return reject(failure)

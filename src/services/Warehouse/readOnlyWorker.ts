@@ -87,6 +87,8 @@ const answer = async (request: ReaderRequest): Promise<ReaderReply> => {
   }
 }
 
+// Loaded: the main thread may now exit without waiting for this thread (readOnlyClient.ts).
+parentPort?.postMessage({ ready: true })
 parentPort?.on("message", (request: ReaderRequest) => {
   answer(request).then(
     (reply) => parentPort?.postMessage({ ...reply, id: request.id }),
