@@ -77,7 +77,7 @@ await build({
 })
 const lightEntries = Object.fromEntries(JSON.parse(execFileSync(process.execPath, ["dist/light-gen.cjs"], { encoding: "utf8" })).map((entry) => [`pcli-${entry}`, entry]))
 rmSync("dist/light-gen.cjs")
-for (const old of readdirSync("dist").filter((f) => /^pcli-.*\.(cjs|v8cache)$/.test(f) && !f.startsWith("pcli-bundle") && !f.startsWith("pcli-read-ahead"))) rmSync(`dist/${old}`)
+for (const old of readdirSync("dist").filter((f) => /^pcli-.*\.(cjs|v8cache)$/.test(f) && !f.startsWith("pcli-bundle") && !f.startsWith("pcli-read-ahead") && !f.startsWith("pcli-duckdb-reader"))) rmSync(`dist/${old}`)
 // compile hashes every file it reads: it keeps node:crypto (and its one-shot hash) loaded up front.
 const eagerCrypto = new Set(["pcli-compile"])
 // In a light entry node:crypto (a few ms to load) loads when a command first hashes or draws random
@@ -127,6 +127,8 @@ const bundledDuckDb = new Set(["pcli-audit"])
 const duckDbBundled = [...lightExternal.filter((e) => e !== "@duckdb/*"), "@duckdb/node-bindings", "@duckdb/node-bindings-*"]
 // The compile's read-ahead worker (services/Project/cache/readAhead.ts starts it from beside the bundle that runs).
 await build({ ...common, plugins: [...common.plugins, pureSources], entryPoints: ["src/services/Project/cache/readAheadWorker.ts"], outfile: "dist/pcli-read-ahead.cjs" })
+// The read-only DuckDB worker the bin starts for `audit --verify` (services/Warehouse/readOnlyWorker.ts): no Effect, the binding external.
+await build({ ...common, entryPoints: ["src/services/Warehouse/readOnlyWorker.ts"], outfile: "dist/pcli-duckdb-reader.cjs" })
 for (const [name, entry] of Object.entries(lightEntries)) {
   // pcli's sources side-effect free here too: a module the command never calls is left out, not evaluated at every start.
   await build({ ...common, logOverride: { "require-resolve-not-external": "silent" }, external: bundledDuckDb.has(name) ? duckDbBundled : lightExternal, plugins: [...common.plugins, pureSources, bundledSqlite, ...(eagerCrypto.has(name) ? [] : [lazyCrypto])], entryPoints: [`src/light/${entry}.ts`], outfile: `dist/${name}.cjs` })

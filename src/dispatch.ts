@@ -9,6 +9,7 @@ import { COMMAND_LINE_KEY, LIGHT_LINE_KEY } from "./cli/commandLine"
 import type { ManifestNode } from "./cli/manifest"
 import { fromManifest } from "./cli/manifestTree"
 import { entryName } from "./light/entry"
+import { startReadOnlyWorker } from "./services/Warehouse/readOnlyClient"
 
 /** The bundle in dist/ that runs the line (a light entry or `pcli-bundle`), or undefined when help was printed here. */
 export type Handover = string | undefined
@@ -23,6 +24,8 @@ export const dispatch = (dir: string, args: ReadonlyArray<string>): Handover => 
     // The light entries are the bundles the build made from src/light/: a command without one runs in the full bundle.
     if (read !== undefined && existsSync(join(dir, `pcli-${entryName(read.path)}.cjs`))) {
       globals[LIGHT_LINE_KEY] = read
+      // `audit --verify` reads the warehouse's witness (decisions 35): DuckDB's native library loads on a worker meanwhile.
+      if (entryName(read.path) === "audit" && Object.hasOwn(read.flags, "--verify")) startReadOnlyWorker(dir)
       return `pcli-${entryName(read.path)}`
     }
     globals[COMMAND_LINE_KEY] = line

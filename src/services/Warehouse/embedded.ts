@@ -5,6 +5,8 @@ import { FileSystem, Path } from "@effect/platform"
 import { Context, Data, Effect, Layer, Ref, Scope } from "effect"
 import { forgetSnapshot, readSnapshot, writeSnapshot } from "./catalogSnapshot"
 import { isOutOfMemoryMessage, makeMemoryCap, memoryLimitSteps } from "./memoryCap"
+import { openOnWorker } from "./readOnlyOnWorker"
+import { takeReadOnlyWorker } from "./readOnlyClient"
 import { type RetryPolicy, retryTransient } from "./retry"
 import { StatementFailed, type StatementResult, Warehouse, type WarehouseService } from "./Warehouse"
 
@@ -138,9 +140,9 @@ export const acquireDuckDbInstance = (path: string, settings: Record<string, str
  * Opens the warehouse file, retrying while another process holds its lock (`policy`, each
  * retry logged like the runner's); a lock that outlasts the retries is `WarehouseLocked`.
  */
-const openLocked = (path: string, policy: RetryPolicy, settings: Record<string, string>) => {
+const openLocked = <A>(path: string, policy: RetryPolicy, acquire: Effect.Effect<A, StatementFailed, Scope.Scope>) => {
   const holder = (e: StatementFailed) => /\(PID (\d+)\)/.exec(e.detail)?.[1]
-  return retryTransient(acquireDuckDbInstance(path, settings), {
+  return retryTransient(acquire, {
     policy,
     subject: `embedded warehouse ${path}`,
     isTransient: (e) => lockPattern.test(e.detail),
@@ -242,7 +244,7 @@ export const layer = (
       const opened = yield* Effect.cached(
         Effect.gen(function* () {
           if (keepsSnapshot) forgetSnapshot(path)
-          const instance = yield* openLocked(path, options.openRetry ?? defaultOpenRetry, settings)
+          const instance = yield* openLocked(path, options.openRetry ?? defaultOpenRetry, acquireDuckDbInstance(path, settings))
           // Runs before DuckDB closes: the catalog the snapshot records.
           if (keepsSnapshot) {
             yield* Effect.addFinalizer(() =>
@@ -262,11 +264,16 @@ export const layer = (
           return instance
         }).pipe(Scope.extend(scope))
       )
-      if (options.lazy !== true) yield* opened
+      // A file opened READ_ONLY for the witness (audit --verify) is read on the worker the bin started, when it did.
+      const worker = readOnly && isFile ? takeReadOnlyWorker() : undefined
+      const onWorker = worker === undefined ? undefined : yield* Effect.cached(openLocked(path, options.openRetry ?? defaultOpenRetry, openOnWorker(worker, path, settings, toFailure)).pipe(Scope.extend(scope)))
+      if (options.lazy !== true) yield* (onWorker === undefined ? Effect.asVoid(opened) : Effect.asVoid(onWorker))
+      // Lazy or not, the worker starts opening the file now, while the command builds its other layers and walks
+      // the chain: the first statement waits for this same open (its outcome, a lock included, is cached).
+      else if (onWorker !== undefined) yield* Effect.forkIn(Effect.ignore(onWorker), scope)
       /** A lock met on a lazy first use, where only `StatementFailed` can be reported. */
-      const instance = opened.pipe(
-        Effect.catchTag("WarehouseLocked", (e) => Effect.fail(new StatementFailed({ detail: e.message, transient: false })))
-      )
+      const lockFailure = (e: WarehouseLocked) => Effect.fail(new StatementFailed({ detail: e.message, transient: false }))
+      const instance = opened.pipe(Effect.catchTag("WarehouseLocked", lockFailure))
       const duck = lazyService(instance, path, fail)
       const walPath = `${path}.wal`
       const log = {
@@ -279,9 +286,12 @@ export const layer = (
       return Context.make(DuckDb, duck).pipe(
         Context.add(Warehouse, {
           kind: "embedded" as const,
-          execute: (sql: string) => duck.withConnection((connection) => readAll(connection, sql)),
+          execute: (sql: string) =>
+            onWorker === undefined
+              ? duck.withConnection((connection) => readAll(connection, sql))
+              : Effect.flatMap(Effect.catchTag(onWorker, "WarehouseLocked", lockFailure), (query) => query(sql, fail)),
           session: Effect.flatMap(instance, (i) => session(i, fail)),
-          open: Effect.asVoid(opened),
+          open: onWorker === undefined ? Effect.asVoid(opened) : Effect.asVoid(onWorker),
           ...(adaptive ? { memory: yield* makeMemoryCap((sql) => duck.withConnection((connection) => connection.run(sql)).pipe(Effect.asVoid)) } : {}),
           ...(isFile ? { log, knownRelations: Effect.sync(() => readSnapshot(path)) } : {})
         })
