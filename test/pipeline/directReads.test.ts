@@ -26,7 +26,10 @@ describe("reading upstreams from their physical tables", () => {
       "SELECT src.id FROM raw.src JOIN raw.other USING (id)", // table.column
       "SELECT 'raw.src' AS s, id FROM raw.src", // a literal
       "WITH src AS (SELECT 1 AS id) SELECT * FROM src, raw.src", // a CTE of that name
-      "SELECT id AS src FROM raw.src" // a column of that name
+      "SELECT id AS src FROM raw.src", // a column of that name
+      "SELECT 'read raw.src now' AS s, id FROM raw.src", // inside a literal
+      "SELECT 'it''s raw.src ok' AS s, id FROM raw.src", // inside a literal with an escaped quote
+      "SELECT $$raw.src $$ AS s, id FROM raw.src" // dollar quoting: unsure
     ]) {
       expect(readPhysicalTables(sql, [src])).toBe(sql)
     }
@@ -35,6 +38,10 @@ describe("reading upstreams from their physical tables", () => {
       `SELECT src.id FROM raw.src JOIN "pcli_physical"."raw__other__cd" o USING (id)`
     )
     expect(readPhysicalTables("SELECT * FROM raw.source", [src])).toBe("SELECT * FROM raw.source")
+    // Literals, quoted identifiers and comments elsewhere do not stop it.
+    expect(readPhysicalTables(`SELECT 'it''s' AS "q'", id FROM raw.src -- don't\nWHERE id > 0`, [src])).toBe(
+      `SELECT 'it''s' AS "q'", id FROM "pcli_physical"."raw__src__ab" -- don't\nWHERE id > 0`
+    )
   })
 
   it.live("a run executes the direct reads, builds the same rows and records the model's own SQL", () => {

@@ -11,7 +11,7 @@ import type { TargetBlock } from "../../schemas/model"
  *
  * Conservative: an upstream is left to its view unless every mention of its table name in the SQL
  * is a `schema.table` reference (optionally catalog-qualified) not followed by `.` (so no
- * `schema.table.column`, no `table.column`, no CTE or literal of that name).
+ * `schema.table.column`, no `table.column`, no CTE or literal of that name, no reference inside a string).
  */
 export interface DirectRead {
   readonly view: TargetBlock
@@ -25,6 +25,24 @@ const part = (p: string) => `(?:"${escapeRegex(p)}"|${escapeRegex(p)})`
 /** Words after a relation that begin a clause or a join, never an alias: the reference gets `AS "table"`. */
 const clauseAfter = /^\s*(?:$|[),;]|(?:WHERE|JOIN|LEFT|RIGHT|INNER|FULL|CROSS|NATURAL|ON|USING|GROUP|ORDER|LIMIT|OFFSET|UNION|EXCEPT|INTERSECT|HAVING|QUALIFY|WINDOW)\b)/i
 
+/** Where single-quoted literals lie (comments and quoted identifiers skipped); undefined when unsure (`$` quoting, an unclosed quote). */
+const literalSpans = (sql: string): ReadonlyArray<readonly [number, number]> | undefined => {
+  if (sql.includes("$")) return undefined
+  const spans: Array<readonly [number, number]> = []
+  for (let i = 0; i < sql.length; i++) {
+    const c = sql[i]
+    const close = c === "'" ? "'" : c === '"' ? '"' : c === "-" && sql[i + 1] === "-" ? "\n" : c === "/" && sql[i + 1] === "*" ? "*/" : undefined
+    if (close === undefined) continue
+    let j = sql.indexOf(close, i + (close === "*/" ? 2 : 1))
+    while (close.length === 1 && close !== "\n" && j !== -1 && sql[j + 1] === close) j = sql.indexOf(close, j + 2)
+    if (j === -1 && close !== "\n") return undefined
+    const end = j === -1 ? sql.length : j + close.length
+    if (c === "'") spans.push([i, end])
+    i = end - 1
+  }
+  return spans
+}
+
 const rewriteOne = (sql: string, read: DirectRead): string => {
   const { catalog, schema, table } = read.view
   const reference = new RegExp(`(?<![\\w."'])(?:${part(catalog)}\\s*\\.\\s*)?${part(schema)}\\s*\\.\\s*${part(table)}(?![\\w"'.])`, "gi")
@@ -34,6 +52,9 @@ const rewriteOne = (sql: string, read: DirectRead): string => {
   // Every mention of the name (quoted or not, any case) must sit inside one of the references found.
   const inside = (at: number) => references.some((r) => at >= r.index && at < r.index + r[0].length)
   for (const m of sql.matchAll(mention)) if (!inside(m.index)) return sql
+  // A reference inside a string literal is data, not a read: such SQL keeps its views.
+  const literals = literalSpans(sql)
+  if (literals === undefined || references.some((r) => literals.some(([a, b]) => r.index < b && r.index + r[0].length > a))) return sql
   let out = ""
   let last = 0
   for (const r of references) {
