@@ -2,6 +2,7 @@ import { Clock, Effect } from "effect"
 import type { TargetBlock } from "../../schemas/model"
 import type { CompiledModel, CompiledProject } from "../Project/compile"
 import { Warehouse } from "../Warehouse/Warehouse"
+import { readPhysicalTables } from "./directReads"
 import { type EnvironmentModel, PRODUCTION } from "./environmentRows"
 import { type BuildState, type IntervalState, RunStore, RunStoreFailed } from "./RunStore"
 import type { RunOptions } from "./runOptions"
@@ -122,6 +123,19 @@ export const prepareEnvironment = (project: CompiledProject, options: RunOptions
           sql = sql.replace(referencePattern(up.target), relationName(physicalTarget(up, source), kind))
         }
         return sql
+      },
+      /**
+       * In production on the embedded warehouse: the SQL a build executes, reading the upstreams built
+       * earlier in this run (`built`) from their physical tables, not through their views (`directReads.ts`).
+       */
+      executable: (model: CompiledModel, kind: "embedded" | "remote", built: (name: string) => boolean) => {
+        if (options.branch !== undefined || kind !== "embedded") return undefined
+        const reads = model.upstream.flatMap((u) => {
+          const up = project.models.get(u)
+          const table = up === undefined || !built(u) ? undefined : physicalOf(up)
+          return up === undefined || table === undefined ? [] : [{ view: up.target, physical: relationName(physicalTarget(up, table), kind) }]
+        })
+        return reads.length === 0 ? undefined : (sql: string) => readPhysicalTables(sql, reads)
       },
       /** Records that the model's view now points at its physical table (or at the base's, when reused). */
       settle: (model: CompiledModel, reusedRow?: EnvironmentModel) =>

@@ -255,8 +255,8 @@ const runProjectWith = (
             partition,
             contentOutputs,
             targetOf: (m) => project.models.get(m)?.target,
-            physical: env.physical(model),
-            publishView: env.publishView(model, kind)
+            physical: env.physical(model), publishView: env.publishView(model, kind),
+            executable: env.executable(model, kind, (u) => status.get(u) === "success")
           }))
         const windows = decision.kind === "intervals" ? decision.windows : undefined
         const outcome = yield* Ref.update(attempts, (a) => a + 1).pipe(

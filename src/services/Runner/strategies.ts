@@ -65,6 +65,8 @@ export interface BuildContext {
   readonly physical?: TargetBlock | undefined
   /** Statements published with the rows, in their transaction: the view over the physical table. */
   readonly publishView?: ReadonlyArray<string> | undefined
+  /** The SQL a whole rebuild executes, from the model's (what the run records stays the model's): `directReads.ts`. */
+  readonly executable?: ((sql: string) => string) | undefined
 }
 
 export interface BuildResult {
@@ -169,7 +171,7 @@ const replaceWhole = (wh: WarehouseService, transactional: boolean, ctx: BuildCo
     const table = physicalName(home, wh.kind)
     const stage = stagingName(home, wh.kind)
     const built = transactional ? table : stage
-    const rows = yield* createTableAs(wh, built, select)
+    const rows = yield* createTableAs(wh, built, ctx.executable?.(select) ?? select)
     const warnings = yield* verify(model, built, select, mode)
     yield* transactional ? publish(wh, view) : publishReplacing(wh, home, table, stage, view)
     return { rows, warnings }
