@@ -206,6 +206,26 @@ describe("makeMemoryCap", () => {
     })
   )
 
+  it.effect("Out of Memory errors rarer than one in 100 builds begun stay one-offs; the floor rises once they reach it", () =>
+    Effect.gen(function* () {
+      const { cap, applied } = yield* capWith(() => false)
+      yield* Effect.repeatN(cap.began, 349)
+      // 350 builds begun: the second and the third at 32MB each retry holding 64MB, the floor stays.
+      for (let strike = 1; strike <= 3; strike++) {
+        expect(yield* cap.outOfMemoryAt(0)).toEqual(Option.some(1))
+        expect(yield* cap.step).toBe(0)
+      }
+      expect(applied).toEqual([])
+      // The fourth is more than one in 100: the models need more, the floor rises.
+      expect(yield* cap.outOfMemoryAt(0)).toEqual(Option.some(1))
+      expect(yield* cap.step).toBe(1)
+      expect(applied).toEqual(["SET GLOBAL memory_limit = '64MB'"])
+      // Counted per step: the first at 64MB is a one-off again.
+      expect(yield* cap.outOfMemoryAt(1)).toEqual(Option.some(2))
+      expect(yield* cap.step).toBe(1)
+    })
+  )
+
   it.effect("a hold ends even when its build fails; a lowering DuckDB refuses is tried again when the next hold ends", () =>
     Effect.gen(function* () {
       let refuseLowering = true

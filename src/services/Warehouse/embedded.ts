@@ -108,20 +108,56 @@ const makeService = (instance: DuckDBInstance, path: string, fail: (error: unkno
     })
 })
 
-/** One connection as a warehouse: a failed statement rolls back whatever transaction it left open. */
-const pinnedWarehouse = (connection: DuckDBConnection, fail: (error: unknown) => StatementFailed): WarehouseService => ({
-  kind: "embedded",
-  pinned: true,
-  execute: (sql) =>
-    Effect.tryPromise({ try: () => readAll(connection, sql), catch: fail }).pipe(
-      Effect.tapError(() => Effect.promise(() => connection.run("ROLLBACK").then(() => undefined, () => undefined)))
+/** DuckDB's answer to a ROLLBACK when the failed statement's transaction already ended (autocommit, or rolled back). */
+const noTransactionPattern = /no transaction is active/i
+
+/**
+ * Ends whatever transaction a failed statement left open on `connection`; `false` when it could not
+ * be ended. The ROLLBACK is a statement, and DuckDB allocates a few KiB under the cap to run it:
+ * when the other lanes fill the cap (the moment a build runs out of memory) the ROLLBACK fails too
+ * and the transaction stays open, aborted.
+ */
+const rollBack = (connection: DuckDBConnection): Promise<boolean> =>
+  connection.run("ROLLBACK").then(
+    () => true,
+    (error: unknown) => noTransactionPattern.test(error instanceof Error ? error.message : String(error))
+  )
+
+/**
+ * One connection as a warehouse: a failed statement rolls back whatever transaction it left open.
+ * When that ROLLBACK fails (out of memory, above), the connection is replaced by a fresh one and
+ * closed, which rolls its transaction back without running a statement; otherwise the lane's next
+ * build, a memory retry first, would fail with "Current transaction is aborted (please ROLLBACK)".
+ * `current` holds the lane's connection, the one the session closes.
+ */
+const pinnedWarehouse = (
+  instance: DuckDBInstance,
+  current: Ref.Ref<DuckDBConnection>,
+  fail: (error: unknown) => StatementFailed
+): WarehouseService => {
+  const replace = (stale: DuckDBConnection) =>
+    Effect.flatMap(
+      Effect.promise(() => instance.connect().then((fresh) => fresh, () => undefined)),
+      // A connection that cannot open leaves the stale one: its next statement reports what is wrong.
+      (fresh) => (fresh === undefined ? Effect.void : Effect.zipRight(Ref.set(current, fresh), Effect.sync(() => stale.closeSync())))
     )
-})
+  return {
+    kind: "embedded",
+    pinned: true,
+    execute: (sql) =>
+      Effect.flatMap(Ref.get(current), (connection) =>
+        Effect.tryPromise({ try: () => readAll(connection, sql), catch: fail }).pipe(
+          Effect.tapError(() => Effect.flatMap(Effect.promise(() => rollBack(connection)), (ended) => (ended ? Effect.void : replace(connection))))
+        )
+      )
+  }
+}
 
 const session = (instance: DuckDBInstance, fail: (error: unknown) => StatementFailed): Effect.Effect<WarehouseService, StatementFailed, Scope.Scope> =>
-  Effect.acquireRelease(Effect.tryPromise({ try: () => instance.connect(), catch: toFailure }), (connection) =>
-    Effect.sync(() => connection.closeSync())
-  ).pipe(Effect.map((connection) => pinnedWarehouse(connection, fail)))
+  Effect.acquireRelease(
+    Effect.flatMap(Effect.tryPromise({ try: () => instance.connect(), catch: toFailure }), (connection) => Ref.make(connection)),
+    (current) => Effect.flatMap(Ref.get(current), (connection) => Effect.sync(() => connection.closeSync()))
+  ).pipe(Effect.map((current) => pinnedWarehouse(instance, current, fail)))
 
 /** Opens (creating if needed) a DuckDB database; DuckDB's module loads only here. */
 export const acquireDuckDbInstance = (path: string, settings: Record<string, string> = {}) =>
