@@ -2,7 +2,7 @@ import type { DuckDBConnection, DuckDBInstance, DuckDBValueConverter, JS } from 
 import * as NodeFs from "node:fs"
 import * as os from "node:os"
 import { FileSystem, Path } from "@effect/platform"
-import { Context, Data, Effect, Layer, Ref, Scope } from "effect"
+import { Context, Data, Effect, Layer, Ref, Schedule, Scope } from "effect"
 import { forgetSnapshot, readSnapshot, writeSnapshot } from "./catalogSnapshot"
 import { isOutOfMemoryMessage, makeMemoryCap, memoryLimitSteps } from "./memoryCap"
 import { openOnWorker } from "./readOnlyOnWorker"
@@ -124,8 +124,18 @@ const rollBack = (connection: DuckDBConnection): Promise<boolean> =>
   )
 
 /**
+ * The ROLLBACK again while the other lanes free memory (their builds end within milliseconds): the
+ * failed build's retry may run on another lane, and an open transaction here holds the tables it
+ * created (the retry's `CREATE` would meet a write-write conflict). At most ~0.6 s.
+ */
+const rollBackPatiently = (connection: DuckDBConnection) =>
+  Effect.promise(() => rollBack(connection)).pipe(
+    Effect.repeat({ schedule: Schedule.exponential("5 millis"), until: (ended) => ended, times: 7 })
+  )
+
+/**
  * One connection as a warehouse: a failed statement rolls back whatever transaction it left open.
- * When that ROLLBACK fails (out of memory, above), the connection is replaced by a fresh one and
+ * When that ROLLBACK still fails (out of memory, above), the connection is replaced by a fresh one and
  * closed, which rolls its transaction back without running a statement; otherwise the lane's next
  * build, a memory retry first, would fail with "Current transaction is aborted (please ROLLBACK)".
  * `current` holds the lane's connection, the one the session closes.
@@ -147,7 +157,7 @@ const pinnedWarehouse = (
     execute: (sql) =>
       Effect.flatMap(Ref.get(current), (connection) =>
         Effect.tryPromise({ try: () => readAll(connection, sql), catch: fail }).pipe(
-          Effect.tapError(() => Effect.flatMap(Effect.promise(() => rollBack(connection)), (ended) => (ended ? Effect.void : replace(connection))))
+          Effect.tapError(() => Effect.flatMap(rollBackPatiently(connection), (ended) => (ended ? Effect.void : replace(connection))))
         )
       )
   }
