@@ -16,7 +16,8 @@ const warehouse = embeddedLayer(file).pipe(Layer.provide(NodeContext.layer))
  */
 const squeeze = (wh: WarehouseService) =>
   Effect.gen(function* () {
-    let low = 0
+    // Never below 16 KiB: with almost nothing in use, a cap of bytes would leave no room for the SET that raises it.
+    let low = 16 * 1024
     let high = 64 * 1024 * 1024
     while (high - low > 64) {
       const mid = Math.floor((low + high) / 2)
