@@ -71,10 +71,22 @@ const putRow = (stamps: Float64Array, i: number, name: string, hasContract: bool
   }
 }
 
-const sameNames = (a: ReadonlyArray<string>, b: ReadonlyArray<string>) => a.length === b.length && a.every((n, i) => n === b[i])
+/** The graph of stored summaries (the index's, one per name, in order), compiled as a fresh compile's summaries are. */
+export const compileStoredSummaries = (names: ReadonlyArray<string>, stored: ReadonlyArray<StoredSummary>) => {
+  const items: Array<{ summary: ModelSummary; definition: ModelSummary }> = new Array(names.length)
+  const refs = new Map<string, ReadonlyArray<TableRef>>()
+  for (let i = 0; i < names.length; i++) {
+    const { refs: modelRefs, summary } = fromStoredSummary(names[i]!, stored[i]!)
+    items[i] = { summary, definition: summary }
+    refs.set(summary.name, modelRefs)
+  }
+  return compileSummaries(items, Effect.succeed(refs))
+}
+
+export const sameNames = (a: ReadonlyArray<string>, b: ReadonlyArray<string>) => a.length === b.length && a.every((n, i) => n === b[i])
 
 /** The models directory's stamp, if it can be trusted later (it did not change within the racy margin). */
-const dirStampOf = (stat: NodeFs.Stats | undefined, trustBefore: number): DirStamp | null =>
+export const dirStampOf = (stat: NodeFs.Stats | undefined, trustBefore: number): DirStamp | null =>
   stat !== undefined && stat.mtimeMs < trustBefore && stat.ctimeMs < trustBefore ? [stat.mtimeMs, stat.ctimeMs, stat.ino] : null
 
 /**
@@ -85,7 +97,7 @@ const dirStampOf = (stat: NodeFs.Stats | undefined, trustBefore: number): DirSta
  */
 export const earlyReadAheadDirBytes = 128 * 1024
 
-const sameDir = (a: DirStamp | null, b: DirStamp | null) => a !== null && b !== null && a[0] === b[0] && a[1] === b[1] && a[2] === b[2]
+export const sameDir = (a: DirStamp | null, b: DirStamp | null) => a !== null && b !== null && a[0] === b[0] && a[1] === b[1] && a[2] === b[2]
 
 /**
  * The index path: stat every model's files; re-read (through the shards of those models only) the
@@ -134,14 +146,7 @@ const fromIndex = (
       const changedSummaries = stored.slice()
       for (let j = 0; j < changed.length; j++) changedSummaries[changed[j]!] = nexts[j]!
       summaries = changedSummaries
-      const items: Array<{ summary: ModelSummary; definition: ModelSummary }> = new Array(models.names.length)
-      const refs = new Map<string, ReadonlyArray<TableRef>>()
-      for (let i = 0; i < models.names.length; i++) {
-        const { refs: modelRefs, summary } = fromStoredSummary(models.names[i]!, changedSummaries[i]!)
-        items[i] = { summary, definition: summary }
-        refs.set(summary.name, modelRefs)
-      }
-      const project = yield* Effect.either(compileSummaries(items, Effect.succeed(refs)))
+      const project = yield* Effect.either(compileStoredSummaries(models.names, changedSummaries))
       if (Either.isLeft(project)) return undefined
       text = utf8(yield* render(project.right))
     }

@@ -5,11 +5,10 @@
 import { type FileSystem, Path } from "@effect/platform"
 import * as NodeFs from "node:fs"
 import { Effect, Either } from "effect"
-import { fromStoredSummary, noFile, racyMarginMs, readIndex, stampWidth } from "../cache"
-import { type CompiledProject, type CompileError, compileSummaries, PipelineCompiler } from "./compile"
-import { changedModels } from "./indexedCompile"
+import { noFile, racyMarginMs, readIndex, stampWidth } from "../cache"
+import { type CompiledProject, type CompileError, PipelineCompiler } from "./compile"
+import { changedModels, compileStoredSummaries, dirStampOf, sameDir, sameNames } from "./indexedCompile"
 import { joinInDir, listModels, type LoadModelsOptions, type ModelSummary } from "../models"
-import type { TableRef } from "../sql"
 
 /** The graph from the compile index, or undefined when the index is missing, foreign, or any model file or the directory changed. */
 export const graphFromIndex = (options: LoadModelsOptions): Effect.Effect<CompiledProject<ModelSummary> | undefined, never, FileSystem.FileSystem | Path.Path> =>
@@ -19,12 +18,9 @@ export const graphFromIndex = (options: LoadModelsOptions): Effect.Effect<Compil
     // The directory's stamp stands for its listing (an entry added, removed or renamed changes it), as in compileRendered;
     // a changed directory (a state store's journal beside the models, say) is listed, and its models must be the index's.
     const dir = NodeFs.statSync(options.modelsDir, { throwIfNoEntry: false })
-    const trustBefore = Date.now() - (options.racyMarginMs ?? racyMarginMs)
-    const dirUnchanged =
-      dir !== undefined && index.dirStamp !== null && dir.mtimeMs < trustBefore && dir.ctimeMs < trustBefore &&
-      dir.mtimeMs === index.dirStamp[0] && dir.ctimeMs === index.dirStamp[1] && dir.ino === index.dirStamp[2]
+    const dirUnchanged = sameDir(dirStampOf(dir, Date.now() - (options.racyMarginMs ?? racyMarginMs)), index.dirStamp)
     const listing = dirUnchanged ? undefined : Either.getOrUndefined(yield* Effect.either(listModels(options)))
-    if (!dirUnchanged && (listing === undefined || listing.names.length !== index.names.length || listing.names.some((n, i) => n !== index.names[i]))) return undefined
+    if (!dirUnchanged && (listing === undefined || !sameNames(listing.names, index.names))) return undefined
     const models =
       listing !== undefined
         ? { ...listing, hasContract: (i: number) => listing.contractPaths[i] !== undefined }
@@ -32,14 +28,7 @@ export const graphFromIndex = (options: LoadModelsOptions): Effect.Effect<Compil
     if (changedModels(models, index.stamps).length > 0) return undefined
     const stored = index.summaries()
     if (stored === undefined) return undefined
-    const items: Array<{ summary: ModelSummary; definition: ModelSummary }> = new Array(index.names.length)
-    const refs = new Map<string, ReadonlyArray<TableRef>>()
-    for (let i = 0; i < index.names.length; i++) {
-      const { refs: modelRefs, summary } = fromStoredSummary(index.names[i]!, stored[i]!)
-      items[i] = { summary, definition: summary }
-      refs.set(summary.name, modelRefs)
-    }
-    return Either.getOrUndefined(yield* Effect.either(compileSummaries(items, Effect.succeed(refs))))
+    return Either.getOrUndefined(yield* Effect.either(compileStoredSummaries(index.names, stored)))
   })
 
 /** The compiled graph: from the compile index where it stands, else `PipelineCompiler`'s compile (its errors as ever). */
