@@ -13,8 +13,10 @@ import type {
 } from "../errors"
 import { closureOf } from "./graph"
 import { type LoadModelsOptions, type ModelDefinition, type ModelLoadError, summaryOf } from "../models"
-import { assembleProject, indexModels, type Item, resolveReferences } from "./resolve"
+import { compileSummaries } from "./resolve"
 import { parseableSql, parseReferences, type TableRef } from "../sql"
+
+export { compileSummaries } from "./resolve"
 
 /** A model after dependency resolution (`D`: what it was compiled from; the full definition but for `pcli compile`'s index). */
 export interface CompiledModel<D = ModelDefinition> {
@@ -72,20 +74,6 @@ export const compileModels = (definitions: ReadonlyArray<ModelDefinition>): Effe
     )
   )
 
-/**
- * `compileModels` over summaries: checks names, targets and strategies, then reads `references`
- * (the tables each model's SQL reads), resolves, orders and layers. Errors keep that order.
- */
-export const compileSummaries = <D>(
-  items: ReadonlyArray<Item<D>>,
-  references: Effect.Effect<ReadonlyMap<string, ReadonlyArray<TableRef>>, ModelSqlInvalid | StatementFailed>
-): Effect.Effect<CompiledProject<D>, Exclude<CompileError, ModelLoadError>> =>
-  Effect.gen(function* () {
-    const models = yield* indexModels(items)
-    const refs = yield* references
-    return yield* assembleProject(models, refs, yield* resolveReferences(models, refs))
-  })
-
 /** Transitive downstream closure of a model (excluding it), sorted; empty for an unknown model. */
 export const downstreamClosure = (project: CompiledProject<unknown>, model: string): ReadonlyArray<string> =>
   closureOf(model, project.downstream)
@@ -101,13 +89,15 @@ export interface PipelineCompilerService {
 
 export class PipelineCompiler extends Context.Tag("pcli/PipelineCompiler")<PipelineCompiler, PipelineCompilerService>() {}
 
-// The load through the compile cache (load.ts) loads on a first compile: a reader of the compile index's graph never runs it.
-const cachedLoad = () => import("./load")
-
-export const layer: Layer.Layer<PipelineCompiler, never, FileSystem.FileSystem | Path.Path> = Layer.effect(
-  PipelineCompiler,
-  Effect.map(Effect.context<FileSystem.FileSystem | Path.Path>(), (context) => ({
-    compile: (options: LoadModelsOptions) =>
-      Effect.flatMap(Effect.promise(cachedLoad), (load) => load.loadAndCompile(options)).pipe(Effect.provide(context))
-  }))
-)
+/**
+ * `layer` (load.ts) whose load through the compile cache loads on a first compile: for the readers of the compile
+ * index's graph (audit --for, review), which mostly never compile. Apart from load.ts, which a bundle evaluates whole.
+ */
+export const lazyLayer = (): Layer.Layer<PipelineCompiler, never, FileSystem.FileSystem | Path.Path> =>
+  Layer.effect(
+    PipelineCompiler,
+    Effect.map(Effect.context<FileSystem.FileSystem | Path.Path>(), (context) => ({
+      compile: (options: LoadModelsOptions) =>
+        Effect.flatMap(Effect.promise(() => import("./load")), (load) => load.loadAndCompile(options)).pipe(Effect.provide(context))
+    }))
+  )

@@ -4,7 +4,7 @@
  * (`indexedCompile.ts`). Nothing outside this folder imports its other files.
  */
 export * from "./compile"
-export { compileListing, compileListingSummaries, loadAndCompile, summariesShape } from "./load"
+export { compileListing, compileListingSummaries, layer, loadAndCompile, summariesShape } from "./load"
 export { type ModelSummary, summaryOf } from "../models"
 export { compileRendered, type Render } from "./indexedCompile"
 export { compiledGraph, graphFromIndex } from "./indexedGraph"

@@ -5,7 +5,7 @@ import { Effect } from "effect"
 import { type DirStamp, fromStoredSummary, noFile, stampWidth, statModels, type StoredSummary } from "../cache/indexRead"
 import type { ModelSummary } from "../models"
 import type { TableRef } from "../sql"
-import { compileSummaries } from "./compile"
+import { compileSummaries } from "./resolve"
 
 /** The models of a directory by name: a listing, or the index's own when the directory is unchanged. */
 export interface Names {

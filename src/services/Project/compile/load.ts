@@ -1,7 +1,7 @@
 // The compile through the compile cache (cachedLoad.ts): apart from compile.ts, so the readers of the compile index's
 // graph (indexedGraph.ts), which compile stored summaries, load none of the cached load, its files and its read-ahead.
 import type { FileSystem, Path } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import {
   type CachedLoad,
   type CacheUse,
@@ -13,7 +13,8 @@ import {
   type SidecarSummary
 } from "../cache"
 import { listModels, type LoadModelsOptions, type ModelListing, type ModelSummary, summaryOf } from "../models"
-import { type CompiledProject, type CompileError, compileSummaries } from "./compile"
+import { type CompiledProject, type CompileError, PipelineCompiler } from "./compile"
+import { compileSummaries } from "./resolve"
 
 /**
  * Loads and compiles a models directory through the compile cache (`cachedLoad.ts`): only SQL
@@ -84,3 +85,10 @@ const compileShaped = <M>(
     return project
   })
 
+/** The compiler: `loadAndCompile` (`compile.ts`'s `lazyLayer` loads this module on a first compile). */
+export const layer: Layer.Layer<PipelineCompiler, never, FileSystem.FileSystem | Path.Path> = Layer.effect(
+  PipelineCompiler,
+  Effect.map(Effect.context<FileSystem.FileSystem | Path.Path>(), (context) => ({
+    compile: (options: LoadModelsOptions) => loadAndCompile(options).pipe(Effect.provide(context))
+  }))
+)
