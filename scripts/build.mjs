@@ -180,7 +180,7 @@ execFileSync(process.execPath, ["../../dist/pcli.cjs", "validate", "--output=tex
 execFileSync(process.execPath, ["../../dist/pcli.cjs", "validate"], { cwd: "examples/sample", stdio: "ignore" })
 // The light entries' caches, on a playground with a state store (a freeze and its unfreeze on the ledger)
 // and a warm compile cache (their usual case): `policy check` and `compile` after a first run wrote the
-// compile index, every other light command by the first example of its --help.
+// compile index, every other light command by the first example of its --help (after a plan), `audit --for` by its own line.
 const playground = mkdtempSync(join(tmpdir(), "pcli-build-"))
 try {
   const bin = resolve("dist/pcli.cjs")
@@ -195,6 +195,8 @@ try {
   execFileSync(process.execPath, [bin, "compile", "--output", "json"], { cwd: pg, stdio: "ignore" })
   rmSync("dist/pcli-compile.v8cache", { force: true })
   execFileSync(process.execPath, [bin, "compile", "--output", "json"], { cwd: pg, stdio: "ignore" })
+  // A plan on the store, as after `pcli plan`: the caches of `review --queue` and `audit --for` then hold the plan reading they run.
+  execFileSync(process.execPath, [bin, "plan"], { cwd: pg, stdio: "ignore" })
   // The full bundle's policy cache: the same check in a form the light entry leaves to the bundle (`--output=text`).
   execFileSync(process.execPath, [...check, "--output=text"], { cwd: pg, stdio: "ignore" })
   const manifest = JSON.parse(readFileSync("dist/pcli-commands.json", "utf8"))
@@ -207,6 +209,8 @@ try {
     // An example may fail here (no such product, no proposed config): its cache still holds the start-up path.
     spawnSync(process.execPath, [bin, ...words], { cwd: pg, stdio: "ignore" })
   }
+  // `audit --for`'s own cache (scripts/loader.cjs): the custody chain of a model with a plan and a decision.
+  spawnSync(process.execPath, [bin, "audit", "--for", "stg_orders"], { cwd: pg, stdio: "ignore" })
 } finally {
   rmSync(playground, { recursive: true, force: true })
 }

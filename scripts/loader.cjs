@@ -31,7 +31,10 @@ if (handOver !== undefined) {
   const bundle = join(__dirname, `${name}.cjs`)
   // The full bundle's policy commands have their own cache (made by `policy test` at build time), with the functions they run compiled.
   const line = globalThis[Symbol.for("pcli/commandLine")]
-  const group = name === "pcli-bundle" && line !== undefined && line._tag === "Run" && line.argv[0] === "policy" ? "policy." : ""
+  // `audit --for` runs other code than audit's list (the custody chain: plans, the compile index's graph): its own cache, made by that form.
+  const light = globalThis[Symbol.for("pcli/lightLine")]
+  const custody = name === "pcli-audit" && light !== undefined && Object.hasOwn(light.flags, "--for")
+  const group = name === "pcli-bundle" && line !== undefined && line._tag === "Run" && line.argv[0] === "policy" ? "policy." : custody ? "custody." : ""
   const cacheFile = join(__dirname, `${name}.${group}v8cache`)
   let cachedData
   try {

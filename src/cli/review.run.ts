@@ -1,5 +1,6 @@
 // Loaded only when `pcli review` runs. Each form loads its own module when it runs: `--status` and `--list`
-// never compile, so they load neither the compile nor the queue's ranking (the light review entry's start-up).
+// never compile, so they load neither the compile nor the queue's ranking (the light review entry's start-up); the
+// queue loads none of the dry run's and --approve's modules.
 import { Effect, Option } from "effect"
 import { UsageError } from "../commands/errors"
 import type { CommonOptions } from "./options"
@@ -31,5 +32,6 @@ export const runReview = (opts: ReviewOptions) =>
   Effect.gen(function* () {
     const form = yield* reviewForm(opts)
     if (form.form === "status") return yield* Effect.flatMap(Effect.promise(() => import("./reviewStatus.run")), (m) => m.runReviewStatus(opts, form.planId))
+    if (form.form === "queue") return yield* Effect.flatMap(Effect.promise(() => import("./reviewQueue.run")), (m) => m.runReviewQueue(opts))
     return yield* Effect.flatMap(Effect.promise(() => import("./reviewForms.run")), (m) => m.runReviewForm(opts, form))
   })

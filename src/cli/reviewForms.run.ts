@@ -1,21 +1,19 @@
-// `pcli review`'s forms other than --status: the queue (which compiles), the list, the dry run and --approve.
+// `pcli review`'s forms other than --status and --queue: the list, the dry run and --approve.
 import { Effect, Option } from "effect"
 import { planList } from "../commands/planList"
-import { approvePlan, reviewPlan, reviewQueue } from "../commands/reviewPlan"
+import { approvePlan, reviewPlan } from "../commands/reviewPlan"
 import * as commandLayer from "../layers/commandLayers"
-import { planListText, queueText, reviewText } from "../render/text/plans"
-import { PlanListOutput, ReviewOutput, ReviewQueueOutput } from "../schemas/plans"
+import { planListText, reviewText } from "../render/text/plans"
+import { PlanListOutput, ReviewOutput } from "../schemas/plans"
 import { globalOptions } from "./options"
 import { emit } from "./output"
 import type { ReviewOptions } from "./review.run"
 
-export type ReviewForm = { readonly form: "queue" | "list" } | { readonly form: "approve" | "dry-run"; readonly planId: string }
+export type ReviewForm = { readonly form: "list" } | { readonly form: "approve" | "dry-run"; readonly planId: string }
 
 export const runReviewForm = (opts: ReviewOptions, form: ReviewForm) => {
   const body = Effect.gen(function* () {
     switch (form.form) {
-      case "queue":
-        return yield* emit(opts.output, ReviewQueueOutput, yield* reviewQueue, queueText)
       case "list":
         return yield* emit(opts.output, PlanListOutput, yield* planList, planListText)
       case "approve":

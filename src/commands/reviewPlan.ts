@@ -1,12 +1,11 @@
 import type { CommandExecutor, FileSystem, Path } from "@effect/platform"
-import { Clock, Effect, Either, Option, Schema } from "effect"
+import { Clock, Effect, Option, Schema } from "effect"
 import * as os from "node:os"
 import {
   isGatedPlan,
   type Plan,
   type ReviewMarker,
-  type ReviewOutput,
-  type ReviewQueueOutput
+  type ReviewOutput
 } from "../schemas/plans"
 import { Environment } from "../services/Environment/Environment"
 import { Ledger, type LedgerUnavailable } from "../services/Ledger/Ledger"
@@ -21,37 +20,28 @@ import {
   type InvalidMarker,
   type MarkerUnrecorded,
   type PlanIntegrity,
-  type PlanStoreIo,
   type ReviewMarkerWriteFailed
 } from "../services/Plans/errors"
 import type { StateHashMismatch } from "./environmentErrors"
 import { checkCarriedFacts } from "./promoteFacts"
 import { gitIdentity, readTreeAt, resolveCommit } from "../services/Plans/git"
 import { refusalRow } from "../services/Plans/ledgerRows"
-import { principalLabel, recordApproval, reviewState } from "../services/Plans/approvals"
+import { principalLabel, recordApproval } from "../services/Plans/approvals"
 import { PlanStore, type PlanReadError } from "../services/Plans/PlanStore"
-import { rankQueue } from "../services/Plans/queue"
-import { readWorkingTree, staleModels } from "../services/Plans/revisions"
+import { readWorkingTree, staleOf } from "../services/Plans/revisions"
 import { Principal } from "../services/Principal/Principal"
-import { type CompileError, type CompiledProject, compiledGraph, PipelineCompiler } from "../services/Project/compile"
+import { type CompileError, PipelineCompiler } from "../services/Project/compile"
 import type { ModelFileMismatch, ModelOutsideProject, ModelsUnreadable } from "../services/Project/errors"
 import type { StatementFailed } from "../services/Warehouse/Warehouse"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import { breakingCount } from "./reviewStatus"
 
 export { reviewStatus } from "./reviewStatus"
+export { reviewQueue } from "./reviewQueue"
 
 const baseLabel = (plan: Plan): string =>
   isGatedPlan(plan) ? "" : plan.payload.base.kind === "git" ? plan.payload.base.ref : "applied"
 
-/** Fingerprinted models whose files changed since planning (a plan without fingerprints is never stale). */
-const staleOf = (plan: Plan, modelsDir: string) =>
-  Effect.gen(function* () {
-    const fingerprints = plan.payload.fingerprints
-    if (fingerprints === undefined || Object.keys(fingerprints).length === 0) return []
-    const current = yield* readWorkingTree(modelsDir, new Set(Object.keys(fingerprints)))
-    return staleModels(fingerprints, current)
-  })
 
 export interface ReviewInput {
   readonly planId: string
@@ -194,33 +184,3 @@ export const approvePlan = (
     }
   })
 
-/** `pcli review --queue`: pending review-gated plans, highest score first (see queue.ts). */
-export const reviewQueue: Effect.Effect<ReviewQueueOutput, PlanStoreIo | LedgerUnavailable, PlanStore | Ledger | PipelineCompiler | Environment | ProjectContext | FileSystem.FileSystem | Path.Path> =
-  Effect.gen(function* () {
-    const { modelsDir } = yield* ProjectContext
-    const store = yield* PlanStore
-    const listed = yield* store.list
-    const plans = listed.flatMap((e) => (Either.isRight(e) ? [e.right] : []))
-    const broken = listed.flatMap((e) => (Either.isLeft(e) ? [e.left] : []))
-    const compiled = yield* Effect.either(compiledGraph({ modelsDir: modelsDir, env: yield* Environment }))
-    const project: CompiledProject<unknown> | undefined = Either.getOrUndefined(compiled)
-    const entries = yield* Effect.forEach(plans, (plan) =>
-      Effect.gen(function* () {
-        const marker = yield* reviewState(plan.plan_id)
-        const stale = yield* Effect.orElseSucceed(staleOf(plan, modelsDir), () => [] as ReadonlyArray<string>)
-        return { plan, marker, stale: stale.length > 0 }
-      })
-    )
-    const pending = rankQueue(entries, project, yield* Clock.currentTimeMillis)
-    const notes = [
-      ...(Either.isLeft(compiled) ? [`${modelsDir} does not compile (${compiled.left.message}): blast radius unknown`] : []),
-      ...broken.map((e) => `not listed (${e.code}): ${e.message}`)
-    ]
-    return {
-      command: "review_queue" as const,
-      ranking: "(blast_radius + 1) × class_weight × (1 + staleness_hours)" as const,
-      total: pending.length,
-      pending: [...pending],
-      ...(notes.length === 0 ? {} : { notes })
-    }
-  })

@@ -9,7 +9,7 @@ export { plansLayer } from "./PlansLayer"
 
 /** `pcli review`: plans, the compiler for queue ranking; the store is written only by --approve. */
 export const ReviewLayer = (options: GlobalOptions, write: boolean) =>
-  Layer.mergeAll(plansLayer, Compiler.layer).pipe(
+  Layer.mergeAll(plansLayer, Compiler.lazyLayer()).pipe(
     Layer.provideMerge(stateLayer(write ? "write" : "read")),
     Layer.provideMerge(ProjectLayer(options, true))
   )

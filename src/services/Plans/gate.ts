@@ -7,6 +7,7 @@ import { type ModelVerdict, PolicyEngine } from "../PolicyEngine/PolicyEngine"
 import type { Ledger, LedgerUnavailable } from "../Ledger/Ledger"
 import { recordedApproval } from "./approvals"
 import { type InvalidMarker, MarkerMissing, type MarkerUnrecorded, PolicyDenied } from "./errors"
+import { ALWAYS_GATED } from "./gatedKinds"
 import type { MarkerState } from "./markers"
 import { type BuiltContext, describeScopeChanges, sameScopeAttributes, scopeAttributeChanges } from "./scopeChange"
 
@@ -15,8 +16,7 @@ export type { BuiltContext } from "./scopeChange"
 /** gc and backfill are agent actions whoever applies them (decisions.md item 8). */
 const AGENT_KINDS: ReadonlySet<PlanKind> = new Set(["gc", "backfill"])
 
-/** Kinds that need a valid marker whoever applies them and whatever policy says. */
-export const ALWAYS_GATED: ReadonlySet<PlanKind> = new Set(["gc", "backfill", "restore", "ai_authored", "escalation", "promote"])
+export { ALWAYS_GATED } from "./gatedKinds"
 
 /** Kinds apply can execute today; the others refuse after the gates (`plan-kind-not-executable`). */
 export const EXECUTABLE: ReadonlySet<PlanKind> = new Set(["run", "escalation", "ai_authored", "backfill", "gc", "restore", "promote", "rollback"])

@@ -1,6 +1,6 @@
 import { isGatedPlan, type Plan, type QueueItem } from "../../schemas/plans"
 import { downstreamClosure, type CompiledProject } from "../Project/compile"
-import { ALWAYS_GATED } from "./gate"
+import { ALWAYS_GATED } from "./gatedKinds"
 import type { ReviewState } from "./approvals"
 
 /** Heavier changes wait less: breaking 3, value change 2, additive 1; gc 3, backfill and restore 2. */

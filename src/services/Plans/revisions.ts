@@ -1,10 +1,10 @@
 import type { FileSystem, Path } from "@effect/platform"
 import { Effect } from "effect"
 import * as NodeFs from "node:fs"
-import type { ModelFiles } from "../../schemas/plans"
+import type { ModelFiles, Plan } from "../../schemas/plans"
 import { hashCanonical } from "../Artifacts/artifacts"
 import { type ModelFileMismatch, type ModelOutsideProject, ModelsUnreadable } from "../Project/errors"
-import { listModels } from "../Project/models"
+import { listModels } from "../Project/modelListing"
 
 /** A model's content fingerprint: hex BLAKE3 of its SQL, sidecar and contract texts. */
 export const fingerprintOf = (files: ModelFiles): string =>
@@ -66,3 +66,12 @@ export const staleModels = (
       const now = files === undefined ? null : fingerprintOf(files)
       return now !== expected[model]
     })
+
+/** Fingerprinted models whose files changed since planning (a plan without fingerprints is never stale). */
+export const staleOf = (plan: Plan, modelsDir: string) =>
+  Effect.gen(function* () {
+    const fingerprints = plan.payload.fingerprints
+    if (fingerprints === undefined || Object.keys(fingerprints).length === 0) return []
+    const current = yield* readWorkingTree(modelsDir, new Set(Object.keys(fingerprints)))
+    return staleModels(fingerprints, current)
+  })

@@ -3,7 +3,8 @@
  * `.pcli/compile-cache/` (`compileCache.ts`, `shardFile.ts`), the compile index beside them
  * (`compileIndex.ts`), the load that reads through them (`cachedLoad.ts`), and the read-ahead
  * worker that reads and decodes files for that load (`readAhead.ts`; its bundle's entry is
- * `readAheadWorker.ts`). Nothing outside this folder imports its other files.
+ * `readAheadWorker.ts`). Nothing outside this folder imports its other files but `indexRead.ts`,
+ * the index alone for the readers of the compiled graph.
  */
 export { type CachedLoad, definitionsShape, type LoadOptions, type LoadShape, loadShaped, loadWithCache } from "./cachedLoad"
 export { CompileCacheWrites } from "./compileCache"

@@ -19,12 +19,7 @@ export interface CacheUse {
   readonly filesRead: number
 }
 
-/**
- * A file's stat must be this much older than the compile reading it before the stat is trusted
- * later: a write within the file system's timestamp granularity could otherwise keep the same
- * stat (git's "racily clean" entries).
- */
-export const racyMarginMs = 1000
+export { racyMarginMs } from "./modelStats"
 
 /**
  * From how many files a worker reads ahead: a cold compile of a large project, not a warm one or a

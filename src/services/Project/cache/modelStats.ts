@@ -1,5 +1,12 @@
 import * as NodeFs from "node:fs"
 
+/**
+ * A file's stat must be this much older than the compile reading it before the stat is trusted
+ * later: a write within the file system's timestamp granularity could otherwise keep the same
+ * stat (git's "racily clean" entries).
+ */
+export const racyMarginMs = 1000
+
 /** Numbers per model in `statModels`' result: size, mtimeMs, ctimeMs, ino of its .sql, .toml and .contract.toml (NaN: no such file). */
 export const statsPerModel = 12
 

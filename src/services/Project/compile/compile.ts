@@ -12,27 +12,11 @@ import type {
   UnknownReference
 } from "../errors"
 import { closureOf } from "./graph"
-import {
-  type CachedLoad,
-  type CacheUse,
-  CompileCacheWrites,
-  definitionsShape,
-  type LoadOptions,
-  type LoadShape,
-  loadShaped,
-  type SidecarSummary
-} from "../cache"
-import {
-  listModels,
-  type LoadModelsOptions,
-  type ModelDefinition,
-  type ModelListing,
-  type ModelLoadError,
-  type ModelSummary,
-  summaryOf
-} from "../models"
-import { assembleProject, indexModels, type Item, resolveReferences } from "./resolve"
+import { type LoadModelsOptions, type ModelDefinition, type ModelLoadError, summaryOf } from "../models"
+import { compileSummaries } from "./resolve"
 import { parseableSql, parseReferences, type TableRef } from "../sql"
+
+export { compileSummaries } from "./resolve"
 
 /** A model after dependency resolution (`D`: what it was compiled from; the full definition but for `pcli compile`'s index). */
 export interface CompiledModel<D = ModelDefinition> {
@@ -90,89 +74,6 @@ export const compileModels = (definitions: ReadonlyArray<ModelDefinition>): Effe
     )
   )
 
-/**
- * `compileModels` over summaries: checks names, targets and strategies, then reads `references`
- * (the tables each model's SQL reads), resolves, orders and layers. Errors keep that order.
- */
-export const compileSummaries = <D>(
-  items: ReadonlyArray<Item<D>>,
-  references: Effect.Effect<ReadonlyMap<string, ReadonlyArray<TableRef>>, ModelSqlInvalid | StatementFailed>
-): Effect.Effect<CompiledProject<D>, Exclude<CompileError, ModelLoadError>> =>
-  Effect.gen(function* () {
-    const models = yield* indexModels(items)
-    const refs = yield* references
-    return yield* assembleProject(models, refs, yield* resolveReferences(models, refs))
-  })
-
-/**
- * Loads and compiles a models directory through the compile cache (`cachedLoad.ts`): only SQL
- * and sidecar texts not seen before are parsed, the SQL in DuckDB while the sidecars decode.
- * Errors keep their order: file and sidecar errors first, then the checks of
- * `compileModels`, then SQL errors. `onCacheUse` sees how the cache was used.
- */
-export const loadAndCompile = (
-  options: LoadModelsOptions & {
-    readonly cache?: boolean
-    /** How the load reads ahead on a worker (`LoadOptions`). */
-    readonly readAhead?: LoadOptions["readAhead"]
-    readonly onCacheUse?: (use: CacheUse) => void
-    /** Sees the listing and the load (its file stamps feed the compile index). */
-    readonly onLoaded?: (listing: ModelListing, load: CachedLoad<unknown>) => void
-    /** Takes the wait for the cache's save, which then goes on while the caller does (else the compile waits for it). */
-    readonly onSaving?: (saved: Effect.Effect<void>) => void
-  }
-): Effect.Effect<CompiledProject, CompileError, FileSystem.FileSystem | Path.Path> =>
-  Effect.flatMap(listModels(options), (listing) => compileListing(options, listing))
-
-/** `loadAndCompile` of models already listed. */
-export const compileListing = (
-  options: Parameters<typeof loadAndCompile>[0],
-  listing: ModelListing
-): Effect.Effect<CompiledProject, CompileError, FileSystem.FileSystem | Path.Path> => compileShaped(options, listing, definitionsShape, summaryOf)
-
-/** A model's summary from the worker's summary of its sidecar (what `summaryOf` gives of the decoded definition). */
-const ofSidecarSummary = ([name, target, strategy, dependsOn, sources, layer]: SidecarSummary, contracted: boolean): ModelSummary => ({
-  name,
-  target,
-  strategy,
-  dependsOn,
-  sources,
-  layer: layer ?? undefined,
-  contracted
-})
-
-/** Models loaded as their summaries alone: what `pcli compile` renders. */
-export const summariesShape: LoadShape<ModelSummary> = { ofDefinition: summaryOf, ofSummary: ofSidecarSummary }
-
-/** `compileListing` compiling each model's summary alone (each compiled model's `definition` is its summary): `pcli compile`'s. */
-export const compileListingSummaries = (
-  options: Parameters<typeof loadAndCompile>[0],
-  listing: ModelListing
-): Effect.Effect<CompiledProject<ModelSummary>, CompileError, FileSystem.FileSystem | Path.Path> => compileShaped(options, listing, summariesShape, (summary) => summary)
-
-const compileShaped = <M>(
-  options: Parameters<typeof loadAndCompile>[0],
-  listing: ModelListing,
-  shape: LoadShape<M>,
-  summarize: (model: M) => ModelSummary
-): Effect.Effect<CompiledProject<M>, CompileError, FileSystem.FileSystem | Path.Path> =>
-  Effect.gen(function* () {
-    const loaded = yield* loadShaped(options, listing, "all", shape)
-    options.onCacheUse?.(loaded.use)
-    options.onLoaded?.(listing, loaded)
-    const models = yield* loaded.definitions
-    const project = yield* compileSummaries(
-      models.map((definition) => ({ summary: summarize(definition), definition })),
-      loaded.parsed
-    )
-    if (yield* CompileCacheWrites) {
-      const saved = yield* loaded.save
-      if (options.onSaving !== undefined) options.onSaving(saved)
-      else yield* saved
-    }
-    return project
-  })
-
 /** Transitive downstream closure of a model (excluding it), sorted; empty for an unknown model. */
 export const downstreamClosure = (project: CompiledProject<unknown>, model: string): ReadonlyArray<string> =>
   closureOf(model, project.downstream)
@@ -188,10 +89,15 @@ export interface PipelineCompilerService {
 
 export class PipelineCompiler extends Context.Tag("pcli/PipelineCompiler")<PipelineCompiler, PipelineCompilerService>() {}
 
-export const layer: Layer.Layer<PipelineCompiler, never, FileSystem.FileSystem | Path.Path> = Layer.effect(
-  PipelineCompiler,
-  Effect.map(Effect.context<FileSystem.FileSystem | Path.Path>(), (context) => ({
-    compile: (options: LoadModelsOptions) =>
-      loadAndCompile(options).pipe(Effect.provide(context))
-  }))
-)
+/**
+ * `layer` (load.ts) whose load through the compile cache loads on a first compile: for the readers of the compile
+ * index's graph (audit --for, review), which mostly never compile. Apart from load.ts, which a bundle evaluates whole.
+ */
+export const lazyLayer = (): Layer.Layer<PipelineCompiler, never, FileSystem.FileSystem | Path.Path> =>
+  Layer.effect(
+    PipelineCompiler,
+    Effect.map(Effect.context<FileSystem.FileSystem | Path.Path>(), (context) => ({
+      compile: (options: LoadModelsOptions) =>
+        Effect.flatMap(Effect.promise(() => import("./load")), (load) => load.loadAndCompile(options)).pipe(Effect.provide(context))
+    }))
+  )

@@ -1,9 +1,10 @@
 /**
- * The compile: models loaded (through the compile cache), their references resolved, ordered and
- * layered (`compile.ts`), and `pcli compile`'s rendering through the compile index
+ * The compile: models loaded (through the compile cache: `load.ts`), their references resolved,
+ * ordered and layered (`compile.ts`), and `pcli compile`'s rendering through the compile index
  * (`indexedCompile.ts`). Nothing outside this folder imports its other files.
  */
 export * from "./compile"
+export { compileListing, compileListingSummaries, layer, loadAndCompile, summariesShape } from "./load"
 export { type ModelSummary, summaryOf } from "../models"
 export { compileRendered, type Render } from "./indexedCompile"
 export { compiledGraph, graphFromIndex } from "./indexedGraph"

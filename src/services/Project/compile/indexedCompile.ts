@@ -7,7 +7,6 @@ import {
   CompileCacheWrites,
   type CompileIndex,
   type DirStamp,
-  fromStoredSummary,
   loadWithCache,
   noFile,
   racyMarginMs,
@@ -15,49 +14,22 @@ import {
   spawnReadAhead,
   type SpawnedReadAhead,
   stampWidth,
-  statModels,
   type StoredSummary,
   type SummaryTexts,
   toStoredSummary,
   writeIndex
 } from "../cache"
-import {
-  type CompiledProject,
-  type CompileError,
-  compileListingSummaries,
-  compileSummaries,
-} from "./compile"
-import { joinInDir, listModels, type LoadModelsOptions, type ModelListing, type ModelSummary, summaryOf } from "../models"
-import type { TableRef } from "../sql"
+import type { CompiledProject, CompileError } from "./compile"
+import { changedModels, compileStoredSummaries, dirStampOf, type Names, sameDir, sameNames } from "./indexSteps"
+import { compileListingSummaries } from "./load"
+import { joinInDir, listModels, type LoadModelsOptions, type ModelListing, summaryOf } from "../models"
 
 /** What a compile renders: the project (its models carry their summary or their full definition). */
 export type Render = (project: CompiledProject<unknown>) => Effect.Effect<string | Uint8Array>
 
 const utf8 = (text: string | Uint8Array): Uint8Array => (typeof text === "string" ? Buffer.from(text, "utf8") : text)
 
-/** The models of a directory by name: a listing, or the index's own when the directory is unchanged. */
-interface Names {
-  readonly prefix: string
-  readonly names: ReadonlyArray<string>
-  readonly hasContract: (i: number) => boolean
-}
-
 const suffixes = [".sql", ".toml", ".contract.toml"] as const
-
-/** Indexes (in name order) of the models whose files' stamps differ from the index's (a NaN stamp never matches). */
-export const changedModels = (models: Names, stamps: Float64Array): Array<number> => {
-  const stats = statModels(models.prefix, models.names, models.hasContract)
-  const changed: Array<number> = []
-  for (let i = 0; i < models.names.length; i++) {
-    const at = i * stampWidth
-    let same = true
-    for (let k = at; k < at + 8 && same; k++) same = stats[k] === stamps[k]
-    if (!models.hasContract(i)) same &&= stamps[at + 8] === noFile
-    else for (let k = at + 8; k < at + 12 && same; k++) same = stats[k] === stamps[k]
-    if (!same) changed.push(i)
-  }
-  return changed
-}
 
 /** Model `i`'s row of stamps as `load` recorded them (NaN where it recorded none: read again next time). */
 const putRow = (stamps: Float64Array, i: number, name: string, hasContract: boolean, load: CachedLoad<unknown>) => {
@@ -71,24 +43,6 @@ const putRow = (stamps: Float64Array, i: number, name: string, hasContract: bool
   }
 }
 
-/** The graph of stored summaries (the index's, one per name, in order), compiled as a fresh compile's summaries are. */
-export const compileStoredSummaries = (names: ReadonlyArray<string>, stored: ReadonlyArray<StoredSummary>) => {
-  const items: Array<{ summary: ModelSummary; definition: ModelSummary }> = new Array(names.length)
-  const refs = new Map<string, ReadonlyArray<TableRef>>()
-  for (let i = 0; i < names.length; i++) {
-    const { refs: modelRefs, summary } = fromStoredSummary(names[i]!, stored[i]!)
-    items[i] = { summary, definition: summary }
-    refs.set(summary.name, modelRefs)
-  }
-  return compileSummaries(items, Effect.succeed(refs))
-}
-
-export const sameNames = (a: ReadonlyArray<string>, b: ReadonlyArray<string>) => a.length === b.length && a.every((n, i) => n === b[i])
-
-/** The models directory's stamp, if it can be trusted later (it did not change within the racy margin). */
-export const dirStampOf = (stat: NodeFs.Stats | undefined, trustBefore: number): DirStamp | null =>
-  stat !== undefined && stat.mtimeMs < trustBefore && stat.ctimeMs < trustBefore ? [stat.mtimeMs, stat.ctimeMs, stat.ino] : null
-
 /**
  * From what size of the models directory itself a compile without an index starts its read-ahead
  * worker before listing it: the worker's start-up (~100 ms) then overlaps the listing. A hint only
@@ -96,8 +50,6 @@ export const dirStampOf = (stat: NodeFs.Stats | undefined, trustBefore: number):
  * worker then starts after the listing, as for every other load).
  */
 export const earlyReadAheadDirBytes = 128 * 1024
-
-export const sameDir = (a: DirStamp | null, b: DirStamp | null) => a !== null && b !== null && a[0] === b[0] && a[1] === b[1] && a[2] === b[2]
 
 /**
  * The index path: stat every model's files; re-read (through the shards of those models only) the

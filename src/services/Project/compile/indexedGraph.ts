@@ -5,10 +5,11 @@
 import { type FileSystem, Path } from "@effect/platform"
 import * as NodeFs from "node:fs"
 import { Effect, Either } from "effect"
-import { noFile, racyMarginMs, readIndex, stampWidth } from "../cache"
+import { noFile, racyMarginMs, readIndex, stampWidth } from "../cache/indexRead"
 import { type CompiledProject, type CompileError, PipelineCompiler } from "./compile"
-import { changedModels, compileStoredSummaries, dirStampOf, sameDir, sameNames } from "./indexedCompile"
-import { joinInDir, listModels, type LoadModelsOptions, type ModelSummary } from "../models"
+import { changedModels, compileStoredSummaries, dirStampOf, sameDir, sameNames } from "./indexSteps"
+import type { LoadModelsOptions, ModelSummary } from "../models"
+import { joinInDir, listModels } from "../modelListing"
 
 /** The graph from the compile index, or undefined when the index is missing, foreign, or any model file or the directory changed. */
 export const graphFromIndex = (options: LoadModelsOptions): Effect.Effect<CompiledProject<ModelSummary> | undefined, never, FileSystem.FileSystem | Path.Path> =>

@@ -1,9 +1,10 @@
-import { Either } from "effect"
+import { Effect, Either } from "effect"
 import type { SourceRef } from "../../../schemas/model"
 import { parsePartitionKey } from "../partitionKeys"
-import type { CompiledModel, CompiledProject } from "./compile"
-import type { ModelSummary } from "../models"
-import { AmbiguousReference, DependencyCycle, DuplicateModel, DuplicateTarget, InvalidStrategy, UnknownReference } from "../errors"
+import type { CompiledModel, CompiledProject, CompileError } from "./compile"
+import type { StatementFailed } from "../../Warehouse/Warehouse"
+import type { ModelLoadError, ModelSummary } from "../models"
+import { AmbiguousReference, DependencyCycle, DuplicateModel, DuplicateTarget, InvalidStrategy, type ModelSqlInvalid, UnknownReference } from "../errors"
 import { findCycle } from "./graph"
 import { depthsIndexed, kahnOrderIndexed, reachableCountsIndexed } from "./graphIndexed"
 import { formatTableRef, type TableRef } from "../sql"
@@ -221,3 +222,17 @@ export const assembleProject = <D>(
   }
   return Either.right({ models: compiled, order: orderNames, layers, downstream: downstreamByName })
 }
+
+/**
+ * `compileModels` over summaries: checks names, targets and strategies, then reads `references`
+ * (the tables each model's SQL reads), resolves, orders and layers. Errors keep that order.
+ */
+export const compileSummaries = <D>(
+  items: ReadonlyArray<Item<D>>,
+  references: Effect.Effect<ReadonlyMap<string, ReadonlyArray<TableRef>>, ModelSqlInvalid | StatementFailed>
+): Effect.Effect<CompiledProject<D>, Exclude<CompileError, ModelLoadError>> =>
+  Effect.gen(function* () {
+    const models = yield* indexModels(items)
+    const refs = yield* references
+    return yield* assembleProject(models, refs, yield* resolveReferences(models, refs))
+  })

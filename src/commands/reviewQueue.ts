@@ -1,0 +1,44 @@
+// `pcli review --queue` (apart from reviewPlan.ts, whose dry run and approval diff, gate and rederive: the queue loads none of that).
+import type { FileSystem, Path } from "@effect/platform"
+import { Clock, Effect, Either } from "effect"
+import type { ReviewQueueOutput } from "../schemas/plans"
+import { Environment } from "../services/Environment/Environment"
+import type { Ledger, LedgerUnavailable } from "../services/Ledger/Ledger"
+import { reviewState } from "../services/Plans/approvals"
+import type { PlanStoreIo } from "../services/Plans/errors"
+import { PlanStore } from "../services/Plans/PlanStore"
+import { rankQueue } from "../services/Plans/queue"
+import { staleOf } from "../services/Plans/revisions"
+import { type CompiledProject, compiledGraph, type PipelineCompiler } from "../services/Project/compile"
+import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
+
+/** `pcli review --queue`: pending review-gated plans, highest score first (see queue.ts). */
+export const reviewQueue: Effect.Effect<ReviewQueueOutput, PlanStoreIo | LedgerUnavailable, PlanStore | Ledger | PipelineCompiler | Environment | ProjectContext | FileSystem.FileSystem | Path.Path> =
+  Effect.gen(function* () {
+    const { modelsDir } = yield* ProjectContext
+    const store = yield* PlanStore
+    const listed = yield* store.list
+    const plans = listed.flatMap((e) => (Either.isRight(e) ? [e.right] : []))
+    const broken = listed.flatMap((e) => (Either.isLeft(e) ? [e.left] : []))
+    const compiled = yield* Effect.either(compiledGraph({ modelsDir: modelsDir, env: yield* Environment }))
+    const project: CompiledProject<unknown> | undefined = Either.getOrUndefined(compiled)
+    const entries = yield* Effect.forEach(plans, (plan) =>
+      Effect.gen(function* () {
+        const marker = yield* reviewState(plan.plan_id)
+        const stale = yield* Effect.orElseSucceed(staleOf(plan, modelsDir), () => [] as ReadonlyArray<string>)
+        return { plan, marker, stale: stale.length > 0 }
+      })
+    )
+    const pending = rankQueue(entries, project, yield* Clock.currentTimeMillis)
+    const notes = [
+      ...(Either.isLeft(compiled) ? [`${modelsDir} does not compile (${compiled.left.message}): blast radius unknown`] : []),
+      ...broken.map((e) => `not listed (${e.code}): ${e.message}`)
+    ]
+    return {
+      command: "review_queue" as const,
+      ranking: "(blast_radius + 1) × class_weight × (1 + staleness_hours)" as const,
+      total: pending.length,
+      pending: [...pending],
+      ...(notes.length === 0 ? {} : { notes })
+    }
+  })
