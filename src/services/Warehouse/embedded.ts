@@ -235,8 +235,11 @@ export interface EmbeddedOptions {
  */
 export const defaultThreads = (): number => Math.max(1, Math.floor(os.availableParallelism() / 4))
 
-/** What DuckDB's allocator may keep after a task, when pcli chooses the cap (performance.md "Realistic projects (issue 37)"). */
-export const allocatorSettings = { allocator_flush_threshold: "8MB", allocator_bulk_deallocation_flush_threshold: "32MB" } as const
+/**
+ * What DuckDB's allocator may keep after a task, when pcli chooses the cap. A bulk free past 1MB flushes:
+ * at 32MB it kept ~40 MB more of a 2,000-model run (performance.md "Run RSS: the allocator's bulk flush").
+ */
+export const allocatorSettings = { allocator_flush_threshold: "8MB", allocator_bulk_deallocation_flush_threshold: "1MB" } as const
 
 /**
  * The log size past which the lanes checkpoint: a quarter of DuckDB's own 16 MiB. Under the small
