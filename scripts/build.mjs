@@ -31,6 +31,20 @@ if (!process.argv.includes("--force") && existsSync("dist/pcli.cjs") && existsSy
 }
 rmSync(stamp, { force: true })
 
+// Effect's Utils.js probes at load whether a minifier renamed `effect_internal_function` by formatting a stack trace, which
+// makes V8 work out source positions in the bundle at every start. esbuild keeps property names: the probe is true in every bundle.
+const effectProbe = {
+  name: "effect-probe",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]effect[\\/]dist[\\/]esm[\\/]Utils\.js$/ }, (args) => {
+      const source = readFileSync(args.path, "utf8")
+      const probe = `/*#__PURE__*/standard.effect_internal_function(() => new Error().stack)?.includes("effect_internal_function") === true`
+      if (!source.includes(probe)) throw new Error(`${args.path}: no isNotOptimizedAway probe to replace`)
+      return { contents: source.replace(probe, "true"), loader: "js" }
+    })
+  }
+}
+
 const common = {
   bundle: true,
   platform: "node",
@@ -58,7 +72,7 @@ const common = {
     "@effect/sql-pg",
     "pg"
   ],
-  plugins: [deepImports],
+  plugins: [deepImports, effectProbe],
   minify: true,
   logLevel: "warning"
 }

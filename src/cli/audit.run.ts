@@ -1,6 +1,6 @@
 // Loaded only when `pcli audit` runs.
 import { Effect, Option, Stream } from "effect"
-import { auditListStream, auditPage, auditVerify } from "../commands/audit"
+import { auditListStream, auditPage } from "../commands/audit"
 import { auditScorecard } from "../commands/auditScorecard"
 import { UsageError } from "../commands/errors"
 import * as commandLayer from "../layers/commandLayers"
@@ -29,6 +29,8 @@ export interface AuditOptions extends CommonOptions {
 
 // Loaded by `--for` alone: the custody chain reads plans and compiles, which the other forms never do.
 const custodyCommand = Effect.promise(() => import("../commands/auditCustody"))
+// Loaded by `--verify` alone: the witnesses' modules (the warehouse record, DuckDB's) are not evaluated by the list.
+const verifyCommand = Effect.promise(() => import("../commands/auditVerify"))
 
 type Form =
   | { readonly form: "verify" }
@@ -79,7 +81,7 @@ export const runAudit = (opts: AuditOptions) =>
     const body = Effect.gen(function* () {
       switch (form.form) {
         case "verify": {
-          const out = yield* auditVerify({ expectHead: Option.getOrUndefined(opts.expectHead) })
+          const out = yield* Effect.flatMap(verifyCommand, (m) => m.auditVerify({ expectHead: Option.getOrUndefined(opts.expectHead) }))
           yield* emit(opts.output, AuditVerifyOutput, out, auditVerifyText)
           return yield* verifyVerdict(out)
         }

@@ -1,7 +1,6 @@
 import { Path } from "@effect/platform"
 import { Chunk, Clock, Effect, Either, Stream } from "effect"
-import type { AuditListOutput, AuditVerifyOutput } from "../schemas/audit"
-import { checkWitnesses, parseExpectHead, readOutsideRecords } from "../services/Governance/witness"
+import type { AuditListOutput } from "../schemas/audit"
 import { ledgerHead } from "../services/Ledger/head"
 import { Ledger, type LedgerFilter } from "../services/Ledger/Ledger"
 import { InvalidPrincipalId } from "../services/Principal/Principal"
@@ -9,21 +8,6 @@ import { productOutputModel } from "../services/Products/files"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import { InvalidFlagValue, UsageError } from "./errors"
 import { parseSince } from "./since"
-
-/**
- * `pcli audit --verify [--expect-head SEQ:HASH]`: recompute the chain, then check the heads witnessed
- * outside the store (the warehouse record, the pin) are in it; the CLI exits 1 when it is broken.
- */
-export const auditVerify = (input: { readonly expectHead?: string | undefined } = {}) =>
-  Effect.gen(function* () {
-    const pin = input.expectHead === undefined ? undefined : yield* parseExpectHead(input.expectHead)
-    // The witnesses are read while the chain is walked (the warehouse opens on DuckDB's threads meanwhile).
-    const [records, chain] = yield* Effect.all([readOutsideRecords, Effect.flatMap(Ledger, (l) => l.verify)], { concurrency: 2 })
-    const report = yield* checkWitnesses(chain, pin, records)
-    const head = report.intact ? yield* ledgerHead : undefined
-    const out: AuditVerifyOutput = { command: "audit_verify", ...report, ...(head === undefined ? {} : { head_seq: head.seq }) }
-    return out
-  })
 
 export interface AuditListInput {
   readonly since?: string | undefined

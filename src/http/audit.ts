@@ -1,6 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
-import { auditList, auditPage, auditVerify } from "../commands/audit"
+import { auditList, auditPage } from "../commands/audit"
+import { auditVerify } from "../commands/auditVerify"
 import { auditCustody } from "../commands/auditCustody"
 import { auditScorecard } from "../commands/auditScorecard"
 import { InvalidFlagValue, UsageError } from "../commands/errors"

@@ -52,4 +52,4 @@ export const StateInfoLayer = (options: GlobalOptions) => storeLayer("read").pip
 export const StoreWriteLayer = Layer.unwrapEffect(Effect.map(ProjectContext, (p) => StateStore.layer(p.state, "write")))
 
 /** Brief's one write (its cursor), to the store of the project its read already resolved: no second project resolution. */
-export const CursorWriteLayer = Digest.layer.pipe(Layer.provideMerge(StoreWriteLayer))
+export const CursorWriteLayer = Digest.layer.pipe(Layer.provideMerge(Layer.unwrapEffect(Effect.map(ProjectContext, (p) => StateStore.currentStoreWriteLayer(p.state)))))

@@ -180,6 +180,21 @@ const open = (
     return [sql, info(true)] as const
   })
 
+/**
+ * A write handle on a SQLite store a read in this process already opened at the current version (a read
+ * migrates an older one): no second probe. Brief's cursor; any other location opens as `layer(…, "write")`.
+ */
+export const currentStoreWriteLayer = (location: StateLocation) =>
+  location.pg !== undefined
+    ? layer(location, "write")
+    : Layer.scopedContext(
+        Effect.map(openClient(location.path, false), (sql) =>
+          Context.make(SqlClient.SqlClient, sql).pipe(
+            Context.add(StateStore, { path: location.path, backend: "sqlite", mode: "write", persisted: true, schemaVersion: CURRENT_SCHEMA_VERSION } satisfies StateStoreInfo)
+          )
+        )
+      )
+
 /** Opens the store at `path` for `mode`, providing both the SqlClient and the store's info. */
 export const layer = (location: string | StateLocation, mode: StateStoreMode) =>
   Layer.scopedContext(
