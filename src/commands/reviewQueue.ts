@@ -7,7 +7,7 @@ import type { Ledger, LedgerUnavailable } from "../services/Ledger/Ledger"
 import { reviewState } from "../services/Plans/approvals"
 import type { PlanStoreIo } from "../services/Plans/errors"
 import { PlanStore } from "../services/Plans/PlanStore"
-import { rankQueue } from "../services/Plans/queue"
+import { isPending, rankQueue } from "../services/Plans/queue"
 import { staleOf } from "../services/Plans/revisions"
 import { type CompiledProject, compiledGraph, type PipelineCompiler } from "../services/Project/compile"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
@@ -25,6 +25,8 @@ export const reviewQueue: Effect.Effect<ReviewQueueOutput, PlanStoreIo | LedgerU
     const entries = yield* Effect.forEach(plans, (plan) =>
       Effect.gen(function* () {
         const marker = yield* reviewState(plan.plan_id)
+        // Only a pending plan is listed: another's staleness (its models' files read and hashed) is never shown.
+        if (!isPending(plan, marker)) return { plan, marker, stale: false }
         const stale = yield* Effect.orElseSucceed(staleOf(plan, modelsDir), () => [] as ReadonlyArray<string>)
         return { plan, marker, stale: stale.length > 0 }
       })

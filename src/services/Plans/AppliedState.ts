@@ -2,6 +2,7 @@ import { FileSystem, Path } from "@effect/platform"
 import { Clock, Context, Effect, Either, Layer, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { AppliedBatch, type AppliedModel } from "../../schemas/plans"
+import { lazy } from "../../platform/lazy"
 import { AppliedStateIo } from "./errors"
 import { readRegularFile, writeFileAtomic } from "./fsio"
 import type { Revision } from "./revisions"
@@ -24,7 +25,8 @@ export interface AppliedStateService {
 
 export class AppliedState extends Context.Tag("pcli/AppliedState")<AppliedState, AppliedStateService>() {}
 
-const decode = Schema.decodeUnknownEither(Schema.parseJson(AppliedBatch))
+// Built on first use: read commands evaluate this module but most never read applied state.
+const decode = lazy(() => Schema.decodeUnknownEither(Schema.parseJson(AppliedBatch)))
 const batchName = /^\d{15}-[0-9a-z-]+\.json$/
 
 export const make = (root: string) =>
@@ -45,7 +47,7 @@ export const make = (root: string) =>
         const file = path.join(dir, name)
         const got = yield* readRegularFile(file).pipe(Effect.mapError(io(file)))
         if (got._tag !== "Text") continue
-        const decoded = decode(got.text)
+        const decoded = decode()(got.text)
         if (Either.isLeft(decoded)) return yield* new AppliedStateIo({ path: file, detail: "not an applied-state record" })
         out.push({ name, batch: decoded.right })
       }

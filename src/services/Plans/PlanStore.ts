@@ -12,6 +12,7 @@ import {
   RunPayload
 } from "../../schemas/plans"
 import { parseBoundedJson } from "../../platform/jsonBounds"
+import { lazy } from "../../platform/lazy"
 import { type ApprovalTaken, PlanIntegrity, PlanNotFound, PlanStoreIo, ReviewMarkerWriteFailed } from "./errors"
 import { readRegularFile, writeFileAtomic } from "./fsio"
 import { isPlanId, planIdOf } from "./ids"
@@ -60,7 +61,8 @@ export class PlanStore extends Context.Tag("pcli/PlanStore")<PlanStore, PlanStor
 
 const decodeFile = Schema.decodeUnknownEither(PlanFile)
 const decodeRun = Schema.decodeUnknownEither(RunPayload, { onExcessProperty: "error" })
-const decodeGated = Schema.decodeUnknownEither(GatedPayload)
+// Built on first use: a run plan never needs it.
+const decodeGated = lazy(() => Schema.decodeUnknownEither(GatedPayload))
 
 /** Largest plan file read back: far above any real plan, below what would strain memory. */
 export const MAX_PLAN_CHARS = 16 * 1024 * 1024
@@ -84,7 +86,7 @@ export const parsePlan = (planId: string, path: string, text: string): Either.Ei
   if (derived !== planId) return fail(`its content hashes to ${derived}`)
   if (file.right.plan_id !== planId) return fail(`it records plan_id ${file.right.plan_id}`)
   if (kind === "gc" || kind === "restore" || kind === "backfill" || kind === "promote" || kind === "rollback") {
-    const decoded = decodeGated(payload)
+    const decoded = decodeGated()(payload)
     if (Either.isLeft(decoded)) return fail(`payload: ${firstIssue(decoded.left)}`)
     const unprinted = unfingerprinted(decoded.right.fingerprints, decoded.right.models)
     return unprinted === undefined ? Either.right({ ...file.right, kind, payload: decoded.right }) : fail(unprinted)

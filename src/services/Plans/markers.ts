@@ -1,5 +1,6 @@
 import { Either, ParseResult, Schema } from "effect"
 import { parseBoundedJson } from "../../platform/jsonBounds"
+import { lazy } from "../../platform/lazy"
 import { ReviewMarker } from "../../schemas/plans"
 import { type InvalidMarker, MarkerNotAFile, MarkerPlanMismatch, MarkerUnparseable, MarkerUnreadable } from "./errors"
 import type { RegularFileRead } from "./fsio"
@@ -10,7 +11,8 @@ export type MarkerState =
   | { readonly _tag: "Approved"; readonly path: string; readonly marker: ReviewMarker }
   | { readonly _tag: "Invalid"; readonly path: string; readonly error: InvalidMarker }
 
-const decodeMarker = Schema.decodeUnknownEither(ReviewMarker, { onExcessProperty: "error" })
+// Built on first use: most reads find no marker.
+const decodeMarker = lazy(() => Schema.decodeUnknownEither(ReviewMarker, { onExcessProperty: "error" }))
 
 /** Largest marker read back: a real one is a few hundred bytes. */
 export const MAX_MARKER_CHARS = 64 * 1024
@@ -28,7 +30,7 @@ export const markerState = (
   // Size and nesting are refused before the decoder, which recurses, sees the value.
   const raw = parseBoundedJson(file.text, MAX_MARKER_CHARS)
   if (Either.isLeft(raw)) return { _tag: "Invalid", path, error: new MarkerUnparseable({ planId, path, detail: raw.left }) }
-  const decoded = decodeMarker(raw.right)
+  const decoded = decodeMarker()(raw.right)
   if (Either.isLeft(decoded)) {
     const issue = ParseResult.ArrayFormatter.formatErrorSync(decoded.left)[0]
     const detail = issue === undefined ? "invalid" : issue.path.length === 0 ? issue.message : `${issue.path.join(".")}: ${issue.message}`

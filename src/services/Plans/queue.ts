@@ -35,14 +35,17 @@ export const blastRadius = (plan: Plan, project: CompiledProject<unknown> | unde
 export const score = (blast: number | undefined, weight: number, stalenessSeconds: number): number =>
   ((blast ?? 0) + 1) * weight * (1 + stalenessSeconds / 3600)
 
-/** Pending = a gated kind without a valid, recorded marker; highest score first, then plan id. */
+/** Pending = a gated kind without a valid, recorded marker. */
+export const isPending = (plan: Plan, marker: ReviewState): boolean => ALWAYS_GATED.has(plan.kind) && marker._tag !== "Approved"
+
+/** The pending plans, highest score first, then plan id. */
 export const rankQueue = (
   entries: ReadonlyArray<{ readonly plan: Plan; readonly marker: ReviewState; readonly stale: boolean }>,
   project: CompiledProject<unknown> | undefined,
   nowMillis: number
 ): ReadonlyArray<QueueItem> =>
   entries
-    .filter((e) => ALWAYS_GATED.has(e.plan.kind) && e.marker._tag !== "Approved")
+    .filter((e) => isPending(e.plan, e.marker))
     .map(({ plan, marker, stale }) => {
       const changeClass = planClass(plan)
       const weight = CLASS_WEIGHT[changeClass] ?? 1
