@@ -194,7 +194,7 @@ execFileSync(process.execPath, ["../../dist/pcli.cjs", "validate", "--output=tex
 execFileSync(process.execPath, ["../../dist/pcli.cjs", "validate"], { cwd: "examples/sample", stdio: "ignore" })
 // The light entries' caches, on a playground with a state store (a freeze and its unfreeze on the ledger)
 // and a warm compile cache (their usual case): `policy check` and `compile` after a first run wrote the
-// compile index, every other light command by the first example of its --help (after a plan), `audit --for` by its own line.
+// compile index, every other light command by its plain form (after a plan and a run), `audit --for` by its own line.
 const playground = mkdtempSync(join(tmpdir(), "pcli-build-"))
 try {
   const bin = resolve("dist/pcli.cjs")
@@ -215,16 +215,31 @@ try {
   execFileSync(process.execPath, [...check, "--output=text"], { cwd: pg, stdio: "ignore" })
   const manifest = JSON.parse(readFileSync("dist/pcli-commands.json", "utf8"))
   const nodes = (node) => [node, ...node.children.flatMap(nodes)]
-  for (const node of nodes(manifest).filter((n) => lightEntries[`pcli-${n.path.join("-")}`] !== undefined)) {
-    if (existsSync(`dist/pcli-${node.path.join("-")}.v8cache`)) continue
+  const light = nodes(manifest).filter((n) => lightEntries[`pcli-${n.path.join("-")}`] !== undefined)
+  const example = (node) => {
     const lines = node.help.split("\n").map((l) => l.trim())
-    const example = lines.slice(lines.findIndex((l) => l.startsWith("EXAMPLE"))).find((l) => `${l} `.startsWith(`pcli ${node.path.join(" ")} `))
-    const words = (example ?? `pcli ${node.path.join(" ")}`).split(" ").slice(1)
+    const line = lines.slice(lines.findIndex((l) => l.startsWith("EXAMPLE"))).find((l) => `${l} `.startsWith(`pcli ${node.path.join(" ")} `))
+    return (line ?? `pcli ${node.path.join(" ")}`).split(" ").slice(1)
+  }
+  for (const node of light) {
+    if (existsSync(`dist/pcli-${node.path.join("-")}.v8cache`)) continue
     // An example may fail here (no such product, no proposed config): its cache still holds the start-up path.
-    spawnSync(process.execPath, [bin, ...words], { cwd: pg, stdio: "ignore" })
+    spawnSync(process.execPath, [bin, ...example(node)], { cwd: pg, stdio: "ignore" })
   }
   // `audit --for`'s own cache (scripts/loader.cjs): the custody chain of a model with a plan and a decision.
   spawnSync(process.execPath, [bin, "audit", "--for", "stg_orders"], { cwd: pg, stdio: "ignore" })
+  // Then, after a run (history and audit list rows), the caches made again by each command's plain form, what most starts
+  // run (an example's filters may match nothing, or fail: the rows' rendering was then compiled at every start): the bare
+  // command, or the line below, or its example when it needs an argument. `review`'s and those made above stay.
+  execFileSync(process.execPath, [bin, "run"], { cwd: pg, stdio: "ignore" })
+  const plainLines = { lineage: ["lineage", "stg_orders"], "policy replay": ["policy", "replay", "--config", "pcli.toml"] }
+  for (const node of light) {
+    const path = node.path.join(" ")
+    if (path === "review" || path === "compile" || path === "validate" || path === "policy check") continue
+    const bare = node.shape.args.every((a) => a.optional) && node.shape.flags.every((f) => f.optional)
+    rmSync(`dist/pcli-${node.path.join("-")}.v8cache`, { force: true })
+    spawnSync(process.execPath, [bin, ...(plainLines[path] ?? (bare ? node.path : example(node)))], { cwd: pg, stdio: "ignore" })
+  }
 } finally {
   rmSync(playground, { recursive: true, force: true })
 }

@@ -1,7 +1,7 @@
 import { isUtf8 } from "node:buffer"
 import { blake3WasmModulePath, createBlake3Hasher } from "../../platform/blake3"
 import { availableParallelism } from "node:os"
-import { lazy } from "../../platform/lazy"
+import { Worker } from "node:worker_threads"
 import { type RangeResult, type RawDatabase, type SeqRange, verifyRange } from "./verifyRange"
 
 /** A better-sqlite3 connection opened read-only on the store's file (or its `immutable` URI). */
@@ -34,12 +34,9 @@ createBLAKE3().then((hasher) => {
   }
 })`
 
-// Loaded when a verify first starts a worker, not by every state read whose bundle holds this module.
-const workerThreads = lazy(() => require("node:worker_threads") as typeof import("node:worker_threads"))
-
 const inWorker = (source: string, target: string, range: SeqRange, paths: ReturnType<typeof modulePaths>) =>
   new Promise<RangeResult>((resolve, reject) => {
-    const worker = new (workerThreads().Worker)(source, { eval: true, workerData: { target, range, paths } })
+    const worker = new Worker(source, { eval: true, workerData: { target, range, paths } })
     worker.once("message", (result: RangeResult) => resolve(result))
     worker.once("error", reject)
     worker.once("exit", (code) => reject(new Error(`chain verification worker exited with code ${code}`)))

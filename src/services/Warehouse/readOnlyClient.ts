@@ -3,6 +3,7 @@
 // (`takeReadOnlyWorker`) and sends it the file, its settings and its statements.
 import { existsSync } from "node:fs"
 import { join } from "node:path"
+import { Worker } from "node:worker_threads"
 import { READ_ONLY_WORKER_FILE, READ_ONLY_WORKER_KEY, type ReaderReply, type ReaderRequest } from "./readOnlyProtocol"
 
 type Request = ReaderRequest extends infer R ? (R extends { readonly id: number } ? Omit<R, "id"> : never) : never
@@ -25,8 +26,6 @@ const globals = globalThis as Record<symbol, unknown>
 export const startReadOnlyWorker = (dir: string): void => {
   const file = join(dir, READ_ONLY_WORKER_FILE)
   if (!existsSync(file)) return
-  // Required here, not at load: the bin holds this module for `audit --verify` alone.
-  const { Worker } = require("node:worker_threads") as typeof import("node:worker_threads")
   const worker = new Worker(file)
   const pending = new Map<number, { readonly resolve: (reply: ReaderReply & { ok: true }) => void; readonly reject: (error: Error) => void }>()
   let next = 0
