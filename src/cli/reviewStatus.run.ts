@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { reviewStatus } from "../commands/reviewStatus"
 import * as commandLayer from "../layers/commandLayers"
 import { reviewStatusText } from "../render/text/plans"
-import { ReviewStatusOutput } from "../schemas/plans"
+import { ReviewStatusOutput } from "../schemas/reviewStatusOutput"
 import { type CommonOptions, globalOptions } from "./options"
 import { emit } from "./output"
 

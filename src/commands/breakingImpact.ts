@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import type { BreakingFinding } from "../schemas/plans"
+import type { BreakingFinding } from "../schemas/reviewOutput"
 import { directReaders, projectColumns } from "../services/Project/lineage"
 import { compiledProject } from "./compile"
 

@@ -1,5 +1,5 @@
 import { Effect, Either } from "effect"
-import type { PlanListItem, PlanListOutput } from "../schemas/plans"
+import type { PlanListItem, PlanListOutput } from "../schemas/planListOutput"
 import { reviewState } from "../services/Plans/approvals"
 import { PlanStore } from "../services/Plans/PlanStore"
 

@@ -1,12 +1,8 @@
 import type { CommandExecutor, FileSystem, Path } from "@effect/platform"
 import { Clock, Effect, Option, Schema } from "effect"
 import * as os from "node:os"
-import {
-  isGatedPlan,
-  type Plan,
-  type ReviewMarker,
-  type ReviewOutput
-} from "../schemas/plans"
+import { isGatedPlan, type Plan, type ReviewMarker } from "../schemas/plans"
+import { type ReviewOutput } from "../schemas/reviewOutput"
 import { Environment } from "../services/Environment/Environment"
 import { Ledger, type LedgerUnavailable } from "../services/Ledger/Ledger"
 import { breakingFindings, diffRevisions } from "../services/Plans/diff"

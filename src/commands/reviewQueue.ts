@@ -1,7 +1,7 @@
 // `pcli review --queue` (apart from reviewPlan.ts, whose dry run and approval diff, gate and rederive: the queue loads none of that).
 import type { FileSystem, Path } from "@effect/platform"
 import { Clock, Effect, Either } from "effect"
-import type { ReviewQueueOutput } from "../schemas/plans"
+import type { ReviewQueueOutput } from "../schemas/reviewQueueOutput"
 import { Environment } from "../services/Environment/Environment"
 import type { Ledger, LedgerUnavailable } from "../services/Ledger/Ledger"
 import { reviewState } from "../services/Plans/approvals"

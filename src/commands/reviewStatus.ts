@@ -1,6 +1,7 @@
 // `pcli review <id> --status` (apart from reviewPlan.ts, which compiles for the queue: status never does).
 import { Effect } from "effect"
-import { isGatedPlan, type Plan, type ReviewStatusOutput } from "../schemas/plans"
+import { isGatedPlan, type Plan } from "../schemas/plans"
+import { type ReviewStatusOutput } from "../schemas/reviewStatusOutput"
 import type { Ledger, LedgerUnavailable } from "../services/Ledger/Ledger"
 import { breakingFindings } from "../services/Project/breakingFindings"
 import type { InvalidMarker, MarkerUnrecorded } from "../services/Plans/errors"

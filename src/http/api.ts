@@ -8,7 +8,10 @@ import { ProductJournalOutput, ProductListOutput, ProductStatusOutput } from "..
 import { HistoryListOutput, HistoryRunOutput } from "../schemas/history"
 import { LsOutput, ModelLineageOutput } from "../schemas/inspect"
 import { ModelShowOutput } from "../schemas/lineage"
-import { PlanListOutput, ReviewOutput, ReviewQueueOutput, ReviewStatusOutput } from "../schemas/plans"
+import { PlanListOutput } from "../schemas/planListOutput"
+import { ReviewOutput } from "../schemas/reviewOutput"
+import { ReviewQueueOutput } from "../schemas/reviewQueueOutput"
+import { ReviewStatusOutput } from "../schemas/reviewStatusOutput"
 import { PolicyCheckOutput } from "../schemas/policy-output"
 import { HealthOutput } from "../schemas/serve"
 

@@ -1,7 +1,10 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { planList } from "../commands/planList"
 import { reviewPlan, reviewQueue, reviewStatus } from "../commands/reviewPlan"
-import { PlanListOutput, ReviewOutput, ReviewQueueOutput, ReviewStatusOutput } from "../schemas/plans"
+import { PlanListOutput } from "../schemas/planListOutput"
+import { ReviewOutput } from "../schemas/reviewOutput"
+import { ReviewQueueOutput } from "../schemas/reviewQueueOutput"
+import { ReviewStatusOutput } from "../schemas/reviewStatusOutput"
 import { ServeApi } from "./api"
 import { answer } from "./respond"
 

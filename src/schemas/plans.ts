@@ -1,7 +1,6 @@
 import { Schema } from "effect"
 import { RunOutput } from "./pipeline"
 import { Capability, PolicyEffect, Principal } from "./policy"
-import { GcEviction, GcTableDrop } from "./reclaim"
 
 /** What a plan does; `escalation` is a run plan whose planning evaluation resolved `require_review`. */
 export const PLAN_KINDS = ["run", "ai_authored", "escalation", "gc", "restore", "backfill", "promote", "rollback"] as const
@@ -185,88 +184,6 @@ export const PlanOutput = Schema.Struct({
 })
 export type PlanOutput = typeof PlanOutput.Type
 
-export const BreakingFinding = Schema.Struct({
-  model: Schema.String,
-  finding: ChangeFinding,
-  /** Direct downstream models whose SQL reads the removed or retyped column, from column lineage. */
-  read_by: Schema.optional(Schema.Array(Schema.String)),
-  /** Direct downstream models whose SQL column lineage could not settle whether they read it. */
-  read_by_unresolved: Schema.optional(Schema.Array(Schema.String))
-})
-export type BreakingFinding = typeof BreakingFinding.Type
-
-/** `pcli review <id>` (dry run) and `pcli review <id> --approve`. */
-export const ReviewOutput = Schema.Struct({
-  command: Schema.Literal("review"),
-  plan_id: Schema.String,
-  kind: PlanKind,
-  /** `applied`, the git ref the findings were computed against, or "" for gc/restore/backfill. */
-  base_ref: Schema.String,
-  approved: Schema.Boolean,
-  marker_written: Schema.Boolean,
-  marker_path: Schema.optional(Schema.String),
-  reviewed_at: Schema.optional(Schema.String),
-  approver: Schema.optional(Approver),
-  decision_ref: Schema.optional(Schema.String),
-  /** Working-tree files no longer match the plan: apply will refuse it (plan-stale). */
-  stale: Schema.Boolean,
-  models: Schema.Array(Schema.String),
-  changes: Schema.Array(ModelChange),
-  breaking_changes: Schema.Array(BreakingFinding),
-  /** A gc plan's evictions: what approving lets apply evict. */
-  evictions: Schema.optional(Schema.Array(GcEviction)),
-  /** A gc plan's physical tables (issue 34 item 4): what approving lets apply DROP. */
-  table_drops: Schema.optional(Schema.Array(GcTableDrop)),
-  message: Schema.String
-})
-export type ReviewOutput = typeof ReviewOutput.Type
-
-/** `pcli review <id> --status`: read-only. */
-export const ReviewStatusOutput = Schema.Struct({
-  command: Schema.Literal("review_status"),
-  plan_id: Schema.String,
-  kind: PlanKind,
-  reviewed: Schema.Boolean,
-  marker_path: Schema.String,
-  reviewed_at: Schema.optional(Schema.String),
-  approver: Schema.optional(Approver),
-  breaking_change_count: Schema.Int,
-  /** The data product this plan fulfils; null until product fulfilment binds plans. */
-  product_binding: Schema.Null
-})
-export type ReviewStatusOutput = typeof ReviewStatusOutput.Type
-
-export const QueueItem = Schema.Struct({
-  plan_id: Schema.String,
-  kind: PlanKind,
-  created_at: Schema.String,
-  principal: PlanAuthor,
-  models: Schema.Array(Schema.String),
-  /** The strictest change class of the plan's models, or the kind for gc/restore/backfill. */
-  change_class: Schema.String,
-  class_weight: Schema.Int,
-  /** Downstream models outside the plan that its models feed; omitted when the project does not compile. */
-  blast_radius: Schema.optional(Schema.Int),
-  staleness_seconds: Schema.Int,
-  score: Schema.Number,
-  /** `unrecorded`: a marker whose approval row is not in the ledger (it approves nothing). */
-  marker: Schema.Literal("missing", "invalid", "unrecorded"),
-  stale: Schema.Boolean,
-  approve_command: Schema.String
-})
-export type QueueItem = typeof QueueItem.Type
-
-/** `pcli review --queue`. */
-export const ReviewQueueOutput = Schema.Struct({
-  command: Schema.Literal("review_queue"),
-  ranking: Schema.Literal("(blast_radius + 1) × class_weight × (1 + staleness_hours)"),
-  total: Schema.Int,
-  pending: Schema.Array(QueueItem),
-  /** Why a blast radius is unknown (the models do not compile) or a plan file is not listed. */
-  notes: Schema.optional(Schema.Array(Schema.String))
-})
-export type ReviewQueueOutput = typeof ReviewQueueOutput.Type
-
 export const CheckResult = Schema.Struct({
   check: Schema.String,
   model: Schema.String,
@@ -325,26 +242,3 @@ export const AppliedBatch = Schema.Struct({
 })
 export type AppliedBatch = typeof AppliedBatch.Type
 
-/** One plan in the store as `review --list` shows it: who, what, and the state of its review marker. */
-export const PlanListItem = Schema.Struct({
-  plan_id: Schema.String,
-  kind: PlanKind,
-  created_at: Schema.String,
-  principal: PlanAuthor,
-  models: Schema.Array(Schema.String),
-  /** `approved` only with a marker whose approval row the ledger holds; `unrecorded` approves nothing. */
-  review: Schema.Literal("approved", "pending", "invalid", "unrecorded"),
-  approver: Schema.optional(Approver),
-  reviewed_at: Schema.optional(Schema.String)
-})
-export type PlanListItem = typeof PlanListItem.Type
-
-/** `pcli review --list`: every plan in the store, newest first. */
-export const PlanListOutput = Schema.Struct({
-  command: Schema.Literal("plan_list"),
-  count: Schema.Int,
-  plans: Schema.Array(PlanListItem),
-  /** Plan files that could not be read, each `not listed (<code>): <message>`. */
-  notes: Schema.optional(Schema.Array(Schema.String))
-}).annotations({ identifier: "PlanListOutput" })
-export type PlanListOutput = typeof PlanListOutput.Type

@@ -7,7 +7,7 @@ import { join, resolve } from "node:path"
 import { describe, expect, it } from "vitest"
 // @ts-expect-error: the build's plugin is plain JavaScript
 import { deepImports, pureSchemaConsts, rewriteBarrelImports } from "../../scripts/deepImports.mjs"
-import { ReviewStatusOutput } from "../../src/schemas/plans"
+import { ReviewStatusOutput } from "../../src/schemas/reviewStatusOutput"
 
 const wrap = pureSchemaConsts as (source: string, file?: string) => string
 
@@ -61,7 +61,7 @@ describe("pure schema constants", () => {
 
   it("keeps a real output schema whole: the bundled ReviewStatusOutput encodes as the source one does, its siblings left out", async () => {
     const text = await bundle(
-      `import { Schema } from "effect"; import { ReviewStatusOutput } from "./src/schemas/plans"\nmodule.exports = (v: unknown) => JSON.stringify(Schema.encodeUnknownSync(ReviewStatusOutput)(v))`
+      `import { Schema } from "effect"; import { ReviewStatusOutput } from "./src/schemas/reviewStatusOutput"\nmodule.exports = (v: unknown) => JSON.stringify(Schema.encodeUnknownSync(ReviewStatusOutput)(v))`
     )
     // PlanOutput's own description: in plans.ts, never reached from ReviewStatusOutput.
     const planOutput = readFileSync("src/schemas/plans.ts", "utf8")

@@ -1,4 +1,8 @@
-import type { ApplyOutput, Evaluation, ModelChange, PlanListOutput, PlanOutput, ReviewOutput, ReviewQueueOutput, ReviewStatusOutput } from "../../schemas/plans"
+import type { ApplyOutput, Evaluation, ModelChange, PlanOutput } from "../../schemas/plans"
+import type { PlanListOutput } from "../../schemas/planListOutput"
+import type { ReviewOutput } from "../../schemas/reviewOutput"
+import type { ReviewQueueOutput } from "../../schemas/reviewQueueOutput"
+import type { ReviewStatusOutput } from "../../schemas/reviewStatusOutput"
 import { renderRunText } from "./pipeline"
 
 const evaluationLine = (e: Evaluation) =>

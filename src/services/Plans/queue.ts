@@ -1,4 +1,5 @@
-import { isGatedPlan, type Plan, type QueueItem } from "../../schemas/plans"
+import { isGatedPlan, type Plan } from "../../schemas/plans"
+import { type QueueItem } from "../../schemas/reviewQueueOutput"
 import { downstreamClosure, type CompiledProject } from "../Project/compile"
 import { ALWAYS_GATED } from "./gatedKinds"
 import type { ReviewState } from "./approvals"
