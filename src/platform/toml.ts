@@ -85,8 +85,9 @@ export const decodeTomlValue = <A, I>(
   text: string,
   file: string,
   prefix: ReadonlyArray<PathSegment> = [],
-  knownSecrets?: ReadonlySet<PropertyKey>
+  /** Asked only when the data fails to decode. */
+  knownSecrets?: () => ReadonlySet<PropertyKey>
 ): Effect.Effect<A, UnknownKey | InvalidValue> =>
   Schema.decodeUnknown(schema, { onExcessProperty: "error", errors: "all" })(data).pipe(
-    Effect.mapError((error) => schemaIssueToError(error, text, file, prefix, knownSecrets))
+    Effect.mapError((error) => schemaIssueToError(error, text, file, prefix, knownSecrets?.()))
   )

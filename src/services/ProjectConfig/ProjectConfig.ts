@@ -4,7 +4,7 @@ import { Context, Data, Effect, Layer, Option } from "effect"
 import { ProjectConfigFile, type ProjectConfigData } from "../../schemas/config"
 import { Environment } from "../Environment/Environment"
 import { checkFreezeMarkerWrites } from "../PolicyEngine/validate"
-import { ADAPTER_SECRET_NAMES, type AdapterRef, decodeAdapters, unsetByAdapter } from "./adapters"
+import { adapterSecretNames, type AdapterRef, decodeAdapters, unsetByAdapter } from "./adapters"
 import { elide, sanitize } from "../../platform/echo"
 import { MissingEnvVar, type TomlDecodeError } from "./errors"
 import { substituteDeferred } from "./interpolate"
@@ -99,7 +99,7 @@ export const decodeConfigText = (text: string, env: Readonly<Record<string, stri
     const ownedIndexes = new Set([...owned.values()].flat())
     const global = missing(unset.findIndex((_, i) => !ownedIndexes.has(i)))
     if (global !== undefined) return yield* global
-    const { adapter: raw, ...settings } = yield* decodeTomlValue(ProjectConfigFile, data, substituted, file, [], ADAPTER_SECRET_NAMES)
+    const { adapter: raw, ...settings } = yield* decodeTomlValue(ProjectConfigFile, data, substituted, file, [], adapterSecretNames)
     const adapters = yield* decodeAdapters({ raw: raw ?? {}, text: substituted, file, root, unset, owned }, path)
     yield* checkFreezeMarkerWrites(settings.policy, settings.state?.object_store_url, substituted, file)
     return { file, root, settings, adapters } satisfies LazyConfig

@@ -2,6 +2,7 @@ import type { Path } from "@effect/platform"
 import { Effect, type Schema } from "effect"
 import { type Adapter, EltAdapter, EmbeddedAdapter, ManualAdapter, WarehouseAdapter } from "../../schemas/adapters"
 import { echo } from "../../platform/echo"
+import { lazy } from "../../platform/lazy"
 import { secretNames } from "../../platform/tomlIssues"
 import { InvalidValue, MissingEnvVar, type UnknownKey } from "./errors"
 import { type UnsetReference, UNSET_CLOSE, UNSET_OPEN } from "./interpolate"
@@ -27,8 +28,8 @@ const adapterSchemas = {
   manual: ManualAdapter
 } as const
 
-/** Every adapter field that holds a secret: a value under such a key is never echoed, wherever it sits. */
-export const ADAPTER_SECRET_NAMES: ReadonlySet<PropertyKey> = new Set(Object.values(adapterSchemas).flatMap((schema) => [...secretNames(schema.ast)]))
+/** Every adapter field that holds a secret: a value under such a key is never echoed, wherever it sits. Walked on first use (an invalid pcli.toml). */
+export const adapterSecretNames = lazy((): ReadonlySet<PropertyKey> => new Set(Object.values(adapterSchemas).flatMap((schema) => [...secretNames(schema.ast)])))
 
 const isAdapterType = (t: unknown): t is AdapterType =>
   typeof t === "string" && Object.prototype.hasOwnProperty.call(adapterSchemas, t)
