@@ -69,4 +69,38 @@ describe("environments on concurrent lanes (decision 37)", () => {
       expect(after[`${schema}_out__feat.${schema}_sum`]).not.toBe(prod[`${schema}_out.${schema}_sum`]!.replace(`${schema}_out.`, `${schema}_out__feat.`))
     }
   }, 240_000)
+
+  it("a reused model whose base table was dropped behind pcli's back fails on its own: its downstream is skipped, the rest runs, the run is recorded", async () => {
+    const dir = makeProject({
+      "pcli.toml": `[project]\nname = "lanes"\n[adapter.local]\ntype = "embedded"\n`,
+      "models/a.sql": "SELECT r AS id FROM range(5) t(r)",
+      "models/a.toml": sidecar("a", "raw"),
+      "models/b.sql": "SELECT r AS id FROM range(3) t(r)",
+      "models/b.toml": sidecar("b", "raw"),
+      "models/a_sum.sql": "SELECT count(*) AS n FROM raw.a",
+      "models/a_sum.toml": sidecar("a_sum", "out")
+    })
+    const cli = (args: ReadonlyArray<string>) => runCli(args, { cwd: dir, env: human })
+    expect((await cli(["run"])).code).toBe(0)
+    expect((await cli(["branch", "create", "feat"])).code).toBe(0)
+    writeFileSync(join(dir, "models", "a_sum.sql"), "SELECT count(*) + 1 AS n FROM raw.a")
+    const instance = await DuckDBInstance.create(join(dir, ".pcli", "warehouse.duckdb"))
+    const connection = await instance.connect()
+    const table = (await connection.runAndReadAll("SELECT table_name FROM duckdb_tables() WHERE schema_name = 'pcli_physical' AND table_name LIKE 'raw__a__%'")).getRows()[0]?.[0]
+    expect(table).toBeDefined()
+    await connection.run(`DROP VIEW raw.a; DROP TABLE pcli_physical."${String(table)}"`)
+    connection.closeSync()
+    instance.closeSync()
+
+    const run = await runCli(["run", "--branch", "feat", "--output", "json"], { cwd: dir, env: human, timeoutMs: 120_000 })
+    expect(run.stderr).not.toMatch(/error\[internal\]/)
+    expect(run.code).toBe(1)
+    const models = Object.fromEntries(JSON.parse(run.stdout).models.map((m: { model_name: string }) => [m.model_name, m]))
+    expect(models["a"]).toMatchObject({ status: "failed", error: { code: "statement-failed", class: "permanent" } })
+    expect(models["a"].error.message).toContain(String(table))
+    expect(models["a_sum"]).toMatchObject({ status: "skipped", failed_upstream: "a" })
+    expect(models["b"]).toMatchObject({ status: "unchanged" })
+    const history = await runCli(["history", "--output", "json"], { cwd: dir, env: human })
+    expect(JSON.parse(history.stdout).runs[0]).toMatchObject({ status: "partial_failure" })
+  }, 120_000)
 })

@@ -35,6 +35,7 @@ import { unchangedExecutions } from "./unchanged"
 import { connectionLanes } from "./lanes"
 import { prepareEnvironment } from "./environmentRun"
 import { type PhysicalTableRow, physicalTableRow } from "./environmentRows"
+import { executionRow } from "./executionRow"
 import { builtAttributesOf } from "../PolicyEngine/attributes"
 import {
   ensureSchemas,
@@ -155,31 +156,8 @@ const runProjectWith = (
           : ({ kind: "intervals", keys: stale, windows: contiguousWindows(stale, s.granularity) } as Decision)
       })
 
-    const record = (name: string, model: CompiledModel, fields: Partial<ModelExecution> & Pick<ModelExecution, "status">) => {
-      const baseSql = model.definition.sql
-      const hashes = fields.sql_hash !== undefined && fields.recipe_hash !== undefined
-        ? { sql_hash: fields.sql_hash, recipe_hash: fields.recipe_hash }
-        : { sql_hash: sqlHash(baseSql), recipe_hash: recipeHash(model, baseSql) }
-      executions.push({
-        model_name: name,
-        position: position.get(name) ?? 0,
-        strategy: model.strategy.type,
-        started_at: null,
-        finished_at: null,
-        duration_ms: null,
-        rows_affected: null,
-        attempts: 0,
-        ...hashes,
-        output_hash: null,
-        error_code: null,
-        error_class: null,
-        error_message: null,
-        failed_upstream: null,
-        warnings: [],
-        intervals_built: null,
-        ...fields
-      })
-    }
+    const record = (name: string, model: CompiledModel, fields: Partial<ModelExecution> & Pick<ModelExecution, "status">) =>
+      executions.push(executionRow(name, model, position.get(name) ?? 0, fields))
 
     const runOne = (name: string) =>
       Effect.gen(function* () {
@@ -211,7 +189,17 @@ const runProjectWith = (
         const reusedRow = env.reusable(model)
         if (reusedRow !== undefined || (env.isBranch && !env.moved(model))) {
           // On a branch, a model the base (or an earlier branch run) already holds under this fingerprint is not built.
-          if (reusedRow !== undefined) yield* Effect.zipRight(ensureSchemaOf(model), onLane(env.pointAtBase(model, reusedRow))).pipe(Effect.orDie)
+          // A base table dropped behind pcli's back fails this model (its downstream is skipped), not the whole run.
+          const pointed = reusedRow === undefined ? undefined : yield* Effect.either(Effect.zipRight(ensureSchemaOf(model), onLane(env.pointAtBase(model, reusedRow))))
+          if (pointed?._tag === "Left") {
+            const e = pointed.left
+            status.set(name, "failed")
+            rootFailure.set(name, name)
+            record(name, model, { started_at: iso(startedAt), finished_at: iso(yield* Clock.currentTimeMillis), duration_ms: 0, status: "failed", error_code: e.code, error_class: classOf(e), error_message: e.message })
+            const n = yield* Ref.updateAndGet(done, (x) => x + 1)
+            yield* emit({ kind: "finished", model: name, status: "failed", strategy: model.strategy.type, duration_ms: 0, error: `[${e.code}] ${e.message}`, done: n, total })
+            return
+          }
           yield* env.settle(model, reusedRow)
           status.set(name, "unchanged")
           record(name, model, { status: "unchanged", intervals_built: isInterval ? 0 : null })
