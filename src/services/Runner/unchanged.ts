@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import type { ModelExecution } from "../../schemas/pipeline"
 import type { CompiledProject } from "../Project/compile"
 import type { BuildState } from "./RunStore"
+import { executionRow } from "./executionRow"
 import type { ProgressEvent } from "./runOptions"
 
 /** `toISOString` of the clock's millis, formatted once per distinct millisecond (a no-op run's 2,000 stamps share a few dozen). */
@@ -43,26 +44,17 @@ export const unchangedExecutions = (
         const previous = states.get(name)!
         const startedAt = clock.unsafeCurrentTimeMillis()
         const finishedAt = clock.unsafeCurrentTimeMillis()
-        executions.push({
-          model_name: name,
-          position: executions.length,
-          strategy: model.strategy.type,
-          started_at: iso(startedAt),
-          finished_at: iso(finishedAt),
-          duration_ms: finishedAt - startedAt,
-          rows_affected: null,
-          attempts: 0,
-          sql_hash: previous.sql_hash,
-          recipe_hash: previous.recipe_hash,
-          output_hash: null,
-          error_code: null,
-          error_class: null,
-          error_message: null,
-          failed_upstream: null,
-          warnings: [],
-          intervals_built: model.strategy.type === "time_interval" ? 0 : null,
-          status: "unchanged"
-        })
+        executions.push(
+          executionRow(name, model, executions.length, {
+            started_at: iso(startedAt),
+            finished_at: iso(finishedAt),
+            duration_ms: finishedAt - startedAt,
+            sql_hash: previous.sql_hash,
+            recipe_hash: previous.recipe_hash,
+            intervals_built: model.strategy.type === "time_interval" ? 0 : null,
+            status: "unchanged"
+          })
+        )
         yield* emit({
           kind: "finished",
           model: name,
