@@ -5,6 +5,7 @@ import { auditVerify } from "../commands/auditVerify"
 import { auditCustody } from "../commands/auditCustody"
 import { auditScorecard } from "../commands/auditScorecard"
 import { InvalidFlagValue, UsageError } from "../commands/errors"
+import * as commandLayer from "../layers/commandLayers"
 import { AuditListOutput, AuditScorecardOutput, AuditVerifyOutput, CustodyOutput, type ScorecardDimension } from "../schemas/audit"
 import { ServeApi } from "./api"
 import { encodeJson, encodeJsonWithArray, ledgerRowJson } from "../render/json"
@@ -38,7 +39,7 @@ export const AuditRoutes = HttpApiBuilder.group(ServeApi, "audit", (handlers) =>
       )
     )
     // The chain's report whatever it says (the CLI's exit 1 for a broken chain is the body's `intact: false` here).
-    .handle("verify", () => answer(AuditVerifyOutput, auditVerify()))
+    .handle("verify", () => answer(AuditVerifyOutput, Effect.provide(auditVerify(), commandLayer.witnessRead)))
     .handle("scorecard", ({ urlParams }) =>
       answer(
         AuditScorecardOutput,

@@ -23,6 +23,8 @@ export const validate = validateLayer
 export const audit = (o: GlobalOptions) => loaded(project, (m) => m.StateReadLayer(o))
 /** `audit --verify` also reads the warehouse's witnessed head (decisions 35). */
 export const auditVerify = (o: GlobalOptions, target: string | undefined) => loaded(() => import("./WitnessWarehouse"), (m) => m.AuditVerifyLayer(o, target))
+/** The warehouse a served `/audit/verify` reads its witness from, opened READ_ONLY per request (a kept one would lock `pcli run` out). */
+export const witnessRead = loaded(() => import("./WitnessWarehouse"), (m) => m.witnessWarehouse(undefined, true))
 /** The custody chain also reads plan files and compiles the models for the blast radius. */
 export const auditCustody = (o: GlobalOptions) => loaded(reviewing, (m) => m.ReviewLayer(o, false))
 export const brief = (o: GlobalOptions) => loaded(project, (m) => m.StateReadLayer(o))

@@ -1,5 +1,7 @@
 // The dashboard's read routes (issue 36): each byte-equal to the CLI's `--output json`, read-only,
 // unknown query parameters 400, other methods 405 with Allow, and the event stream.
+import { DuckDBInstance } from "@duckdb/node-api"
+import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { runCli } from "../support/cli"
 import { type DashboardProject, dashboardProject } from "../support/dashboard"
@@ -61,10 +63,15 @@ describe("pcli serve: the dashboard's routes are byte-equal to the CLI", () => {
   })
 
   it("the chain's verification is the CLI's report; the page's pager follows next_cursor to the end", async () => {
-    const verify = JSON.parse((await get("/api/v1/audit/verify")).body)
-    const cliVerify = JSON.parse(await cli(["audit", "--verify"]))
+    const [http, out] = await Promise.all([get("/api/v1/audit/verify"), cli(["audit", "--verify"])])
+    // Byte-equal, the warehouse's witnessed head included (the route opens the warehouse READ_ONLY for the request alone).
+    expect(http.body).toBe(out)
+    const verify = JSON.parse(http.body)
     expect(verify.intact).toBe(true)
-    expect([verify.rows, verify.head_hash, verify.head_seq]).toEqual([cliVerify.rows, cliVerify.head_hash, cliVerify.head_seq])
+    expect(verify.witnesses).toContainEqual(expect.objectContaining({ source: "warehouse", status: "in_chain" }))
+    // The route let go of the file: a writer opens it at once (a kept handle would lock `pcli run` out).
+    const writer = await DuckDBInstance.create(join(project.dir, ".pcli", "warehouse.duckdb"))
+    writer.closeSync()
     const all = JSON.parse(await cli(["audit"])).entries
     const paged: Array<unknown> = []
     let cursor: string | null = "0"
