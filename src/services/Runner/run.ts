@@ -159,6 +159,13 @@ const runProjectWith = (
     const record = (name: string, model: CompiledModel, fields: Partial<ModelExecution> & Pick<ModelExecution, "status">) =>
       executions.push(executionRow(name, model, position.get(name) ?? 0, fields))
 
+    /** A model that failed: the root of its downstream's skips. */
+    const recordFailure = (name: string, model: CompiledModel, e: Exclude<BuildError, RunStoreFailed>, timing: Partial<ModelExecution>) => {
+      status.set(name, "failed")
+      rootFailure.set(name, name)
+      record(name, model, { ...timing, status: "failed", error_code: e.code, error_class: classOf(e), error_message: e.message })
+    }
+
     const runOne = (name: string) =>
       Effect.gen(function* () {
         const model = project.models.get(name)!
@@ -193,9 +200,7 @@ const runProjectWith = (
           const pointed = reusedRow === undefined ? undefined : yield* Effect.either(Effect.zipRight(ensureSchemaOf(model), onLane(env.pointAtBase(model, reusedRow))))
           if (pointed?._tag === "Left") {
             const e = pointed.left
-            status.set(name, "failed")
-            rootFailure.set(name, name)
-            record(name, model, { started_at: iso(startedAt), finished_at: iso(yield* Clock.currentTimeMillis), duration_ms: 0, status: "failed", error_code: e.code, error_class: classOf(e), error_message: e.message })
+            recordFailure(name, model, e, { started_at: iso(startedAt), finished_at: iso(yield* Clock.currentTimeMillis), duration_ms: 0 })
             const n = yield* Ref.updateAndGet(done, (x) => x + 1)
             yield* emit({ kind: "finished", model: name, status: "failed", strategy: model.strategy.type, duration_ms: 0, error: `[${e.code}] ${e.message}`, done: n, total })
             return
@@ -316,10 +321,7 @@ const runProjectWith = (
             intervals_built: intervalsBuilt
           })
         } else {
-          const e = outcome.left as Exclude<BuildError, RunStoreFailed>
-          status.set(name, "failed")
-          rootFailure.set(name, name)
-          record(name, model, { ...timing, status: "failed", error_code: e.code, error_class: classOf(e), error_message: e.message })
+          recordFailure(name, model, outcome.left as Exclude<BuildError, RunStoreFailed>, timing)
         }
         const n = yield* Ref.updateAndGet(done, (x) => x + 1)
         yield* emit({

@@ -41,6 +41,10 @@ const sqliteModule = Effect.promise(() => {
 export const readTarget = (filename: string) =>
   filename === ":memory:" || existsSync(`${filename}-wal`) ? filename : `${pathToFileURL(filename).href}?immutable=1`
 
+const sqliteInfo = (path: string, mode: StateStoreMode, persisted: boolean): StateStoreInfo => ({ path, backend: "sqlite", mode, persisted, schemaVersion: CURRENT_SCHEMA_VERSION })
+
+const storeContext = (sql: SqlClient.SqlClient, info: StateStoreInfo) => Context.make(SqlClient.SqlClient, sql).pipe(Context.add(StateStore, info))
+
 const openClient = (filename: string, readonly: boolean) =>
   Effect.flatMap(sqliteModule, ({ SqliteClient }) =>
     // A read-only handle must not issue `journal_mode = WAL`; the mode is persisted in the file.
@@ -147,7 +151,7 @@ const open = (
       return yield* new StateStoreIo({ path, detail: "is a directory; --state-path names the store file (e.g. state.sqlite)" })
     }
     const exists = stat._tag === "Some"
-    const info = (persisted: boolean): StateStoreInfo => ({ path, backend: "sqlite", mode, persisted, schemaVersion: CURRENT_SCHEMA_VERSION })
+    const info = (persisted: boolean) => sqliteInfo(path, mode, persisted)
     if (!exists) {
       if (mode !== "write") {
         // Read modes never write (a current store is opened read-only), so the build's empty image,
@@ -187,16 +191,10 @@ const open = (
 export const currentStoreWriteLayer = (location: StateLocation) =>
   location.pg !== undefined
     ? layer(location, "write")
-    : Layer.scopedContext(
-        Effect.map(openClient(location.path, false), (sql) =>
-          Context.make(SqlClient.SqlClient, sql).pipe(
-            Context.add(StateStore, { path: location.path, backend: "sqlite", mode: "write", persisted: true, schemaVersion: CURRENT_SCHEMA_VERSION } satisfies StateStoreInfo)
-          )
-        )
-      )
+    : Layer.scopedContext(Effect.map(openClient(location.path, false), (sql) => storeContext(sql, sqliteInfo(location.path, "write", true))))
 
 /** Opens the store at `path` for `mode`, providing both the SqlClient and the store's info. */
 export const layer = (location: string | StateLocation, mode: StateStoreMode) =>
   Layer.scopedContext(
-    Effect.map(open(typeof location === "string" ? { path: location, createParent: true } : location, mode), ([sql, info]) => Context.make(SqlClient.SqlClient, sql).pipe(Context.add(StateStore, info)))
+    Effect.map(open(typeof location === "string" ? { path: location, createParent: true } : location, mode), ([sql, info]) => storeContext(sql, info))
   )
