@@ -1,6 +1,7 @@
 import { Chunk, Console, Effect, Sink, Stream } from "effect"
 import { echo } from "../platform/echo"
-import { INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, type JsonRpcError, type JsonRpcId, PARSE_ERROR, screen } from "./jsonRpc"
+import { topLevelMemberToken } from "../platform/jsonMemberToken"
+import { INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, type JsonRpcError, PARSE_ERROR, screen } from "./jsonRpc"
 
 /**
  * A validating framer in front of `@effect/ai`'s stdio server (pinned in package.json). Upstream,
@@ -8,7 +9,7 @@ import { INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, type JsonRpcError, typ
  * the fiber logs a stack and the server never reads again; it also turns every id into a BigInt
  * (a string or 0.5 is lost) and answers refused payloads with code 0. So every line is screened
  * here; the library only sees requests it can serve, each under an integer id of ours, and each
- * answer gets back the client's id exactly as sent.
+ * answer gets back the client's id exactly as sent: a number's own text, which JSON.parse loses.
  */
 
 /** Longest line read; a longer one is refused unread (-32600), since its id cannot be known without parsing it. */
@@ -43,10 +44,13 @@ const makeSplitter = (maxLine: number) => {
   }
 }
 
+/** A client's id as JSON text: a number's token as sent, a string re-encoded, or `null`. */
+type IdText = string
+
 /** What to write back for one id of ours: the library's answer under the client's id, or our own error in its place. */
 type Pending =
-  | { readonly _tag: "Answer"; readonly id: JsonRpcId }
-  | { readonly _tag: "Replace"; readonly id: JsonRpcId | null; readonly error: JsonRpcError }
+  | { readonly _tag: "Answer"; readonly id: IdText }
+  | { readonly _tag: "Replace"; readonly id: IdText; readonly error: JsonRpcError }
   /** MCP: a cancelled request gets no answer, whatever the library writes for it. */
   | { readonly _tag: "Cancelled" }
 
@@ -69,12 +73,31 @@ const withLogs = <A>(f: (log: (line: string) => void) => A): Effect.Effect<A> =>
     return logs.length === 0 ? Effect.succeed(value) : Effect.as(writeLogs(logs), value)
   })
 
+/**
+ * The id's text in `line` (found by `find` in it, JSON.parse having accepted it). A number keeps its
+ * token; the token is used only if it reads back as the number parsed, else the number is re-encoded.
+ */
+const idText = (id: unknown, line: string, find: (line: string) => string | undefined): IdText => {
+  if (typeof id !== "number") return JSON.stringify(id ?? null)
+  const token = find(line)
+  return token !== undefined && Object.is(JSON.parse(token), id) ? token : JSON.stringify(id)
+}
+const requestId = (line: string) => topLevelMemberToken(line, "id")
+const cancelledId = (line: string) => {
+  const params = topLevelMemberToken(line, "params")
+  return params === undefined ? undefined : topLevelMemberToken(params, "requestId")
+}
+
+/** An answer line under the client's id text; `body` is JSON already. */
+const answer = (id: IdText, key: "result" | "error", body: string) => `{"jsonrpc":"2.0","id":${id},"${key}":${body}}\n`
+const errorAnswer = (id: IdText, error: JsonRpcError) => answer(id, "error", JSON.stringify(error))
+
 // How upstream writes a success (JSON.stringify of `{jsonrpc, id, result}`): its id is swapped without re-encoding the result.
 const SUCCESS = /^\{"jsonrpc":"2\.0","id":(\d+),"result":/
 
 export const makeFramer = (): Framer => {
   const pending = new Map<number, Pending>()
-  // The client's id (as JSON text) → ours, so notifications/cancelled reaches the right request.
+  // The client's id text → ours, so notifications/cancelled reaches the right request.
   const ours = new Map<string, number>()
   let next = 0
   const encoder = new TextEncoder()
@@ -82,43 +105,44 @@ export const makeFramer = (): Framer => {
   const forward = (message: Record<string, unknown>, entry: Pending): Uint8Array => {
     const id = ++next
     pending.set(id, entry)
-    if (entry._tag === "Answer") ours.set(JSON.stringify(entry.id), id)
+    if (entry._tag === "Answer") ours.set(entry.id, id)
     return encoder.encode(`${JSON.stringify({ ...message, id })}\n`)
   }
 
   // A refusal is answered through the library too, as a ping under an id of ours: one writer, answers in order.
-  const refuse = (id: JsonRpcId | null, error: JsonRpcError, log: (line: string) => void): Array<Uint8Array> => {
+  const refuse = (id: IdText, error: JsonRpcError, log: (line: string) => void): Array<Uint8Array> => {
     log(`refused a message (${error.code}): ${error.message}`)
     return [forward({ jsonrpc: "2.0", method: "ping" }, { _tag: "Replace", id, error })]
   }
 
   const onLine = (line: Line, index: number, log: (line: string) => void): Array<Uint8Array> => {
-    if (line._tag === "Oversize") return refuse(null, { code: INVALID_REQUEST, message: `Invalid Request: message ${index} is longer than ${MAX_LINE_CHARS} characters` }, log)
+    if (line._tag === "Oversize") return refuse("null", { code: INVALID_REQUEST, message: `Invalid Request: message ${index} is longer than ${MAX_LINE_CHARS} characters` }, log)
     let parsed: unknown
     try {
       // V8's JSON.parse does not recurse: any depth parses, and screen() bounds it before anything that recurses.
       parsed = JSON.parse(line.text)
     } catch (e) {
-      return refuse(null, { code: PARSE_ERROR, message: `Parse error: message ${index} is not JSON (${e instanceof Error ? echo(e.message, 120) : "invalid"})` }, log)
+      return refuse("null", { code: PARSE_ERROR, message: `Parse error: message ${index} is not JSON (${e instanceof Error ? echo(e.message, 120) : "invalid"})` }, log)
     }
+    // One parse for the message; a number id's text is then read from the line itself.
     const screened = screen(parsed)
     switch (screened._tag) {
       case "Request":
-        return [forward(screened.message, { _tag: "Answer", id: screened.id })]
+        return [forward(screened.message, { _tag: "Answer", id: idText(screened.id, line.text, requestId) })]
       case "Refused":
-        return refuse(screened.id, screened.error, log)
+        return refuse(idText(screened.id, line.text, requestId), screened.error, log)
       case "Ignored":
         log(`ignored message ${index}: ${screened.reason}`)
         return []
       case "Notification":
-        return notification(screened.message)
+        return notification(screened.message, line.text)
     }
   }
 
-  const notification = (message: Record<string, unknown>): Array<Uint8Array> => {
+  const notification = (message: Record<string, unknown>, line: string): Array<Uint8Array> => {
     if (message["method"] !== "notifications/cancelled") return [encoder.encode(`${JSON.stringify(message)}\n`)]
     const params = message["params"] as { requestId?: unknown } | undefined
-    const id = ours.get(JSON.stringify(params?.requestId ?? null))
+    const id = ours.get(idText(params?.requestId, line, cancelledId))
     // Cancelling a request that is not in flight is a no-op (MCP says the receiver may ignore it).
     if (id === undefined) return []
     take(id)
@@ -131,7 +155,7 @@ export const makeFramer = (): Framer => {
     const entry = pending.get(id)
     if (entry === undefined) return undefined
     pending.delete(id)
-    if (entry._tag === "Answer") ours.delete(JSON.stringify(entry.id))
+    if (entry._tag === "Answer") ours.delete(entry.id)
     return entry
   }
 
@@ -141,8 +165,8 @@ export const makeFramer = (): Framer => {
     const success = SUCCESS.exec(line)
     if (success !== null) {
       const entry = take(Number(success[1]))
-      if (entry?._tag === "Answer") return `{"jsonrpc":"2.0","id":${JSON.stringify(entry.id)},"result":${line.slice(success[0].length)}\n`
-      if (entry?._tag === "Replace") return `${JSON.stringify({ jsonrpc: "2.0", id: entry.id, error: entry.error })}\n`
+      if (entry?._tag === "Answer") return `{"jsonrpc":"2.0","id":${entry.id},"result":${line.slice(success[0].length)}\n`
+      if (entry?._tag === "Replace") return errorAnswer(entry.id, entry.error)
       if (entry?._tag === "Cancelled") return ""
     }
     let message: Record<string, unknown>
@@ -156,13 +180,13 @@ export const makeFramer = (): Framer => {
     if (entry === undefined) {
       // Upstream writes a defect with `id: -32603`; the request it belongs to is unknown.
       log(`internal error: ${echo(JSON.stringify(message["error"] ?? null), 200)}`)
-      return `${JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: INTERNAL_ERROR, message: "Internal error" } })}\n`
+      return errorAnswer("null", { code: INTERNAL_ERROR, message: "Internal error" })
     }
-    if (entry._tag === "Replace") return `${JSON.stringify({ jsonrpc: "2.0", id: entry.id, error: entry.error })}\n`
+    if (entry._tag === "Replace") return errorAnswer(entry.id, entry.error)
     if (entry._tag === "Cancelled") return ""
     const error = message["error"] as { code?: unknown; message?: unknown } | undefined
-    if (error === undefined || error === null) return `${JSON.stringify({ jsonrpc: "2.0", id: entry.id, result: message["result"] })}\n`
-    return `${JSON.stringify({ jsonrpc: "2.0", id: entry.id, error: answerError(error, log) })}\n`
+    if (error === undefined || error === null) return answer(entry.id, "result", JSON.stringify(message["result"] ?? null))
+    return errorAnswer(entry.id, answerError(error, log))
   }
 
   return {

@@ -13,7 +13,7 @@ export const INTERNAL_ERROR = -32603
 /** Largest tool arguments accepted, counted in characters of their strings and keys (draft_model's two 1 MB files fit). */
 export const MAX_ARGUMENT_CHARS = 4 * 1024 * 1024
 
-/** A request id as the client sent it: echoed back exactly, never converted. */
+/** A request id as JSON.parse read it; the framer echoes a number's own text (framing.ts). */
 export type JsonRpcId = string | number
 
 export interface JsonRpcError {
@@ -44,7 +44,8 @@ const invalidParams = (id: JsonRpcId, message: string, field: string): Screened 
 
 const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
-const isId = (u: unknown): u is JsonRpcId => typeof u === "string" || (typeof u === "number" && Number.isFinite(u))
+// Any number: the framer echoes its text, so one JSON.parse reads as Infinity (1e400) is still an id.
+const isId = (u: unknown): u is JsonRpcId => typeof u === "string" || typeof u === "number"
 
 // The library's own payload schemas: a request it would fail to decode is refused here, with the field named.
 const decoders = new Map<string, (u: unknown) => Either.Either<unknown, ParseResult.ParseError>>(
