@@ -91,7 +91,7 @@ const serializeAll = (sqls: ReadonlyArray<string>) =>
 
 const schemaDecode = { onExcessProperty: "error", errors: "all" } as const
 
-const render = (project: CompiledProject<unknown>) => encodeJson(CompileOutput, compileOutput(project, "models"))
+const render = (project: CompiledProject<unknown>) => encodeJson(CompileOutput, compileOutput(project, "models", { mask: undefined, classifications: undefined }))
 
 /** The compile cache and index beside a models directory: removed for a cold compile. */
 const dropCache = (modelsDir: string) => fs.rmSync(path.join(path.dirname(modelsDir), ".pcli"), { recursive: true, force: true })

@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { FreshnessCheck } from "./freshness"
+import { Finding } from "./validate"
 
 export const CompiledModelOutput = Schema.Struct({
   name: Schema.String,
@@ -15,6 +16,10 @@ export const CompiledModelOutput = Schema.Struct({
   reachable_downstreams: Schema.Number
 })
 
+/** A compile diagnostic (W004): `pcli validate`'s finding (subject `<model>.<column>`) with what would resolve it. */
+export const CompileFinding = Schema.Struct({ ...Finding.fields, suggestion: Schema.String })
+export type CompileFinding = typeof CompileFinding.Type
+
 /** `pcli compile --output json`. */
 export const CompileOutput = Schema.Struct({
   command: Schema.Literal("compile"),
@@ -22,7 +27,9 @@ export const CompileOutput = Schema.Struct({
   model_count: Schema.Number,
   execution_order: Schema.Array(Schema.String),
   execution_layers: Schema.Array(Schema.Array(Schema.String)),
-  models: Schema.Array(CompiledModelOutput)
+  models: Schema.Array(CompiledModelOutput),
+  /** Warnings that leave the exit code alone (W004), sorted by model then column. */
+  findings: Schema.Array(CompileFinding)
 })
 export type CompileOutput = typeof CompileOutput.Type
 

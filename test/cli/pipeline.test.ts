@@ -35,6 +35,8 @@ describe("pcli compile / run / playground (binary)", () => {
     const compiled = JSON.parse(compile.stdout)
     expect(compiled.command).toBe("compile")
     expect(compiled.model_count).toBe(7)
+    // The playground classifies stg_customers.email as pii and masks nothing: compile warns (W004), exit 0.
+    expect(compiled.findings.map((f: { code: string; subject: string }) => [f.code, f.subject])).toEqual([["W004", "stg_customers.email"]])
     expect(compiled.execution_order.indexOf("raw_orders")).toBeLessThan(compiled.execution_order.indexOf("stg_orders"))
     const run = await runCli(["run", "--config", "demo/pcli.toml", "--output", "json"], { cwd: dir })
     expect(run.code).toBe(0)

@@ -19,7 +19,8 @@ const summary: fc.Arbitrary<StoredSummary> = fc.tuple(
   fc.array(fc.record({ schema: text, table: text }), { maxLength: 2 }),
   fc.option(text, { nil: null }),
   fc.constantFrom(0 as const, 1 as const),
-  fc.array(ref, { maxLength: 3 })
+  fc.array(ref, { maxLength: 3 }),
+  fc.dictionary(text, text, { maxKeys: 2 })
 )
 
 describe("compile index summaries", () => {

@@ -20,6 +20,13 @@ const model: fc.Arbitrary<CompileOutput["models"][number]> = fc
     reachable_downstreams: count
   })
   .map(({ layer, ...m }) => (layer === undefined ? m : { ...m, layer }))
+const finding: fc.Arbitrary<CompileOutput["findings"][number]> = fc.record({
+  code: text,
+  severity: fc.constant("warning" as const),
+  subject: text,
+  message: text,
+  suggestion: text
+})
 
 describe("pcli compile's JSON writer", () => {
   it("compiledModelJson writes what the schema writes, at any indentation", () => {
@@ -34,14 +41,15 @@ describe("pcli compile's JSON writer", () => {
 
   it("the whole output spliced with it is encodeJson's, byte for byte", () => {
     fc.assert(
-      fc.property(text, fc.array(model, { maxLength: 6 }), fc.array(fc.array(text, { maxLength: 3 }), { maxLength: 3 }), (dir, models, layers) => {
+      fc.property(text, fc.array(model, { maxLength: 6 }), fc.array(fc.array(text, { maxLength: 3 }), { maxLength: 3 }), fc.array(finding, { maxLength: 2 }), (dir, models, layers, findings) => {
         const out: CompileOutput = {
           command: "compile",
           models_dir: dir,
           model_count: models.length,
           execution_order: models.map((m) => m.name),
           execution_layers: layers,
-          models
+          models,
+          findings
         }
         const whole = Effect.runSync(encodeJson(CompileOutput, out))
         expect(Effect.runSync(encodeJsonWithArray(CompileOutput, { ...out, models: [] }, "models", compiledModelJson, models))).toBe(whole)
@@ -63,7 +71,7 @@ describe("pcli compile's JSON writer", () => {
       fc.property(fc.array(model, { minLength: 1, maxLength: 3 }), fc.integer({ min: 500, max: 3000 }), (seeds, n) => {
         // Long names with astral characters: chunks end between items, never inside a surrogate pair.
         const models = Array.from({ length: n }, (_, i) => ({ ...seeds[i % seeds.length]!, name: `m${i}\u{1F600}é${"x".repeat(i % 97)}` }))
-        const out: CompileOutput = { command: "compile", models_dir: "models", model_count: n, execution_order: [], execution_layers: [], models }
+        const out: CompileOutput = { command: "compile", models_dir: "models", model_count: n, execution_order: [], execution_layers: [], models, findings: [] }
         const bytes = Effect.runSync(encodeJsonWithArrayBytes(CompileOutput, { ...out, models: [] }, "models", compiledModelJson, models))
         expect(Buffer.from(bytes).equals(Buffer.from(Effect.runSync(encodeJson(CompileOutput, out)), "utf8"))).toBe(true)
       }),

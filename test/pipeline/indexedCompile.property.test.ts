@@ -24,6 +24,8 @@ interface ModelSpec {
   readonly contract: boolean
   readonly comment: number
   readonly broken: boolean
+  /** The `email` column's classification tag, if any (`internal` is masked, `pii` is W004). */
+  readonly classified: string | undefined
 }
 
 /** Models read earlier slots only (so most states compile); edits may add a cycle, an unknown name or a broken file. */
@@ -37,10 +39,11 @@ const initial = (seed: number): Array<ModelSpec> =>
     layer: i % 2 === 0 ? "staging" : undefined,
     contract: i % 3 === 0,
     comment: 0,
-    broken: false
+    broken: false,
+    classified: i === 1 ? "pii" : undefined
   }))
 
-const editKinds = ["reads", "comment", "layer", "contract", "present", "broken", "cycle", "source", "dependsOn"] as const
+const editKinds = ["reads", "comment", "layer", "contract", "present", "broken", "cycle", "source", "dependsOn", "classification"] as const
 const edit = fc.record({ slot: fc.integer({ min: 0, max: names.length - 1 }), kind: fc.constantFrom(...editKinds), n: fc.nat({ max: 63 }) })
 
 const apply = (models: ReadonlyArray<ModelSpec>, e: { readonly slot: number; readonly kind: (typeof editKinds)[number]; readonly n: number }) =>
@@ -65,6 +68,8 @@ const apply = (models: ReadonlyArray<ModelSpec>, e: { readonly slot: number; rea
         return e.n % 2 === 0 ? { ...spec, readsSource: !spec.readsSource } : { ...spec, declaresSource: !spec.declaresSource }
       case "dependsOn":
         return { ...spec, dependsOn: spec.dependsOn.length > 0 ? [] : [e.n % names.length] }
+      case "classification":
+        return { ...spec, classified: [undefined, "pii", "internal"][e.n % 3] }
     }
   })
 
@@ -82,11 +87,12 @@ const sidecarOf = (spec: ModelSpec, self: number) =>
       (spec.dependsOn.length > 0 ? `depends_on = [${spec.dependsOn.map((d) => `"${names[d]}"`).join(", ")}]\n` : "") +
       `[target]\ncatalog = "warehouse"\nschema = "s"\ntable = "${names[self]}"\n` +
       (spec.layer === undefined ? "" : `[tags]\nlayer = "${spec.layer}"\n`) +
-      (spec.declaresSource ? `[[sources]]\nschema = "ext"\ntable = "events"\n` : "")
+      (spec.declaresSource ? `[[sources]]\nschema = "ext"\ntable = "events"\n` : "") +
+      (spec.classified === undefined ? "" : `[classification]\nemail = "${spec.classified}"\n`)
 
 const contractText = `[[columns]]\nname = "id"\ntype = "INTEGER"\nnullable = false\n`
 
-const render = (project: CompiledProject<unknown>) => encodeJson(CompileOutput, compileOutput(project, "models"))
+const render = (project: CompiledProject<unknown>) => encodeJson(CompileOutput, compileOutput(project, "models", { mask: { internal: "none" }, classifications: undefined }))
 
 /** What a reader of the graph sees: the models, their order and layers, each one's downstreams and how many it reaches. */
 const graphShape = (project: CompiledProject<unknown>) => ({

@@ -18,7 +18,7 @@ describe("playground", () => {
       const config = Toml.parse(fs.readFileSync(path.join(root, "pcli.toml"), "utf8")) as { policy: { version: number } }
       expect(config.policy.version).toBe(1)
       const project = yield* compileRoot(root)
-      const out = compileOutput(project, "models")
+      const out = compileOutput(project, "models", { mask: undefined, classifications: undefined })
       expect(out.execution_layers).toEqual([
         ["raw_customers", "raw_orders"],
         ["stg_customers", "stg_orders"],

@@ -59,7 +59,8 @@ describe("reference resolution", () => {
             dependsOn: [],
             sources: sourceLists[i]!,
             layer: undefined,
-            contracted: false
+            contracted: false,
+            classification: {}
           }))
           const refs = new Map(summaries.map((s, i) => [s.name, refLists[i]!]))
           const expected = plainResolve(summaries, refs)
@@ -116,7 +117,8 @@ describe("ordering", () => {
             dependsOn: deps[i]!.filter((d) => !acyclic || d <= i).map((d) => listed[d]!),
             sources: [],
             layer: undefined,
-            contracted: false
+            contracted: false,
+            classification: {}
           }))
           const names = [...listed].sort()
           const upstream = new Map(summaries.map((s) => [s.name, [...new Set(s.dependsOn)].filter((d) => d !== s.name).sort()]))

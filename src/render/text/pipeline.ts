@@ -1,6 +1,6 @@
 import type { CompileOutput, RunOutput } from "../../schemas/pipeline"
 
-/** `pcli compile` in text: the layers in execution order with each model's strategy and target. */
+/** `pcli compile` in text: the layers in execution order with each model's strategy and target, then its warnings (as validate writes findings). */
 export const renderCompileText = (out: CompileOutput): string => {
   const lines = [`Compiled ${out.model_count} model(s) from ${out.models_dir} into ${out.execution_layers.length} layer(s)`]
   const byName = new Map(out.models.map((m) => [m.name, m]))
@@ -12,6 +12,7 @@ export const renderCompileText = (out: CompileOutput): string => {
       lines.push(`    ${name}  [${m.strategy}] ${m.target}${m.contracted ? " (contracted)" : ""}${deps}`)
     }
   })
+  for (const f of out.findings) lines.push(`${f.severity.padEnd(7)} ${f.code}  ${f.subject}: ${f.message}`, `          suggestion: ${f.suggestion}`)
   return `${lines.join("\n")}\n`
 }
 

@@ -9,6 +9,7 @@ import { compilePolicy, evaluate, type Verdict } from "../PolicyEngine/evaluate"
 import { checkSpec, type LoadedSpec, listSpecStems, listStateDirs, PRODUCTS_DIR, type ProductProject, readManifest, readSpecFile, scanManifest, specRel } from "./files"
 import { formatRejection, productId, type ProductSpec } from "./spec"
 import { coded } from "./errors"
+import { tagResolves } from "../PolicyEngine/masking"
 
 /** What verify knows of pcli.toml: absent, unparseable (any reason), or its policy-related blocks. */
 export type PolicySource =
@@ -43,51 +44,6 @@ export const pasteBlock = (outputModel: string): string =>
     `scope = { models = [${JSON.stringify(outputModel)}] }`,
     ""
   ].join("\n")
-
-/** A classification tag resolves through `[mask]`, any `[mask.<env>]` table (no env gating) or `allow_unmasked`. */
-export const tagResolves = (tag: string, mask: MaskBlock | undefined, classifications: ClassificationsBlock | undefined): boolean => {
-  for (const [key, value] of Object.entries(mask ?? {})) {
-    if (typeof value === "string" && key === tag) return true
-    if (typeof value === "object" && Object.prototype.hasOwnProperty.call(value, tag)) return true
-  }
-  return (classifications?.allow_unmasked ?? []).includes(tag)
-}
-
-/** A W004 finding: one per (model, column, tag) whose tag resolves nowhere. */
-export interface MaskingWarning {
-  readonly code: "W004"
-  readonly model: string
-  readonly column: string
-  readonly tag: string
-  readonly message: string
-  readonly suggestion: string
-}
-
-/**
- * W004 for `pcli compile`: every classified column whose tag has no masking resolution.
- * `models` is each model with its column → tag map (sidecar `[classification]`, or a spec's).
- */
-export const maskingWarnings = (
-  models: ReadonlyArray<{ readonly model: string; readonly classification: Readonly<Record<string, string>> }>,
-  mask: MaskBlock | undefined,
-  classifications: ClassificationsBlock | undefined
-): ReadonlyArray<MaskingWarning> =>
-  models.flatMap(({ model, classification }) =>
-    Object.keys(classification)
-      .sort()
-      .filter((column) => !tagResolves(classification[column]!, mask, classifications))
-      .map((column) => {
-        const tag = classification[column]!
-        return {
-          code: "W004" as const,
-          model,
-          column,
-          tag,
-          message: `${model}.${column}: classification '${tag}' has no masking resolution`,
-          suggestion: `add \`${tag} = "hash"\` (or redact/partial/none) under [mask], or list "${tag}" in [classifications].allow_unmasked`
-        }
-      })
-  )
 
 /** The model as lowering leaves it: the evaluator's view of the product's output. */
 export const postLoweringSubject = (spec: ProductSpec) =>

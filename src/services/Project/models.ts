@@ -30,6 +30,8 @@ export interface ModelSummary {
   /** The `layer` tag, if any. */
   readonly layer: string | undefined
   readonly contracted: boolean
+  /** Column → classification tag (sidecar `[classification]`): compile's W004 reads it. */
+  readonly classification: Readonly<Record<string, string>>
 }
 
 export const summaryOf = (def: ModelDefinition): ModelSummary => ({
@@ -39,7 +41,8 @@ export const summaryOf = (def: ModelDefinition): ModelSummary => ({
   dependsOn: def.sidecar.depends_on,
   sources: def.sidecar.sources,
   layer: def.sidecar.tags["layer"],
-  contracted: def.contract !== undefined
+  contracted: def.contract !== undefined,
+  classification: def.sidecar.classification
 })
 
 export type ModelLoadError = ModelsUnreadable | ModelFileMismatch | ModelOutsideProject | MissingEnvVar | TomlDecodeError

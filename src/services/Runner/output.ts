@@ -1,9 +1,25 @@
 import type { Types } from "effect"
 import type { CompileOutput, RunOutput, RunRecord } from "../../schemas/pipeline"
+import { type MaskingConfig, maskingWarnings } from "../PolicyEngine/masking"
 import type { CompiledProject } from "../Project/compile"
 
-/** The `pcli compile` output value. */
-export const compileOutput = (project: CompiledProject<unknown>, modelsDir: string): CompileOutput => ({
+/** W004 as compile reports it: one finding per classified column whose tag resolves nowhere, by model then column. */
+const compileFindings = (project: CompiledProject<unknown>, masking: MaskingConfig): CompileOutput["findings"] => {
+  const classified = [...project.models.values()]
+    .filter((m) => Object.keys(m.classification).length > 0)
+    .map((m) => ({ model: m.name, classification: m.classification }))
+    .sort((a, b) => (a.model < b.model ? -1 : a.model > b.model ? 1 : 0))
+  return maskingWarnings(classified, masking.mask, masking.classifications).map((w) => ({
+    code: w.code,
+    severity: "warning",
+    subject: `${w.model}.${w.column}`,
+    message: w.message,
+    suggestion: w.suggestion
+  }))
+}
+
+/** The `pcli compile` output value: the project, and the W004 findings `masking` leaves. */
+export const compileOutput = (project: CompiledProject<unknown>, modelsDir: string, masking: MaskingConfig): CompileOutput => ({
   command: "compile",
   models_dir: modelsDir,
   model_count: project.models.size,
@@ -25,7 +41,8 @@ export const compileOutput = (project: CompiledProject<unknown>, modelsDir: stri
     // Added, not spread in (10,000 models at a time; a spread costs several times the rest); the encoders order keys by the schema.
     if (m.layer !== undefined) item.layer = m.layer
     return item
-  })
+  }),
+  findings: compileFindings(project, masking)
 })
 
 /** The `pcli run` output value. */

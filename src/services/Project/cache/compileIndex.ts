@@ -18,14 +18,14 @@ import { statsPerModel } from "./modelStats"
  * ignored and rewritten, never trusted.
  */
 
-const FORMAT = "pcli-compile-index/2"
+const FORMAT = "pcli-compile-index/3"
 
 /** Numbers per model in the stamp column: four per file (.sql, .toml, .contract.toml), as `statModels` gives them. */
 export const stampWidth = statsPerModel
 /** The size recorded for a model without a contract file (a real size is never negative). */
 export const noFile = -1
 
-/** One model's summary and references, as stored: `[catalog, schema, table, strategy, depends_on, sources, layer, contracted, refs]`. */
+/** One model's summary and references, as stored: `[catalog, schema, table, strategy, depends_on, sources, layer, contracted, refs, classification]`. */
 export type StoredSummary = readonly [
   string,
   string,
@@ -35,7 +35,8 @@ export type StoredSummary = readonly [
   ReadonlyArray<SourceRef>,
   string | null,
   0 | 1,
-  ReadonlyArray<TableRef>
+  ReadonlyArray<TableRef>,
+  Readonly<Record<string, string>>
 ]
 
 export const toStoredSummary = (summary: ModelSummary, refs: ReadonlyArray<TableRef>): StoredSummary => [
@@ -47,7 +48,8 @@ export const toStoredSummary = (summary: ModelSummary, refs: ReadonlyArray<Table
   summary.sources,
   summary.layer ?? null,
   summary.contracted ? 1 : 0,
-  refs
+  refs,
+  summary.classification
 ]
 
 export const fromStoredSummary = (name: string, s: StoredSummary): { summary: ModelSummary; refs: ReadonlyArray<TableRef> } => ({
@@ -58,7 +60,8 @@ export const fromStoredSummary = (name: string, s: StoredSummary): { summary: Mo
     dependsOn: s[4],
     sources: s[5],
     layer: s[6] ?? undefined,
-    contracted: s[7] === 1
+    contracted: s[7] === 1,
+    classification: s[9]
   },
   refs: s[8]
 })
@@ -168,7 +171,7 @@ export const readIndex = (modelsDir: string): CompileIndex | undefined => {
       dirStamp: dirStamp as DirStamp | null,
       summaries: () => {
         const parsed = JSON.parse(summaryBytes.toString("latin1")) as unknown
-        return Array.isArray(parsed) && parsed.length === names.length && parsed.every((s) => Array.isArray(s) && s.length === 9)
+        return Array.isArray(parsed) && parsed.length === names.length && parsed.every((s) => Array.isArray(s) && s.length === 10)
           ? (parsed as Array<StoredSummary>)
           : undefined
       },

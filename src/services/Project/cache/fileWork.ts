@@ -45,9 +45,17 @@ export const workIsJson = (kind: FileKind): boolean => kind !== FileKind.sql
 
 /**
  * What `pcli compile` needs of a sidecar (its `ModelSummary` but `contracted`):
- * `[name, target, strategy, depends_on, sources, layer tag or null]`.
+ * `[name, target, strategy, depends_on, sources, layer tag or null, classification]`.
  */
-export type SidecarSummary = readonly [string, TargetBlock, StrategyBlock, ReadonlyArray<string>, ReadonlyArray<SourceRef>, string | null]
+export type SidecarSummary = readonly [
+  string,
+  TargetBlock,
+  StrategyBlock,
+  ReadonlyArray<string>,
+  ReadonlyArray<SourceRef>,
+  string | null,
+  Readonly<Record<string, string>>
+]
 
 export const sidecarSummaryOf = (sidecar: ModelSidecar): SidecarSummary => [
   sidecar.name,
@@ -55,7 +63,8 @@ export const sidecarSummaryOf = (sidecar: ModelSidecar): SidecarSummary => [
   sidecar.strategy,
   sidecar.depends_on,
   sidecar.sources,
-  sidecar.tags["layer"] ?? null
+  sidecar.tags["layer"] ?? null,
+  sidecar.classification
 ]
 
 /** A decoded sidecar's summary as JSON, sent beside its JSON so a compile that needs only that parses a fifth as much; none for other kinds. */

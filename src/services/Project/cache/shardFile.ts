@@ -11,7 +11,7 @@ import type { TableRef } from "../sql"
 declare const PCLI_BUILD: string
 /** The build id (version + source hash, set by the bundler); "dev" when running from source. */
 export const cacheBuild = typeof PCLI_BUILD === "string" ? PCLI_BUILD : "dev"
-export const SHARD_FORMAT = "pcli-compile-cache/4"
+export const SHARD_FORMAT = "pcli-compile-cache/5"
 
 /**
  * A shard's body in its stored form, ready to be written (and cheap to post to a worker): stamps

@@ -35,6 +35,8 @@ export interface CompiledModel<D = ModelDefinition> {
   /** The `layer` tag, if any (what policy scopes call the layer). */
   readonly layer: string | undefined
   readonly contracted: boolean
+  /** Column → classification tag. */
+  readonly classification: Readonly<Record<string, string>>
   readonly downstreams: number
   readonly reachableDownstreams: number
 }

@@ -43,14 +43,15 @@ export const compileListing = (
 ): Effect.Effect<CompiledProject, CompileError, FileSystem.FileSystem | Path.Path> => compileShaped(options, listing, definitionsShape, summaryOf)
 
 /** A model's summary from the worker's summary of its sidecar (what `summaryOf` gives of the decoded definition). */
-const ofSidecarSummary = ([name, target, strategy, dependsOn, sources, layer]: SidecarSummary, contracted: boolean): ModelSummary => ({
+const ofSidecarSummary = ([name, target, strategy, dependsOn, sources, layer, classification]: SidecarSummary, contracted: boolean): ModelSummary => ({
   name,
   target,
   strategy,
   dependsOn,
   sources,
   layer: layer ?? undefined,
-  contracted
+  contracted,
+  classification
 })
 
 /** Models loaded as their summaries alone: what `pcli compile` renders. */

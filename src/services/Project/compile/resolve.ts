@@ -216,6 +216,7 @@ export const assembleProject = <D>(
       depth: depth[i]!,
       layer: summary.layer,
       contracted: summary.contracted,
+      classification: summary.classification,
       downstreams: downstream[i]!.length,
       reachableDownstreams: reachable[i]!
     })
