@@ -41,7 +41,7 @@ import {
   serializeBatch
 } from "../src/services/Project/sql"
 import { compileOutput } from "../src/services/Runner/output"
-import { acquireDuckDbInstance } from "../src/services/Warehouse/embedded"
+import { acquireDuckDbInstance } from "../src/services/Warehouse/duckdbInstance"
 import { generateProject, median, printTable } from "./support"
 
 // This bench is bundled as ESM: the read-ahead loads node:worker_threads with `require`, as the CommonJS bin does.

@@ -4,7 +4,6 @@ import type { AuditListOutput } from "../schemas/audit"
 import { ledgerHead } from "../services/Ledger/head"
 import { Ledger, type LedgerFilter } from "../services/Ledger/Ledger"
 import { InvalidPrincipalId } from "../services/Principal/Principal"
-import { productOutputModel } from "../services/Products/files"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import { InvalidFlagValue, UsageError } from "./errors"
 import { parseSince } from "./since"
@@ -26,6 +25,8 @@ export interface AuditPageInput extends AuditListInput {
 }
 
 const EFFECTS = ["allow", "require_review", "deny"]
+// The product spec reader (its Schema and rules) loads for `--product` alone: the plain list never reads a spec.
+const productFiles = Effect.promise(() => import("../services/Products/files"))
 const MAX_LIMIT = 1000
 const ACTOR = /^[a-z0-9._-]{1,63}$/
 
@@ -53,10 +54,11 @@ const auditQuery = (input: AuditListInput) =>
     if (input.model !== undefined && input.product !== undefined) return yield* new UsageError({ detail: "--model conflicts with --product" })
     if (input.effect !== undefined && !EFFECTS.includes(input.effect)) return yield* new InvalidFlagValue({ flag: "--effect", detail: `--effect must be one of ${EFFECTS.join(", ")}, got ${JSON.stringify(input.effect)}` })
     const { modelsDir, root } = yield* ProjectContext
+    const product = input.product
     const model =
-      input.product === undefined
+      product === undefined
         ? input.model
-        : yield* productOutputModel({ root, modelsRel: path.relative(root, modelsDir).split(path.sep).join("/") }, input.product)
+        : yield* Effect.flatMap(productFiles, (files) => files.productOutputModel({ root, modelsRel: path.relative(root, modelsDir).split(path.sep).join("/") }, product))
     const filter: LedgerFilter = { ...base, ...(model === undefined ? {} : { models: [model] }), ...(input.effect === undefined ? {} : { effects: [input.effect] }) }
     // An id filter cannot match rows recorded without an id: count them so the reader knows.
     const skipped = base.principalId === undefined || base.principalId === null ? 0 : yield* ledger.count({ ...filter, principalId: null })

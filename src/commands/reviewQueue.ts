@@ -7,10 +7,13 @@ import type { Ledger, LedgerUnavailable } from "../services/Ledger/Ledger"
 import { reviewState } from "../services/Plans/approvals"
 import type { PlanStoreIo } from "../services/Plans/errors"
 import { PlanStore } from "../services/Plans/PlanStore"
-import { isPending, rankQueue } from "../services/Plans/queue"
+import { type Downstream, isPending, rankQueue } from "../services/Plans/queue"
 import { staleOf } from "../services/Plans/revisions"
-import { type CompiledProject, compiledGraph, type PipelineCompiler } from "../services/Project/compile"
+import type { PipelineCompiler } from "../services/Project/compile"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
+
+// The compile (its reader, cache and graph) loads only when a pending plan needs its blast radius.
+const compiler = Effect.promise(() => import("../services/Project/compile"))
 
 /** `pcli review --queue`: pending review-gated plans, highest score first (see queue.ts). */
 export const reviewQueue: Effect.Effect<ReviewQueueOutput, PlanStoreIo | LedgerUnavailable, PlanStore | Ledger | PipelineCompiler | Environment | ProjectContext | FileSystem.FileSystem | Path.Path> =
@@ -20,8 +23,7 @@ export const reviewQueue: Effect.Effect<ReviewQueueOutput, PlanStoreIo | LedgerU
     const listed = yield* store.list
     const plans = listed.flatMap((e) => (Either.isRight(e) ? [e.right] : []))
     const broken = listed.flatMap((e) => (Either.isLeft(e) ? [e.left] : []))
-    const compiled = yield* Effect.either(compiledGraph({ modelsDir: modelsDir, env: yield* Environment }))
-    const project: CompiledProject<unknown> | undefined = Either.getOrUndefined(compiled)
+    const env = yield* Environment
     const entries = yield* Effect.forEach(plans, (plan) =>
       Effect.gen(function* () {
         const marker = yield* reviewState(plan.plan_id)
@@ -31,7 +33,15 @@ export const reviewQueue: Effect.Effect<ReviewQueueOutput, PlanStoreIo | LedgerU
         return { plan, marker, stale: stale.length > 0 }
       })
     )
-    const pending = rankQueue(entries, project, yield* Clock.currentTimeMillis)
+    // The blast radius ranks pending plans alone: with none, the project is not compiled (nor its modules loaded).
+    const compiled = entries.some((e) => isPending(e.plan, e.marker))
+      ? yield* Effect.either(
+          Effect.flatMap(compiler, (c) =>
+            Effect.map(c.compiledGraph({ modelsDir: modelsDir, env }), (project): Downstream => (model) => c.downstreamClosure(project, model))
+          )
+        )
+      : Either.right(undefined)
+    const pending = rankQueue(entries, Either.getOrUndefined(compiled), yield* Clock.currentTimeMillis)
     const notes = [
       ...(Either.isLeft(compiled) ? [`${modelsDir} does not compile (${compiled.left.message}): blast radius unknown`] : []),
       ...broken.map((e) => `not listed (${e.code}): ${e.message}`)

@@ -114,6 +114,20 @@ describe("pcli review", () => {
     }).pipe(Effect.provide(projectLayer(p, POLICY)))
   })
 
+  it.live("the queue compiles the project only for a pending plan's blast radius: a project that does not compile is noted then", () => {
+    const p = makeProject({ a: { sql: "SELECT 1 AS id" }, b: { sql: "SELECT id FROM a" } })
+    return Effect.gen(function* () {
+      writeModel(p, "a", { sql: "SELECT id FROM b" }) // a and b now read each other: the project does not compile
+      const empty = yield* reviewQueue
+      expect(empty).toEqual({ command: "review_queue", ranking: "(blast_radius + 1) × class_weight × (1 + staleness_hours)", total: 0, pending: [] })
+      const store = yield* PlanStore
+      yield* store.write({ kind: "gc", payload: { models: ["a"], fingerprints: { a: null } }, principal: author } as Parameters<typeof store.write>[0])
+      const queue = yield* reviewQueue
+      expect(queue.pending.map((i) => [i.kind, i.blast_radius, i.score])).toEqual([["gc", undefined, 3]])
+      expect(queue.notes).toEqual([expect.stringMatching(/ does not compile \(.+\): blast radius unknown$/)])
+    }).pipe(Effect.provide(projectLayer(p, POLICY)))
+  })
+
   it("two processes approving one plan at once leave one well-formed marker", async () => {
     const p = makeProject({ t: { sql: "SELECT 1 AS id" } })
     const child = await bundleChildScript(path.join(__dirname, "fixtures", "approveChild.ts"), "approve")

@@ -1,6 +1,5 @@
 import { isGatedPlan, type Plan } from "../../schemas/plans"
 import { type QueueItem } from "../../schemas/reviewQueueOutput"
-import { downstreamClosure, type CompiledProject } from "../Project/compile"
 import { ALWAYS_GATED } from "./gatedKinds"
 import type { ReviewState } from "./approvals"
 
@@ -23,12 +22,15 @@ export const planClass = (plan: Plan): string => {
   )
 }
 
+/** A model's downstream closure in the compiled project; undefined when the project did not compile. */
+export type Downstream = ((model: string) => ReadonlyArray<string>) | undefined
+
 /** Models outside the plan that its models feed, or undefined when the project did not compile. */
-export const blastRadius = (plan: Plan, project: CompiledProject<unknown> | undefined): number | undefined => {
-  if (project === undefined) return undefined
+export const blastRadius = (plan: Plan, downstream: Downstream): number | undefined => {
+  if (downstream === undefined) return undefined
   const own = new Set(plan.payload.models)
   const reached = new Set<string>()
-  for (const model of own) for (const d of downstreamClosure(project, model)) if (!own.has(d)) reached.add(d)
+  for (const model of own) for (const d of downstream(model)) if (!own.has(d)) reached.add(d)
   return reached.size
 }
 
@@ -42,7 +44,7 @@ export const isPending = (plan: Plan, marker: ReviewState): boolean => ALWAYS_GA
 /** The pending plans, highest score first, then plan id. */
 export const rankQueue = (
   entries: ReadonlyArray<{ readonly plan: Plan; readonly marker: ReviewState; readonly stale: boolean }>,
-  project: CompiledProject<unknown> | undefined,
+  downstream: Downstream,
   nowMillis: number
 ): ReadonlyArray<QueueItem> =>
   entries
@@ -50,7 +52,7 @@ export const rankQueue = (
     .map(({ plan, marker, stale }) => {
       const changeClass = planClass(plan)
       const weight = CLASS_WEIGHT[changeClass] ?? 1
-      const blast = blastRadius(plan, project)
+      const blast = blastRadius(plan, downstream)
       const staleness = Math.max(0, Math.floor((nowMillis - Date.parse(plan.created_at)) / 1000))
       const raw = score(blast, weight, staleness)
       return {

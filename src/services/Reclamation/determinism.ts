@@ -4,7 +4,7 @@
  */
 import type { DuckDBConnection } from "@duckdb/node-api"
 import { Effect } from "effect"
-import { acquireDuckDbInstance } from "../Warehouse/embedded"
+import { acquireDuckDbInstance } from "../Warehouse/duckdbInstance"
 
 /** Builtins that read the clock, a random source, the session or the environment. */
 export const VOLATILE_WORDS: ReadonlySet<string> = new Set([

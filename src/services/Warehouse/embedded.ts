@@ -8,19 +8,11 @@ import { isOutOfMemoryMessage, makeMemoryCap, memoryLimitSteps } from "./memoryC
 import { openOnWorker } from "./readOnlyOnWorker"
 import { takeReadOnlyWorker } from "./readOnlyClient"
 import { type RetryPolicy, retryTransient } from "./retry"
+import { acquireDuckDbInstance, toFailure } from "./duckdbInstance"
 import { StatementFailed, type StatementResult, Warehouse, type WarehouseService } from "./Warehouse"
 
 /** Default embedded warehouse file, project-relative (decisions.md item 6). */
 export const defaultEmbeddedPath = ".pcli/warehouse.duckdb"
-
-/** Messages DuckDB uses for conditions that go away on their own (locks, busy I/O, write conflicts). */
-const transientPatterns = [
-  /could not set lock/i,
-  /conflict/i,
-  /resource temporarily unavailable/i,
-  /device or resource busy/i,
-  /database is locked/i
-]
 
 const lockPattern = /could not set lock/i
 
@@ -40,13 +32,6 @@ export class WarehouseLocked extends Data.TaggedError("WarehouseLocked")<{
 
 /** Opening a locked file is retried this way: 5 attempts over about 3 s. */
 export const defaultOpenRetry: RetryPolicy = { maxRetries: 4, baseDelayMillis: 200 }
-
-export const isTransientDuckDbMessage = (message: string): boolean => transientPatterns.some((p) => p.test(message))
-
-const toFailure = (error: unknown): StatementFailed => {
-  const detail = error instanceof Error ? error.message : String(error)
-  return new StatementFailed({ detail: detail.split("\n")[0] ?? detail, transient: isTransientDuckDbMessage(detail) })
-}
 
 /** Failures under a configured `memory_limit`: running out of memory says what to change. */
 const failureUnder = (memoryLimit: string | undefined) =>
@@ -169,18 +154,6 @@ const session = (instance: DuckDBInstance, fail: (error: unknown) => StatementFa
     (current) => Effect.flatMap(Ref.get(current), (connection) => Effect.sync(() => connection.closeSync()))
   ).pipe(Effect.map((current) => pinnedWarehouse(instance, current, fail)))
 
-/** Opens (creating if needed) a DuckDB database; DuckDB's module loads only here. */
-export const acquireDuckDbInstance = (path: string, settings: Record<string, string> = {}) =>
-  Effect.acquireRelease(
-    Effect.tryPromise({
-      try: async () => {
-        const { DuckDBInstance } = await import("@duckdb/node-api")
-        return DuckDBInstance.create(path, settings)
-      },
-      catch: toFailure
-    }),
-    (instance) => Effect.sync(() => instance.closeSync())
-  )
 
 /**
  * Opens the warehouse file, retrying while another process holds its lock (`policy`, each

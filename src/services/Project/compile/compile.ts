@@ -1,5 +1,4 @@
-import type { FileSystem, Path } from "@effect/platform"
-import { Context, Effect, Layer } from "effect"
+import { Effect } from "effect"
 import type { StrategyBlock, TargetBlock } from "../../../schemas/model"
 import type { StatementFailed } from "../../Warehouse/Warehouse"
 import type {
@@ -17,6 +16,7 @@ import { compileSummaries } from "./resolve"
 import { parseableSql, parseReferences, type TableRef } from "../sql"
 
 export { compileSummaries } from "./resolve"
+export { lazyLayer, PipelineCompiler, type PipelineCompilerService } from "./compiler"
 
 /** A model after dependency resolution (`D`: what it was compiled from; the full definition but for `pcli compile`'s index). */
 export interface CompiledModel<D = ModelDefinition> {
@@ -84,22 +84,3 @@ export const downstreamClosure = (project: CompiledProject<unknown>, model: stri
 export const reachableDownstreams = (project: CompiledProject, model: string): number | undefined =>
   project.models.get(model)?.reachableDownstreams
 
-/** Compiles a models directory. */
-export interface PipelineCompilerService {
-  readonly compile: (options: LoadModelsOptions) => Effect.Effect<CompiledProject, CompileError>
-}
-
-export class PipelineCompiler extends Context.Tag("pcli/PipelineCompiler")<PipelineCompiler, PipelineCompilerService>() {}
-
-/**
- * `layer` (load.ts) whose load through the compile cache loads on a first compile: for the readers of the compile
- * index's graph (audit --for, review), which mostly never compile. Apart from load.ts, which a bundle evaluates whole.
- */
-export const lazyLayer = (): Layer.Layer<PipelineCompiler, never, FileSystem.FileSystem | Path.Path> =>
-  Layer.effect(
-    PipelineCompiler,
-    Effect.map(Effect.context<FileSystem.FileSystem | Path.Path>(), (context) => ({
-      compile: (options: LoadModelsOptions) =>
-        Effect.flatMap(Effect.promise(() => import("./load")), (load) => load.loadAndCompile(options)).pipe(Effect.provide(context))
-    }))
-  )

@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { acquireDuckDbInstance } from "../../Warehouse/embedded"
+import { acquireDuckDbInstance } from "../../Warehouse/duckdbInstance"
 import { StatementFailed } from "../../Warehouse/Warehouse"
 import type { CompiledProject } from "../compile"
 import { parseableSql, serializeBatch } from "../sql"

@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from "@duckdb/node-api"
 import { Effect, Either } from "effect"
-import { acquireDuckDbInstance } from "../../Warehouse/embedded"
+import { acquireDuckDbInstance } from "../../Warehouse/duckdbInstance"
 import { StatementFailed } from "../../Warehouse/Warehouse"
 import { scanSerializedStatement } from "./astScan"
 import { ModelSqlInvalid, type ModelSqlProblem } from "../errors"
