@@ -6,15 +6,16 @@ import { mcpPrincipal, Principal } from "../services/Principal/Principal"
 import * as Compiler from "../services/Project/compile"
 import * as RunStore from "../services/Runner/RunStore"
 import { watchedModelAttributesLayer } from "../services/Project/policyAttributes"
-import { ProjectContext, resolveProject } from "../services/ProjectConfig/ProjectContext"
+import { resolveProject } from "../services/ProjectConfig/ProjectContext"
 import { plansLayer } from "./GovernLayer"
 import { ProductWorkspaceLayer } from "./ProductLayer"
 import { policyLayer } from "./PolicyQueryLayer"
+import { projectContextLayer } from "./ProjectContextLayer"
 import { type GlobalOptions, stateLayer } from "./ProjectLayer"
 
 /** The acting principal under `pcli mcp`: always agent `mcp-<profile>` (decisions.md 26). */
 const mcpProjectLayer = (options: GlobalOptions, profile: string) =>
-  Layer.effect(ProjectContext, resolveProject(options, true)).pipe(Layer.provideMerge(Layer.effect(Principal, mcpPrincipal(profile))))
+  projectContextLayer(resolveProject(options, true), true).pipe(Layer.provideMerge(Layer.effect(Principal, mcpPrincipal(profile))))
 
 /**
  * Everything the MCP tools use, built once for the server's life: the project as resolved at

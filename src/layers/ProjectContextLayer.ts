@@ -6,6 +6,7 @@ import { Ledger } from "../services/Ledger/Ledger"
 import { openLedgerAt } from "../services/Ledger/openAt"
 import { Principal, type PrincipalIdReserved, resolvePrincipal } from "../services/Principal/Principal"
 import { ProjectConfig } from "../services/ProjectConfig/ProjectConfig"
+import { CompileCacheReads } from "../services/Project/cache/cacheReads"
 import { ProjectContext, type ProjectOptions, requireConfig, resolveProject } from "../services/ProjectConfig/ProjectContext"
 
 /** The global flags every surface resolves a project from. */
@@ -40,7 +41,24 @@ export const principalLayer = (options: GlobalOptions) => Layer.effect(Principal
  * that build or write refuse a directory with neither pcli.toml nor models/.
  */
 export const ProjectLayer = (options: GlobalOptions, needsProject = false) =>
-  Layer.effect(ProjectContext, resolveProject(options, needsProject)).pipe(Layer.provideMerge(principalLayer(options)))
+  projectContextLayer(resolveProject(options, needsProject), false).pipe(Layer.provideMerge(principalLayer(options)))
+
+/**
+ * `ProjectLayer` for the commands that build or gate (run, plan, apply, backfill, gc, MCP): under
+ * `[policy]` they compile from the files, never the compile cache an agent can write (decisions.md 33).
+ */
+export const GatedProjectLayer = (options: GlobalOptions) =>
+  projectContextLayer(resolveProject(options, true), true).pipe(Layer.provideMerge(principalLayer(options)))
+
+/** The resolved project; with `gated`, a project with `[policy]` compiles without reading the compile cache. */
+export const projectContextLayer = <E, R>(resolved: Effect.Effect<ProjectContext["Type"], E, R>, gated: boolean) =>
+  Layer.effectContext(
+    Effect.map(resolved, (project) =>
+      Context.make(ProjectContext, project).pipe(
+        Context.add(CompileCacheReads, !gated || Option.isNone(project.config) || project.config.value.settings.policy === undefined)
+      )
+    )
+  )
 
 /** Commands that need a pcli.toml (discover, validate): `config-not-found` without one. The principal first, in one layer. */
 export const ConfigLayer = (options: GlobalOptions) =>

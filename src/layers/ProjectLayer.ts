@@ -10,7 +10,7 @@ import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import * as StateStore from "../services/StateStore/StateStore"
 import { type GlobalOptions, ProjectLayer } from "./ProjectContextLayer"
 
-export { BareLayer, ConfigLayer, type GlobalOptions, principalLayer, ProjectLayer } from "./ProjectContextLayer"
+export { BareLayer, ConfigLayer, GatedProjectLayer, type GlobalOptions, principalLayer, ProjectLayer } from "./ProjectContextLayer"
 
 /**
  * decisions.md 36: on a PostgreSQL store the acting principal is the connection's role. A claim that

@@ -3,7 +3,7 @@ import * as Compiler from "../services/Project/compile"
 import * as Plans from "../services/Plans/layer"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import * as RunStore from "../services/Runner/RunStore"
-import { type GlobalOptions, ProjectLayer, stateLayer } from "./ProjectLayer"
+import { GatedProjectLayer, type GlobalOptions, stateLayer } from "./ProjectLayer"
 import { warehouseLayer } from "./WarehouseTarget"
 
 const plansLayer = Layer.unwrapEffect(Effect.map(ProjectContext, (p) => Plans.layer(p.root)))
@@ -12,7 +12,7 @@ const plansLayer = Layer.unwrapEffect(Effect.map(ProjectContext, (p) => Plans.la
 export const BackfillLayer = (options: GlobalOptions) =>
   Layer.mergeAll(plansLayer, Compiler.layer, RunStore.layer).pipe(
     Layer.provideMerge(stateLayer("write")),
-    Layer.provideMerge(ProjectLayer(options, true))
+    Layer.provideMerge(GatedProjectLayer(options))
   )
 
 /**
@@ -22,5 +22,5 @@ export const BackfillLayer = (options: GlobalOptions) =>
 export const GcLayer = (options: GlobalOptions, dryRun: boolean) =>
   Layer.mergeAll(plansLayer, warehouseLayer(Option.none(), true, dryRun)).pipe(
     Layer.provideMerge(stateLayer(dryRun ? "read" : "write")),
-    Layer.provideMerge(ProjectLayer(options, true))
+    Layer.provideMerge(GatedProjectLayer(options))
   )

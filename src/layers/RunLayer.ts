@@ -6,7 +6,7 @@ import * as Runner from "../services/Runner/run"
 import * as RunStore from "../services/Runner/RunStore"
 import { modelAttributesLayer } from "../services/Project/policyAttributes"
 import { policyLayer } from "./PolicyQueryLayer"
-import { type GlobalOptions, ProjectLayer, stateLayer } from "./ProjectLayer"
+import { GatedProjectLayer, type GlobalOptions, ProjectLayer, stateLayer } from "./ProjectLayer"
 import { warehouseLayer } from "./WarehouseTarget"
 
 /** `pcli compile`: the compiler over the resolved models directory. */
@@ -24,7 +24,7 @@ export const RunServices = (target: string | undefined, lazyWarehouse = false) =
 
 /** `pcli run`: the run services over the project, policy for the agent gate; the embedded warehouse opens when the run needs it. */
 export const RunLayer = (options: GlobalOptions, target: string | undefined) =>
-  RunServices(target, true).pipe(Layer.provideMerge(ProjectLayer(options, true)))
+  RunServices(target, true).pipe(Layer.provideMerge(GatedProjectLayer(options)))
 
 
 /** `pcli test`: the compiler and the warehouse target (read-only), over the project; nothing is built. Its freshness checks are recorded through `StoreWriteLayer`. */

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import type { Capability, PolicyEffect, Principal } from "../../schemas/policy"
 import { isGatedPlan, type Plan, type PlanBody, type PlanKind, type ReviewMarker } from "../../schemas/plans"
-import { asBuilt, attributesOf, builtAttributesOf, type CompiledModelFacts, type ModelAttributes } from "../PolicyEngine/attributes"
+import { asBuilt, attributesOf, type BuiltAttributes, builtAttributesOf, type CompiledModelFacts, type ModelAttributes, relationOf } from "../PolicyEngine/attributes"
 import { decidedBy, effectRank } from "../PolicyEngine/evaluate"
 import { type ModelVerdict, PolicyEngine } from "../PolicyEngine/PolicyEngine"
 import type { Ledger, LedgerUnavailable } from "../Ledger/Ledger"
@@ -36,8 +36,8 @@ export interface GateItem {
   readonly model: string
   readonly capability: Capability
   readonly attributes: ModelAttributes
-  /** The model as last built or applied: judged too, and the stricter effect wins (decisions.md 33). */
-  readonly built?: ModelAttributes | undefined
+  /** The model as last built or applied (and its relation as other models last built it): each judged too, the strictest wins (decisions.md 33). */
+  readonly built?: ReadonlyArray<ModelAttributes> | undefined
   /** A second capability judged too (an agent run of a model whose scope attributes changed). */
   readonly alsoAt?: Capability | undefined
   /** Scope attributes changed since the last build, named in the reason. */
@@ -59,17 +59,39 @@ export const absentAttributes = (name: string, recorded?: { readonly tags: Reado
 })
 
 /**
+ * The records a model is judged against: its own last build, and the build of another model
+ * that last wrote its relation (a model renamed or retargeted onto a table does not shed the table's history).
+ */
+const recordsOf = (item: GateItem, model: CompiledModelFacts, context: BuiltContext): ReadonlyArray<{ readonly by: string; readonly attributes: BuiltAttributes }> => {
+  const own = context.attributes.get(item.model)
+  const relation = model.target === undefined ? undefined : relationOf(model.target)
+  const writer = relation === undefined ? undefined : context.lastWriter.get(relation)
+  const other = writer === undefined || writer === item.model ? undefined : context.attributes.get(writer)
+  return [...(own === undefined ? [] : [{ by: item.model, attributes: own }]), ...(other === undefined ? [] : [{ by: writer!, attributes: other }])]
+}
+
+/**
  * The item judged as its model was last built too (decisions.md 33). With `upgrade`, a
  * scope-relevant attribute change makes it `schema_change.breaking`, its own capability still judged.
  */
 export const judgedAsBuilt = (item: GateItem, model: CompiledModelFacts | undefined, context: BuiltContext | undefined, upgrade: boolean): GateItem => {
-  const built = context?.attributes.get(item.model)
-  if (model === undefined || built === undefined) return item
-  const changed = describeScopeChanges(scopeAttributeChanges(built, builtAttributesOf(model), context!.reads))
+  if (model === undefined || context === undefined) return item
+  const records = recordsOf(item, model, context)
+  if (records.length === 0) return item
+  const now = builtAttributesOf(model)
+  const changed = [
+    ...new Set(
+      records.flatMap((r) => {
+        const details = describeScopeChanges(scopeAttributeChanges(r.attributes, now, context.reads))
+        return r.by === item.model ? details : details.map((d) => `${d} (${r.attributes.relation} as last built by ${r.by})`)
+      })
+    )
+  ]
   const breaking = upgrade && changed.length > 0 && item.capability !== "schema_change.breaking"
   return {
     ...item,
-    built: asBuilt(item.attributes, built),
+    // Another model's build is judged under its name too: a rule naming that model still reads it.
+    built: records.map((r) => asBuilt(r.by === item.model ? item.attributes : { ...item.attributes, name: r.by }, r.attributes)),
     ...(changed.length > 0 ? { changed } : {}),
     ...(breaking ? { capability: "schema_change.breaking" as const, alsoAt: item.capability } : {})
   }
@@ -101,7 +123,7 @@ export const gateItems = (plan: PlanBody, project: ModelFactsSource, built?: Bui
       // A removed model: the plan's record of it, and (not trusting the file alone) what its last build recorded.
       const attributes = absentAttributes(change.model, change.base_attributes)
       const recorded = built?.attributes.get(change.model)
-      items.push({ model: change.model, capability: change.change_class, attributes, ...(recorded === undefined ? {} : { built: asBuilt(attributes, recorded) }) })
+      items.push({ model: change.model, capability: change.change_class, attributes, ...(recorded === undefined ? {} : { built: [asBuilt(attributes, recorded)] }) })
     }
   }
   return items
@@ -118,10 +140,10 @@ interface Probe {
 }
 
 const probesOf = (item: GateItem, i: number): ReadonlyArray<Probe> => {
-  const built = item.built === undefined || sameScopeAttributes(item.built, item.attributes) ? undefined : item.built
+  const built = (item.built ?? []).filter((b) => b.name !== item.attributes.name || !sameScopeAttributes(b, item.attributes))
   return [item.capability, ...(item.alsoAt === undefined ? [] : [item.alsoAt])].flatMap((capability) => [
     { item: i, capability, attributes: item.attributes, asBuilt: false },
-    ...(built === undefined ? [] : [{ item: i, capability, attributes: built, asBuilt: true }])
+    ...built.map((attributes) => ({ item: i, capability, attributes, asBuilt: true }))
   ])
 }
 

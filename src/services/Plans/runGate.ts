@@ -8,7 +8,7 @@ import { Principal } from "../Principal/Principal"
 import { RunNeedsPlan } from "./errors"
 import { attributesOf } from "../PolicyEngine/attributes"
 import { evaluateItems, judgedAsBuilt } from "./gate"
-import { attributesByModel, type BuiltContext } from "./scopeChange"
+import { type BuiltContext, builtContextOf } from "./scopeChange"
 import { decidedBy } from "../PolicyEngine/evaluate"
 import { appendRows, evaluationRow, refusalReason, refusalRow } from "./ledgerRows"
 
@@ -32,7 +32,7 @@ export const gateAgentRun = (
     if (!engine.configured) return undefined
     // One read of the builds: the gate judges each model as built too, and the run reuses them.
     const states = yield* (yield* RunStore).buildStates
-    const built: BuiltContext = { attributes: attributesByModel(states), reads: engine.scopeReads }
+    const built: BuiltContext = builtContextOf(states, engine.scopeReads)
     const names = selected.length > 0 ? selected : [...project.models.keys()]
     const items = names.map((model) => {
       const m = project.models.get(model)!

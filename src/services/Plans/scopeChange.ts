@@ -64,10 +64,24 @@ export const builtAttributes = Effect.flatMap(RunStore, (store) => Effect.map(st
 /** What the last builds recorded and what the rules' scopes read: lets the gate judge each model as built too. */
 export interface BuiltContext {
   readonly attributes: ReadonlyMap<string, BuiltAttributes>
+  /** Per relation, the model whose build wrote it last: a model renamed onto it is judged as that build too. */
+  readonly lastWriter: ReadonlyMap<string, string>
   readonly reads: ScopeReads
+}
+
+/** The context over builds already read (the latest build of a relation names its writer; ties by name). */
+export const builtContextOf = (states: ReadonlyMap<string, BuildState>, reads: ScopeReads): BuiltContext => {
+  const latest = new Map<string, { readonly model: string; readonly at: string }>()
+  for (const [model, state] of states) {
+    const relation = state.attributes?.relation
+    if (relation === undefined) continue
+    const seen = latest.get(relation)
+    if (seen === undefined || state.built_at > seen.at || (state.built_at === seen.at && model < seen.model)) latest.set(relation, { model, at: state.built_at })
+  }
+  return { attributes: attributesByModel(states), lastWriter: new Map([...latest].map(([r, w]) => [r, w.model])), reads }
 }
 
 /** The built context for a gate: the run store read once, the policy's scope reads. */
 export const builtContext = Effect.flatMap(PolicyEngine, (engine) =>
-  Effect.map(builtAttributes, (attributes): BuiltContext => ({ attributes, reads: engine.scopeReads }))
+  Effect.flatMap(RunStore, (store) => Effect.map(store.buildStates, (states) => builtContextOf(states, engine.scopeReads)))
 )

@@ -24,7 +24,12 @@ export interface CompiledModelFacts {
   readonly layer: string | undefined
   readonly downstreams: number
   readonly reachableDownstreams: number | undefined
+  /** The physical relation it writes (a view-swap plan's facts leave it out: they build nothing). */
+  readonly target?: { readonly schema: string; readonly table: string } | undefined
 }
+
+/** A relation as compile's duplicate-target check and the build record name it: `schema.table`, lower case. */
+export const relationOf = (target: { readonly schema: string; readonly table: string }): string => `${target.schema}.${target.table}`.toLowerCase()
 
 /** A compiled model as policy sees it: the one mapping from the compiled project to model attributes. */
 export const attributesOf = (m: CompiledModelFacts): ModelAttributes => ({
@@ -58,13 +63,16 @@ export interface BuiltAttributes {
   readonly tags: Readonly<Record<string, string>>
   readonly classification: Readonly<Record<string, string>>
   readonly contracted: boolean
+  /** The relation the build wrote (`relationOf`): a model renamed onto it is judged as this build too. */
+  readonly relation?: string | undefined
 }
 
-/** The attributes a compiled model is built under. */
-export const builtAttributesOf = (m: Pick<CompiledModelFacts, "definition" | "contracted">): BuiltAttributes => ({
+/** The attributes a compiled model is built under (with its relation when the model names one). */
+export const builtAttributesOf = (m: Pick<CompiledModelFacts, "definition" | "contracted" | "target">): BuiltAttributes => ({
   tags: m.definition.sidecar.tags,
   classification: m.definition.sidecar.classification,
-  contracted: m.contracted
+  contracted: m.contracted,
+  ...(m.target === undefined ? {} : { relation: relationOf(m.target) })
 })
 
 /** The model judged as it was built: recorded tags, classifications and contract over today's name and blast radius. */

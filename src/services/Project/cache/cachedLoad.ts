@@ -24,6 +24,7 @@ import {
   storedPartsOrNone,
   CompileCacheWrites
 } from "./compileCache"
+import { CompileCacheReads } from "./cacheReads"
 import { cacheBuild, writeShardFiles } from "./shardFile"
 import type { ModelSqlInvalid } from "../errors"
 import { decodeModel, type LoadModelsOptions, type ModelDefinition, type ModelListing, type ModelLoadError, readText } from "../models"
@@ -78,7 +79,8 @@ export const loadShaped = <M>(options: LoadOptions, listing: ModelListing, scope
     // "listed": some models of the project (the compile index's changed ones): only their shards are
     // read and rewritten, keeping every entry already there (pruning is left to a whole load).
     const only = scope === "listed" ? new Set(listing.names.map(shardOf)) : undefined
-    const loaded = options.cache === false ? emptyCache("off") : readCache(options.modelsDir, only)
+    const trusted = options.cache !== false && (yield* CompileCacheReads)
+    const loaded = trusted ? readCache(options.modelsDir, only) : emptyCache("off")
     const olds = loaded.shards.map((s) => s.body)
     const nexts = Array.from({ length: shardCount }, (_, shard) =>
       only !== undefined && only.has(shard) ? copyBody(olds[shard]!) : emptyBody()
@@ -88,7 +90,7 @@ export const loadShaped = <M>(options: LoadOptions, listing: ModelListing, scope
     for (let shard = 0; shard < shardCount; shard++) {
       if (loaded.shards[shard]!.status !== "hit" && (only === undefined || only.has(shard))) dirty.add(shard)
     }
-    const writes = options.cache !== false && (yield* CompileCacheWrites)
+    const writes = trusted && (yield* CompileCacheWrites)
     const trustBefore = Date.now() - (options.racyMarginMs ?? racyMarginMs)
     const counts = { filesRead: 0, sqlParsed: 0, decoded: 0 }
     const shards = listing.names.map(shardOf)
@@ -303,7 +305,7 @@ export const loadShaped = <M>(options: LoadOptions, listing: ModelListing, scope
           },
           stampOf: (model, suffix) => stampOf(nexts[shardOf(model)]!.files, `${model}${suffix}`),
           save: Effect.sync(() => {
-            if (options.cache === false || dirty.size === 0) {
+            if (!trusted || dirty.size === 0) {
               readAhead?.close()
               return Effect.void
             }

@@ -7,6 +7,7 @@
  * the index alone for the readers of the compiled graph.
  */
 export { type CachedLoad, definitionsShape, type LoadOptions, type LoadShape, loadShaped, loadWithCache } from "./cachedLoad"
+export { CompileCacheReads } from "./cacheReads"
 export { CompileCacheWrites } from "./compileCache"
 export {
   type CompileIndex,

@@ -1,0 +1,210 @@
+import { DuckDBInstance } from "@duckdb/node-api"
+import { createHash } from "node:crypto"
+import { readdirSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { beforeAll, describe, expect, it } from "vitest"
+import { makeProject } from "../support/cli"
+import { commitAll } from "../support/mcpClient"
+import { agent, human, layeredSidecar, projectCli } from "./support"
+
+// Red-team attempts (decisions.md 33) not covered elsewhere: an agent rewriting the compile cache, and
+// renaming or retargeting a model onto a table to shed the table's build record. Rule ids are positions.
+const POLICY = `[policy]
+version = 1
+default_agent_effect = "require_review"
+
+[[policy.rules]]
+principal = "agent"
+capability = "apply"
+effect = "allow"
+scope = { layer = "bronze" }
+
+[[policy.rules]]
+principal = "agent"
+capability = "apply"
+effect = "deny"
+scope = { contracted = true }
+
+[[policy.rules]]
+principal = "agent"
+capability = "apply"
+effect = "deny"
+scope = { models = ["bronze_ledger"] }
+`
+
+const CONTRACT = `[[columns]]\nname = "id"\ntype = "INTEGER"\nnullable = false\n`
+const ORIGINAL: Record<string, string> = {
+  "models/bronze_orders.sql": "SELECT 1 AS id",
+  "models/bronze_orders.toml": layeredSidecar("bronze_orders", "bronze"),
+  "models/bronze_orders.contract.toml": CONTRACT,
+  "models/bronze_ledger.sql": "SELECT 10 AS amount",
+  "models/bronze_ledger.toml": layeredSidecar("bronze_ledger", "bronze"),
+  "models/bronze_free.sql": "SELECT 7 AS id",
+  "models/bronze_free.toml": layeredSidecar("bronze_free", "bronze"),
+  "models/silver_free.sql": "SELECT id FROM bronze.bronze_free",
+  "models/silver_free.toml": layeredSidecar("silver_free", "silver")
+}
+
+let cwd = ""
+const { json, rowsOf } = projectCli(() => cwd)
+
+const write = (files: Record<string, string | null>) => {
+  for (const [file, text] of Object.entries(files)) {
+    if (text === null) rmSync(join(cwd, file), { force: true })
+    else writeFileSync(join(cwd, file), text)
+  }
+}
+/** Puts the project back as committed (the renamed files removed). */
+const restore = (...extra: ReadonlyArray<string>) => write({ ...ORIGINAL, ...Object.fromEntries(extra.map((f) => [f, null])) })
+
+const value = async (sql: string): Promise<unknown> => {
+  const instance = await DuckDBInstance.create(join(cwd, ".pcli/warehouse.duckdb"), { access_mode: "READ_ONLY" })
+  const connection = await instance.connect()
+  try {
+    return (await connection.runAndReadAll(sql)).getRows()[0]?.[0]
+  } finally {
+    connection.closeSync()
+    instance.closeSync()
+  }
+}
+
+/** An agent run of `model` is refused before any work, one deny row naming `rule` as the table was last built. */
+const refusedRun = async (model: string, rule: number, detail: string) => {
+  const { result, rows } = await rowsOf(() => json(["run", "--model", model], agent))
+  expect(result.code, result.stderr).toBe(1)
+  expect(result.out.error.code).toBe("run-needs-plan")
+  expect(rows.map((r) => [r.model, r.effect, r.rule_id])).toEqual([[model, "deny", rule]])
+  expect(String(rows[0]!["reason"])).toContain("as last built: denied by rule")
+  expect(String(rows[0]!["reason"])).toContain(detail)
+}
+
+/**
+ * What an agent can do to `.pcli/compile-cache`: replace `from` with `to` in every shard and recompute
+ * the shard's digest (an unkeyed hash of its body). Returns how many shards it rewrote.
+ */
+const poisonCache = (from: string, to: string): number => {
+  const dir = join(cwd, ".pcli/compile-cache")
+  let rewritten = 0
+  for (const file of readdirSync(dir).filter((f) => f.endsWith(".json"))) {
+    const bytes = readFileSync(join(dir, file), "latin1")
+    const newline = bytes.indexOf("\n")
+    const body = bytes.slice(newline + 1)
+    if (!body.includes(from)) continue
+    const poisoned = body.split(from).join(to)
+    const header = { ...JSON.parse(bytes.slice(0, newline)), digest: createHash("sha1").update(Buffer.from(poisoned, "latin1")).digest("base64url") }
+    writeFileSync(join(dir, file), `${JSON.stringify(header)}\n${poisoned}`, "latin1")
+    rewritten++
+  }
+  return rewritten
+}
+
+beforeAll(async () => {
+  cwd = makeProject({
+    "pcli.toml": `[adapter.local]\ntype = "embedded"\n\n${POLICY}`,
+    ".gitignore": ".pcli/\nmodels/.pcli-state.sqlite*\n",
+    ...ORIGINAL
+  })
+  commitAll(cwd)
+  // Old enough that a compile trusts their stats: the cache, not the files, would answer.
+  const hourAgo = new Date(Date.now() - 3_600_000)
+  for (const file of readdirSync(join(cwd, "models"))) utimesSync(join(cwd, "models", file), hourAgo, hourAgo)
+  const built = await json(["run"], human)
+  expect(built.code, built.stderr).toBe(0)
+})
+
+describe("a governed project builds and gates from its files, never its compile cache (an agent can write it)", () => {
+  it("SQL rewritten in the cache (its digest recomputed) is not what a human's run builds", async () => {
+    const compiled = await json(["compile"], human)
+    expect(compiled.code, compiled.stderr).toBe(0)
+    poisonCache("SELECT 7 AS id", "SELECT 666 AS id")
+    const rebuilt = await json(["run", "--model", "bronze_free", "--full-refresh"], human)
+    expect(rebuilt.code, rebuilt.stderr).toBe(0)
+    expect(await value("SELECT id FROM bronze.bronze_free")).toBe(7)
+  })
+})
+
+describe("a model renamed or retargeted onto a table is judged as the table was last built", () => {
+  it("renaming a contracted model (its contract dropped) and running the new name is refused; the table is untouched", async () => {
+    renameSync(join(cwd, "models/bronze_orders.sql"), join(cwd, "models/bronze_orders_v2.sql"))
+    write({
+      "models/bronze_orders_v2.sql": "SELECT 2 AS id",
+      "models/bronze_orders_v2.toml": layeredSidecar("bronze_orders_v2", "bronze").replace('table = "bronze_orders_v2"', 'table = "bronze_orders"'),
+      "models/bronze_orders.toml": null,
+      "models/bronze_orders.contract.toml": null
+    })
+    try {
+      await refusedRun("bronze_orders_v2", 1, "contract removed (bronze.bronze_orders as last built by bronze_orders)")
+      expect(await value("SELECT id FROM bronze.bronze_orders")).toBe(1)
+    } finally {
+      restore("models/bronze_orders_v2.sql", "models/bronze_orders_v2.toml")
+    }
+  })
+
+  it("a rename with nothing else changed still meets a rule naming the old model; a case variant of the table is the same table", async () => {
+    write({
+      "models/bronze_ledger.sql": null,
+      "models/bronze_ledger.toml": null,
+      "models/ledger2.sql": "SELECT -1 AS amount",
+      "models/ledger2.toml": layeredSidecar("ledger2", "bronze", "", "w", "BRONZE").replace('table = "ledger2"', 'table = "Bronze_Ledger"')
+    })
+    try {
+      await refusedRun("ledger2", 2, "denied by rule 2")
+      expect(await value("SELECT amount FROM bronze.bronze_ledger")).toBe(10)
+    } finally {
+      restore("models/ledger2.sql", "models/ledger2.toml")
+    }
+  })
+
+  it("retargeting an allowed model onto the contracted model's table (the contracted model removed) is refused", async () => {
+    write({
+      "models/bronze_orders.sql": null,
+      "models/bronze_orders.toml": null,
+      "models/bronze_orders.contract.toml": null,
+      "models/silver_free.sql": null,
+      "models/silver_free.toml": null,
+      "models/bronze_free.toml": layeredSidecar("bronze_free", "bronze").replace('table = "bronze_free"', 'table = "bronze_orders"')
+    })
+    try {
+      await refusedRun("bronze_free", 1, "(bronze.bronze_orders as last built by bronze_orders)")
+      expect(await value("SELECT id FROM bronze.bronze_orders")).toBe(1)
+    } finally {
+      restore()
+    }
+  })
+
+  it("once a human builds the renamed model, the table's record is its own: the agent's next run is judged as that build", async () => {
+    write({
+      "models/bronze_ledger.sql": null,
+      "models/bronze_ledger.toml": null,
+      "models/ledger_next.sql": "SELECT 11 AS amount",
+      "models/ledger_next.toml": layeredSidecar("ledger_next", "bronze").replace('table = "ledger_next"', 'table = "bronze_ledger"')
+    })
+    const rebuilt = await json(["run", "--model", "ledger_next"], human)
+    expect(rebuilt.code, rebuilt.stderr).toBe(0)
+    try {
+      write({ "models/ledger_next.sql": "SELECT 12 AS amount" })
+      const { result, rows } = await rowsOf(() => json(["run", "--model", "ledger_next"], agent))
+      expect(result.code, result.stderr).toBe(0)
+      expect(rows.map((r) => [r.model, r.effect, r.rule_id])).toEqual([["ledger_next", "allow", 0]])
+      expect(await value("SELECT amount FROM bronze.bronze_ledger")).toBe(12)
+    } finally {
+      restore("models/ledger_next.sql", "models/ledger_next.toml")
+    }
+  })
+})
+
+describe("a selector is judged by every model it reaches", () => {
+  it("an agent's run --select bronze_free+ reaches silver_free (default require_review): refused, nothing built", async () => {
+    write({ "models/bronze_free.sql": "SELECT 8 AS id" })
+    try {
+      const { result, rows } = await rowsOf(() => json(["run", "--select", "bronze_free+"], agent))
+      expect(result.code, result.stderr).toBe(1)
+      expect(result.out.error.code).toBe("run-needs-plan")
+      expect(result.out.error.message).toContain("silver_free (require_review)")
+      expect(rows.map((r) => [r.model, r.effect]).sort()).toEqual([["bronze_free", "allow"], ["silver_free", "require_review"]])
+      expect(await value("SELECT id FROM bronze.bronze_free")).toBe(7)
+    } finally {
+      restore()
+    }
+  })
+})
