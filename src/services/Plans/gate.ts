@@ -63,11 +63,12 @@ export const absentAttributes = (name: string, recorded?: { readonly tags: Reado
  * that last wrote its relation (a model renamed or retargeted onto a table does not shed the table's history).
  */
 const recordsOf = (item: GateItem, model: CompiledModelFacts, context: BuiltContext): ReadonlyArray<{ readonly by: string; readonly attributes: BuiltAttributes }> => {
-  const own = context.attributes.get(item.model)
-  const relation = model.target === undefined ? undefined : relationOf(model.target)
-  const writer = relation === undefined ? undefined : context.lastWriter.get(relation)
-  const other = writer === undefined || writer === item.model ? undefined : context.attributes.get(writer)
-  return [...(own === undefined ? [] : [{ by: item.model, attributes: own }]), ...(other === undefined ? [] : [{ by: writer!, attributes: other }])]
+  const writer = model.target === undefined ? undefined : context.lastWriter.get(relationOf(model.target))
+  const by = writer === undefined || writer === item.model ? [item.model] : [item.model, writer]
+  return by.flatMap((name) => {
+    const attributes = context.attributes.get(name)
+    return attributes === undefined ? [] : [{ by: name, attributes }]
+  })
 }
 
 /**
