@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { spawn, execFileSync } from "node:child_process"
-import { mkdirSync, readdirSync, writeFileSync } from "node:fs"
+import { cpSync, mkdirSync, readdirSync, writeFileSync } from "node:fs"
 import { writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { makeProject, PCLI_BIN, runCli } from "../support/cli"
@@ -97,11 +97,23 @@ const run = async (cwd: string, ...extra: ReadonlyArray<string>) => {
   return { out, status, stderr: r.stderr }
 }
 
+let seededAndBuilt: Promise<{ readonly dir: string; readonly first: Awaited<ReturnType<typeof run>> }> | undefined
+/** A copy of project() seeded and built once for the file (no absolute path is stored: no content-addressed model), with that first run's report. */
+const builtProject = async () => {
+  seededAndBuilt ??= (async () => {
+    const dir = project()
+    await seedEvents(dir)
+    return { dir, first: await run(dir) }
+  })()
+  const { dir, first } = await seededAndBuilt
+  const cwd = makeProject()
+  cpSync(dir, cwd, { recursive: true })
+  return { cwd, first }
+}
+
 describe("incremental runs (binary, embedded DuckDB)", () => {
   it("a second run reports every model unchanged and touches no table; an edit rebuilds the model and its downstream only", async () => {
-    const cwd = project()
-    await seedEvents(cwd)
-    const first = await run(cwd)
+    const { cwd, first } = await builtProject()
     expect(first.status).toEqual({ daily: "success", one: "success", stg_events: "success", two: "success" })
     expect(first.out.models.find((m) => m.model_name === "daily")?.intervals_built).toBe(3)
     await markTables(cwd)
@@ -121,9 +133,7 @@ describe("incremental runs (binary, embedded DuckDB)", () => {
   })
 
   it("new source data rebuilds its dependents, and a new day builds one interval; --full-refresh rebuilds everything", async () => {
-    const cwd = project()
-    await seedEvents(cwd)
-    await run(cwd)
+    const { cwd } = await builtProject()
     await duck(cwd, `INSERT INTO ${await physicalOf(cwd, "daily")} VALUES (DATE '2024-01-02', -1, -1)`)
     await duck(cwd, "INSERT INTO raw.events VALUES (5, DATE '2024-01-04', 3), (6, DATE '2024-01-04', 4)")
 

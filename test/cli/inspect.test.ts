@@ -1,7 +1,7 @@
 // pcli ls, lineage and test through the binary: on the playground (with selectors), on a project
 // built to exercise column lineage (CTE, join, SELECT *, what the parser cannot settle), and bad input.
 import { execFileSync } from "node:child_process"
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -17,11 +17,15 @@ const sidecar = (name: string, schema = "raw", extra = "") => `name = "${name}"\
 
 let scratch: string
 let pg: string
+/** The playground as written, before any command ran in it: `pcli test` builds and edits a copy. */
+let pristinePlayground: string
 
 beforeAll(async () => {
   scratch = mkdtempSync(join(tmpdir(), "pcli-inspect-"))
   expect((await runCli(["playground", "pg"], { cwd: scratch })).code).toBe(0)
   pg = join(scratch, "pg")
+  pristinePlayground = join(scratch, "pristine")
+  cpSync(pg, pristinePlayground, { recursive: true })
 }, 120_000)
 afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 
@@ -201,8 +205,8 @@ describe("pcli test", () => {
   it("runs the data tests against what is built, without building; a model not built fails it", async () => {
     const fresh = mkdtempSync(join(tmpdir(), "pcli-inspect-test-"))
     try {
-      expect((await runCli(["playground", "p"], { cwd: fresh })).code).toBe(0)
       const cwd = join(fresh, "p")
+      cpSync(pristinePlayground, cwd, { recursive: true })
       const before = await json(["test", "--select", "stg_orders"], cwd)
       expect(before.code).toBe(1)
       expect(before.out).toMatchObject({ command: "test", not_built: 1, models: [{ model: "stg_orders", status: "not_built" }] })

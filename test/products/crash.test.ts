@@ -14,30 +14,44 @@ const clone = (root: string) => {
   return dir
 }
 
+/** Runs `make` once, on first use: later scenarios start from copies of earlier ones' projects. */
+const once = <A>(make: () => Promise<A>) => {
+  let made: Promise<A> | undefined
+  return () => (made ??= make())
+}
+
+/** A copy of `root` after a compile that ran to the end (`root` itself is left as it was). */
+const compiled = async (root: string) => {
+  const copy = clone(root)
+  expect((await compile(copy)).code).toBe(0)
+  return copy
+}
+
+// The chain of projects the scenarios share: each stage is built once, from a copy of the one before.
+const freshProduct = once(async () => productProject())
+const afterPhaseA = once(async () => compiled(await freshProduct()))
+const draftedOverPhaseA = once(async () => {
+  const root = clone(await afterPhaseA())
+  writeFileSync(join(root, SIDECAR), draftedSidecar)
+  return root
+})
+const afterPhaseB = once(async () => compiled(await draftedOverPhaseA()))
+
 interface Scenario {
   readonly name: string
-  /** A project right before the compile under test. */
+  /** A project right before the compile under test (shared: never written to). */
   readonly setup: () => Promise<string>
+  /** That project after the compile under test ran to the end, when a later scenario already needs it. */
+  readonly done?: () => Promise<string>
 }
 
 const scenarios: ReadonlyArray<Scenario> = [
-  { name: "Phase A of a fresh product (no backups)", setup: async () => productProject() },
-  {
-    name: "Phase B over a drafted sidecar (sidecar and manifest backed up)",
-    setup: async () => {
-      const root = productProject()
-      expect((await compile(root)).code).toBe(0)
-      writeFileSync(join(root, SIDECAR), draftedSidecar)
-      return root
-    }
-  },
+  { name: "Phase A of a fresh product (no backups)", setup: freshProduct, done: afterPhaseA },
+  { name: "Phase B over a drafted sidecar (sidecar and manifest backed up)", setup: draftedOverPhaseA, done: afterPhaseB },
   {
     name: "Phase A again after a spec change (contract and manifest backed up)",
     setup: async () => {
-      const root = productProject()
-      expect((await compile(root)).code).toBe(0)
-      writeFileSync(join(root, SIDECAR), draftedSidecar)
-      expect((await compile(root)).code).toBe(0)
+      const root = clone(await afterPhaseB())
       writeFileSync(join(root, "products/orders_weekly.toml"), specText().replace("Decimal(12,2)", "Decimal(14,2)"))
       return root
     }
@@ -56,9 +70,7 @@ describe("crash injection: a compile SIGKILLed after each commit step", () => {
     it(`${scenario.name}: the next compile finds exactly the previous or the new generation`, async () => {
       const template = await scenario.setup()
       const previous = generationFiles(template)
-      const reference = clone(template)
-      const done = await compile(reference)
-      expect(done.code).toBe(0)
+      const reference = await (scenario.done ?? (() => compiled(template)))()
       const next = generationFiles(reference)
       expect(next).not.toEqual(previous)
       // What a further compile makes of the new generation (the following phase, or the same bytes).
