@@ -15,10 +15,8 @@ const project = (policy = "") => environmentProject("envs", policy)
 
 const cli = (dir: string, args: ReadonlyArray<string>, env: Record<string, string> = human) => runCli(args, { cwd: dir, env })
 
-/** On a production run branched as `feat`: `clean` edited and run, its promote plan approved by a human: the catalog before, and the plan. */
+/** On a run of branch `feat`, its promote plan approved by a human: the catalog before, and the plan. */
 const approvePromote = async (dir: string) => {
-  writeFileSync(join(dir, "models", "clean.sql"), "SELECT id, lower(v) AS v FROM staging.raw")
-  expect((await cli(dir, ["run", "--branch", "feat"])).code).toBe(0)
   const before = await catalog(dir)
   const planId = planIdOf((await cli(dir, ["plan", "--promote", "feat"])).stdout)
   expect((await cli(dir, ["review", planId, "--approve"])).code).toBe(0)
@@ -59,9 +57,10 @@ const ledgerCodes = async (dir: string) => {
 
 describe("environments (decision 37)", () => {
   // Built once, copied per test: a production run (its catalog in `prod`), then branch feat created,
-  // then its promote approved (`approved`).
+  // then feat run with `clean` edited (`branchRan`), then its promote approved (`approved`).
   let produced = ""
   let branched = ""
+  let branchRan = ""
   let prod: Awaited<ReturnType<typeof catalog>>
   let approved: { readonly dir: string; readonly before: Awaited<ReturnType<typeof catalog>>; readonly planId: string }
   beforeAll(async () => {
@@ -70,7 +69,10 @@ describe("environments (decision 37)", () => {
     prod = await catalog(produced)
     branched = copyProject(produced)
     expect((await cli(branched, ["branch", "create", "feat"])).code).toBe(0)
-    const dir = copyProject(branched)
+    branchRan = copyProject(branched)
+    writeFileSync(join(branchRan, "models", "clean.sql"), "SELECT id, lower(v) AS v FROM staging.raw WHERE id < 5")
+    expect((await cli(branchRan, ["run", "--branch", "feat"])).code).toBe(0)
+    const dir = copyProject(branchRan)
     approved = { dir, ...(await approvePromote(dir)) }
   }, SLOW)
   const approvedPromote = () => ({ ...approved, dir: copyProject(approved.dir) })
@@ -133,11 +135,7 @@ describe("environments (decision 37)", () => {
   })
 
   it("after a promote, and after a rollback, a production run reuses the tables its views now read: nothing rebuilt, no table created", async () => {
-    const dir = copyProject(branched)
-    writeFileSync(join(dir, "models", "clean.sql"), "SELECT id, lower(v) AS v FROM staging.raw WHERE id < 5")
-    expect((await cli(dir, ["run", "--branch", "feat"])).code).toBe(0)
-    const planId = planIdOf((await cli(dir, ["plan", "--promote", "feat"])).stdout)
-    await cli(dir, ["review", planId, "--approve"])
+    const { dir, planId } = approvedPromote()
     expect((await cli(dir, ["apply", planId])).code).toBe(0)
     const statusesOf = async () => {
       const r = await cli(dir, ["run", "--output", "json"])
@@ -181,23 +179,17 @@ describe("environments (decision 37)", () => {
 
   it("an agent's promote needs a human's marker even where policy allows it, and a deny rule on promote wins over a marker", async () => {
     const allow = `[policy]\nversion = 1\ndefault_agent_effect = "allow"\n[[policy.rules]]\nprincipal = "agent"\ncapability = "promote"\neffect = "allow"\nscope = "any"\n`
-    // The policy is in force from the branch on: everything the test checks runs under it.
-    const dir = copyProject(produced)
+    // The policy is in force from the promote's plan on: everything the test checks runs under it.
+    const dir = copyProject(branchRan)
     appendFileSync(join(dir, "pcli.toml"), allow)
-    await cli(dir, ["branch", "create", "feat"])
-    writeFileSync(join(dir, "models", "clean.sql"), "SELECT id, v FROM staging.raw")
-    await cli(dir, ["run", "--branch", "feat"])
     const before = await catalog(dir)
     const planId = planIdOf((await cli(dir, ["plan", "--promote", "feat"], agent)).stdout)
     const refused = await cli(dir, ["apply", planId], agent)
     expect([refused.code, errorCode(refused.stderr)]).toEqual([1, "marker-missing"])
     expect((await catalog(dir)).views).toEqual(before.views)
 
-    const deny = copyProject(produced)
+    const deny = copyProject(branchRan)
     appendFileSync(join(deny, "pcli.toml"), `[policy]\nversion = 1\ndefault_agent_effect = "allow"\n[[policy.rules]]\nprincipal = "human"\ncapability = "promote"\neffect = "deny"\nscope = "any"\n`)
-    await cli(deny, ["branch", "create", "feat"])
-    writeFileSync(join(deny, "models", "clean.sql"), "SELECT id, v FROM staging.raw")
-    await cli(deny, ["run", "--branch", "feat"])
     const denyBefore = await catalog(deny)
     const denied = planIdOf((await cli(deny, ["plan", "--promote", "feat"])).stdout)
     await cli(deny, ["review", denied, "--approve"])
