@@ -3,8 +3,8 @@ import { SqliteClient } from "@effect/sql-sqlite-node"
 import { Effect } from "effect"
 import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { describe, expect, it } from "vitest"
-import { makeProject, runCli } from "../support/cli"
+import { beforeAll, describe, expect, it } from "vitest"
+import { copyProject, makeProject, runCli } from "../support/cli"
 
 const ca = (name: string) =>
   `name = "${name}"\n[target]\ncatalog = "w"\nschema = "s"\ntable = "${name}"\n[strategy]\ntype = "content_addressed"\nstorage_prefix = "artifacts"\n`
@@ -31,9 +31,19 @@ const query = (cwd: string, text: string) =>
   )
 
 describe("pcli gc --derivable through the binary", () => {
+  // Built once, copied per test: a project run (`ran`), then its gc plan written (`planned`, with the plan's output).
+  let ran = ""
+  let planned = ""
+  let plan: Awaited<ReturnType<typeof json>>
+  beforeAll(async () => {
+    ran = project()
+    expect((await json(["run"], ran)).code).toBe(0)
+    planned = copyProject(ran)
+    plan = await json(["gc", "--derivable", "--min-age-days", "0"], planned)
+  }, 300_000)
+
   it("dry run: six checks in order, volatile SQL never derivable, default age keeps fresh artifacts; physical_delete is a hard error", async () => {
-    const cwd = project()
-    expect((await json(["run"], cwd)).code).toBe(0)
+    const cwd = copyProject(ran)
     const inv = await json(["gc", "--derivable", "--dry-run", "--min-age-days", "0"], cwd)
     expect(inv.code, inv.stderr).toBe(0)
     expect(inv.out).toMatchObject({ command: "gc --derivable --dry-run", artifact_count: 2, derivable_count: 1, read_tracking_available: false })
@@ -62,9 +72,7 @@ describe("pcli gc --derivable through the binary", () => {
   })
 
   it("a new reference between plan and apply is refused with unreferenced reported; nothing is retired", async () => {
-    const cwd = project()
-    expect((await json(["run"], cwd)).code).toBe(0)
-    const plan = await json(["gc", "--derivable", "--min-age-days", "0"], cwd)
+    const cwd = copyProject(planned)
     expect(plan.code, plan.stderr).toBe(0)
     expect(plan.out).toMatchObject({ eviction_count: 1, review_required: true, evictions: [{ model_name: "stable" }] })
     const unreviewed = await json(["apply", plan.out.plan_id], cwd)
@@ -80,9 +88,7 @@ describe("pcli gc --derivable through the binary", () => {
   })
 
   it("apply evicts in one transaction (tombstone written, ledger row retired, bytes kept); a plan applies once", async () => {
-    const cwd = project()
-    expect((await json(["run"], cwd)).code).toBe(0)
-    const plan = await json(["gc", "--derivable", "--min-age-days", "0"], cwd)
+    const cwd = copyProject(planned)
     const hash = plan.out.evictions[0].blake3_hash as string
     const file = join(cwd, "artifacts", `${hash}.parquet`)
     const before = readFileSync(file)

@@ -8,7 +8,7 @@ import { execFileSync } from "node:child_process"
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
-import { makeProject, runCli } from "../support/cli"
+import { copyProject, makeProject, runCli } from "../support/cli"
 
 const ca = (name: string) =>
   `name = "${name}"\n[target]\ncatalog = "w"\nschema = "s"\ntable = "${name}"\n[strategy]\ntype = "content_addressed"\nstorage_prefix = "artifacts"\n`
@@ -43,6 +43,23 @@ const evictAll = async (cwd: string) => {
   expect(applied.code, applied.stderr).toBe(0)
   return { plan: plan.out.plan_id as string, hashes: new Map<string, string>(applied.out.evicted.map((e: { model_name: string; blake3_hash: string }) => [e.model_name, e.blake3_hash])) }
 }
+
+// Built once, copied by the restore-target and store-version cases: `amb` and `n` (content-addressed)
+// and `p` (plain), run and every derivable artifact evicted by `sharedEviction.plan`.
+let shared = ""
+let sharedEviction: Awaited<ReturnType<typeof evictAll>>
+beforeAll(async () => {
+  shared = makeProject({
+    "pcli.toml": `[adapter.local]\ntype = "embedded"\n`,
+    "models/amb.sql": "SELECT 1 AS id",
+    "models/amb.toml": ca("amb"),
+    "models/n.sql": "SELECT 5 AS id",
+    "models/n.toml": ca("n"),
+    "models/p.sql": "SELECT 1 AS id",
+    "models/p.toml": plain("p")
+  })
+  sharedEviction = await evictAll(shared)
+}, SLOW)
 
 describe("artifact reclamation: restore refusals (Errors table)", () => {
   const names = ["parted", "drift", "outside", "badir", "unbound", "corrupt", "race"]
@@ -136,8 +153,8 @@ describe("artifact reclamation: restore refusals (Errors table)", () => {
 
 describe("artifact reclamation: restore target", () => {
   it("an ambiguous target is refused with every candidate listed and no plan written", async () => {
-    const cwd = makeProject({ "pcli.toml": `[adapter.local]\ntype = "embedded"\n`, "models/amb.sql": "SELECT 1 AS id", "models/amb.toml": ca("amb") })
-    const first = (await evictAll(cwd)).hashes.get("amb")!
+    const cwd = copyProject(shared)
+    const first = sharedEviction.hashes.get("amb")!
     writeFileSync(join(cwd, "models/amb.sql"), "SELECT 2 AS id")
     const second = (await evictAll(cwd)).hashes.get("amb")!
     const plansBefore = sqlite(cwd, "SELECT count(*) FROM ledger")
@@ -181,14 +198,8 @@ describe("artifact reclamation: crash safety and store version", () => {
   }, SLOW)
 
   it("a newer state store is refused by gc, restore, backfill and by the apply of each of their plans", async () => {
-    const cwd = makeProject({
-      "pcli.toml": `[adapter.local]\ntype = "embedded"\n`,
-      "models/n.sql": "SELECT 5 AS id",
-      "models/n.toml": ca("n"),
-      "models/p.sql": "SELECT 1 AS id",
-      "models/p.toml": plain("p")
-    })
-    const { plan: gcPlan } = await evictAll(cwd)
+    const cwd = copyProject(shared)
+    const gcPlan = sharedEviction.plan
     const rplan = (await json(["restore", "n"], cwd)).out.plan_id as string
     const bplan = (await json(["backfill", "--model", "p"], cwd)).out.plan_id as string
     for (const id of [rplan, bplan]) expect((await json(["review", id, "--approve"], cwd)).code).toBe(0)

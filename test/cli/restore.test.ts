@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { describe, expect, it } from "vitest"
-import { makeProject, runCli } from "../support/cli"
+import { beforeAll, describe, expect, it } from "vitest"
+import { copyProject, makeProject, runCli } from "../support/cli"
 
 const ca = (name: string) =>
   `name = "${name}"\n[target]\ncatalog = "w"\nschema = "s"\ntable = "${name}"\n[strategy]\ntype = "content_addressed"\nstorage_prefix = "artifacts"\n`
@@ -16,23 +16,43 @@ const approveApply = async (cwd: string, planId: string) => {
   return json(["apply", planId], cwd)
 }
 
-/** A project with one evicted artifact of `stable`; returns its hash and file. */
-const evicted = async () => {
+/** A run project of one content-addressed model, `stable`. */
+const ranProject = async () => {
   const cwd = makeProject({
     "pcli.toml": `[adapter.local]\ntype = "embedded"\n`,
     "models/stable.sql": "SELECT 1 AS id, 'x' AS v",
     "models/stable.toml": ca("stable")
   })
   expect((await json(["run"], cwd)).code).toBe(0)
+  return cwd
+}
+
+/** Evicts the artifact of `stable` in the run project `cwd`; returns its hash. */
+const evict = async (cwd: string) => {
   const plan = await json(["gc", "--derivable", "--min-age-days", "0"], cwd)
   const hash = plan.out.evictions[0].blake3_hash as string
   expect((await approveApply(cwd, plan.out.plan_id)).out.evicted_count).toBe(1)
-  return { cwd, hash, file: join(cwd, "artifacts", `${hash}.parquet`) }
+  return hash
 }
 
 describe("pcli restore through the binary", () => {
+  // Built once, copied per test: the run project (`ran`), and a copy of it with the artifact evicted (`evictedDir`).
+  let ran = ""
+  let evictedDir = ""
+  let evictedHash = ""
+  beforeAll(async () => {
+    ran = await ranProject()
+    evictedDir = copyProject(ran)
+    evictedHash = await evict(evictedDir)
+  }, 300_000)
+  /** A project with one evicted artifact of `stable`; its hash and file. */
+  const evicted = () => {
+    const cwd = copyProject(evictedDir)
+    return { cwd, hash: evictedHash, file: join(cwd, "artifacts", `${evictedHash}.parquet`) }
+  }
+
   it("a deleted artifact is restored byte-identical from the recorded SQL even after the working tree changed; re-restore is already-restored; live and unknown are distinct", async () => {
-    const { cwd, hash, file } = await evicted()
+    const { cwd, hash, file } = evicted()
     const original = readFileSync(file)
     rmSync(file)
     writeFileSync(join(cwd, "models/stable.sql"), "SELECT 2 AS id, 'edited' AS v")
@@ -59,7 +79,7 @@ describe("pcli restore through the binary", () => {
   }, 300_000)
 
   it("a foreign file at the tombstoned path is never overwritten; identical bytes in place count as verified with no write", async () => {
-    const { cwd, hash, file } = await evicted()
+    const { cwd, hash, file } = evicted()
     const original = readFileSync(file)
     writeFileSync(file, "not parquet")
     const plan = await json(["restore", "stable"], cwd)
@@ -75,12 +95,7 @@ describe("pcli restore through the binary", () => {
   }, 300_000)
 
   it("a live artifact is not restorable", async () => {
-    const cwd = makeProject({
-      "pcli.toml": `[adapter.local]\ntype = "embedded"\n`,
-      "models/stable.sql": "SELECT 1 AS id",
-      "models/stable.toml": ca("stable")
-    })
-    expect((await json(["run"], cwd)).code).toBe(0)
+    const cwd = copyProject(ran)
     const live = await json(["restore", "stable"], cwd)
     expect(live.code).toBe(1)
     expect(live.out.error.code).toBe("restore-target-live")

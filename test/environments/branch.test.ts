@@ -1,8 +1,8 @@
 import { DuckDBInstance } from "@duckdb/node-api"
 import { appendFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { describe, expect, it } from "vitest"
-import { makeProject, runCli } from "../support/cli"
+import { beforeAll, describe, expect, it } from "vitest"
+import { copyProject, makeProject, runCli } from "../support/cli"
 import { environmentProject, sidecar } from "../support/environments"
 
 // Environments through the binary (decision 37), each outcome read from DuckDB's own catalog.
@@ -15,18 +15,16 @@ const project = (policy = "") => environmentProject("envs", policy)
 
 const cli = (dir: string, args: ReadonlyArray<string>, env: Record<string, string> = human) => runCli(args, { cwd: dir, env })
 
-/** Production run, branch `feat` with `clean` edited and run, its promote plan approved by a human: the catalog before, and the plan. */
-const approvedPromote = async () => {
-  const dir = project()
-  await cli(dir, ["run"])
-  await cli(dir, ["branch", "create", "feat"])
-  writeFileSync(join(dir, "models", "clean.sql"), "SELECT id, lower(v) AS v FROM staging.raw")
-  expect((await cli(dir, ["run", "--branch", "feat"])).code).toBe(0)
+/** On a run of branch `feat`, its promote plan approved by a human: the catalog before, and the plan. */
+const approvePromote = async (dir: string) => {
   const before = await catalog(dir)
   const planId = planIdOf((await cli(dir, ["plan", "--promote", "feat"])).stdout)
   expect((await cli(dir, ["review", planId, "--approve"])).code).toBe(0)
-  return { dir, before, planId }
+  return { before, planId }
 }
+
+/** The shared fixture's spawns run once per file; on a shared 2-core machine that can take minutes. */
+const SLOW = 300_000
 
 /** Reads the warehouse's catalog once the binary has exited (it holds no lock then). */
 const catalog = async (dir: string) => {
@@ -58,14 +56,32 @@ const ledgerCodes = async (dir: string) => {
 }
 
 describe("environments (decision 37)", () => {
+  // Built once, copied per test: a production run (its catalog in `prod`), then branch feat created,
+  // then feat run with `clean` edited (`branchRan`), then its promote approved (`approved`).
+  let produced = ""
+  let branched = ""
+  let branchRan = ""
+  let prod: Awaited<ReturnType<typeof catalog>>
+  let approved: { readonly dir: string; readonly before: Awaited<ReturnType<typeof catalog>>; readonly planId: string }
+  beforeAll(async () => {
+    produced = project()
+    expect((await cli(produced, ["run"])).code).toBe(0)
+    prod = await catalog(produced)
+    branched = copyProject(produced)
+    expect((await cli(branched, ["branch", "create", "feat"])).code).toBe(0)
+    branchRan = copyProject(branched)
+    writeFileSync(join(branchRan, "models", "clean.sql"), "SELECT id, lower(v) AS v FROM staging.raw WHERE id < 5")
+    expect((await cli(branchRan, ["run", "--branch", "feat"])).code).toBe(0)
+    const dir = copyProject(branchRan)
+    approved = { dir, ...(await approvePromote(dir)) }
+  }, SLOW)
+  const approvedPromote = () => ({ ...approved, dir: copyProject(approved.dir) })
+
   it("the branch walkthrough: run on prod, branch, run on the branch (prod untouched, unchanged models reused), promote refused unapproved, approve, edit -> stale, approve again, promote is a view swap; rollback restores", async () => {
-    const dir = project()
-    expect((await cli(dir, ["run"])).code).toBe(0)
-    const prod = await catalog(dir)
     expect(prod.baseTablesAtTargets).toEqual([])
     expect(Object.keys(prod.views)).toEqual(["marts.clean", "marts.total", "staging.raw"])
 
-    expect((await cli(dir, ["branch", "create", "feat"])).code).toBe(0)
+    const dir = copyProject(branched)
     writeFileSync(join(dir, "models", "clean.sql"), "SELECT id, upper(v) || '!' AS v FROM staging.raw WHERE id > 1")
     const branchRun = await cli(dir, ["run", "--branch", "feat", "--output", "json"])
     expect(branchRun.code).toBe(0)
@@ -119,13 +135,7 @@ describe("environments (decision 37)", () => {
   })
 
   it("after a promote, and after a rollback, a production run reuses the tables its views now read: nothing rebuilt, no table created", async () => {
-    const dir = project()
-    expect((await cli(dir, ["run"])).code).toBe(0)
-    await cli(dir, ["branch", "create", "feat"])
-    writeFileSync(join(dir, "models", "clean.sql"), "SELECT id, lower(v) AS v FROM staging.raw WHERE id < 5")
-    expect((await cli(dir, ["run", "--branch", "feat"])).code).toBe(0)
-    const planId = planIdOf((await cli(dir, ["plan", "--promote", "feat"])).stdout)
-    await cli(dir, ["review", planId, "--approve"])
+    const { dir, planId } = approvedPromote()
     expect((await cli(dir, ["apply", planId])).code).toBe(0)
     const statusesOf = async () => {
       const r = await cli(dir, ["run", "--output", "json"])
@@ -150,7 +160,7 @@ describe("environments (decision 37)", () => {
   })
 
   it("an edit to the config after approval changes the state hash: apply refuses with state-hash-mismatch and swaps nothing", async () => {
-    const { dir, before, planId } = await approvedPromote()
+    const { dir, before, planId } = approvedPromote()
     appendFileSync(join(dir, "pcli.toml"), "\n# edited after approval\n")
     const stale = await cli(dir, ["apply", planId])
     expect([stale.code, errorCode(stale.stderr)]).toEqual([1, "state-hash-mismatch"])
@@ -158,7 +168,7 @@ describe("environments (decision 37)", () => {
   })
 
   it("SIGKILL in the middle of the swap leaves the old production whole", async () => {
-    const { dir, before, planId } = await approvedPromote()
+    const { dir, before, planId } = approvedPromote()
     // Killed after the first of the two views was replaced, inside the transaction.
     const killed = await runCli(["apply", planId], { cwd: dir, env: { ...human, PCLI_TEST_CRASH_AFTER: "promote-view-1" } })
     expect(killed.code).not.toBe(0)
@@ -169,22 +179,17 @@ describe("environments (decision 37)", () => {
 
   it("an agent's promote needs a human's marker even where policy allows it, and a deny rule on promote wins over a marker", async () => {
     const allow = `[policy]\nversion = 1\ndefault_agent_effect = "allow"\n[[policy.rules]]\nprincipal = "agent"\ncapability = "promote"\neffect = "allow"\nscope = "any"\n`
-    const dir = project(allow)
-    await cli(dir, ["run"])
-    await cli(dir, ["branch", "create", "feat"])
-    writeFileSync(join(dir, "models", "clean.sql"), "SELECT id, v FROM staging.raw")
-    await cli(dir, ["run", "--branch", "feat"])
+    // The policy is in force from the promote's plan on: everything the test checks runs under it.
+    const dir = copyProject(branchRan)
+    appendFileSync(join(dir, "pcli.toml"), allow)
     const before = await catalog(dir)
     const planId = planIdOf((await cli(dir, ["plan", "--promote", "feat"], agent)).stdout)
     const refused = await cli(dir, ["apply", planId], agent)
     expect([refused.code, errorCode(refused.stderr)]).toEqual([1, "marker-missing"])
     expect((await catalog(dir)).views).toEqual(before.views)
 
-    const deny = project(`[policy]\nversion = 1\ndefault_agent_effect = "allow"\n[[policy.rules]]\nprincipal = "human"\ncapability = "promote"\neffect = "deny"\nscope = "any"\n`)
-    await cli(deny, ["run"])
-    await cli(deny, ["branch", "create", "feat"])
-    writeFileSync(join(deny, "models", "clean.sql"), "SELECT id, v FROM staging.raw")
-    await cli(deny, ["run", "--branch", "feat"])
+    const deny = copyProject(branchRan)
+    appendFileSync(join(deny, "pcli.toml"), `[policy]\nversion = 1\ndefault_agent_effect = "allow"\n[[policy.rules]]\nprincipal = "human"\ncapability = "promote"\neffect = "deny"\nscope = "any"\n`)
     const denyBefore = await catalog(deny)
     const denied = planIdOf((await cli(deny, ["plan", "--promote", "feat"])).stdout)
     await cli(deny, ["review", denied, "--approve"])
@@ -194,8 +199,7 @@ describe("environments (decision 37)", () => {
   })
 
   it("bad input: one line, a code, exit 1, nothing changed", async () => {
-    const dir = project()
-    await cli(dir, ["run"])
+    const dir = copyProject(produced)
     const before = await catalog(dir)
     const cases: ReadonlyArray<[ReadonlyArray<string>, string]> = [
       [["run", "--branch", "nope"], "unknown-branch"],

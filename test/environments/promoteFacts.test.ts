@@ -1,8 +1,8 @@
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { describe, expect, it } from "vitest"
+import { beforeAll, describe, expect, it } from "vitest"
 import { planIdOf } from "../../src/services/Plans/ids"
-import { runCli } from "../support/cli"
+import { copyProject, runCli } from "../support/cli"
 import { environmentProject, sidecar } from "../support/environments"
 
 // Decision 37: a promote plan carries its models' policy facts so its apply (and the rollback of it)
@@ -17,20 +17,32 @@ const planFile = (dir: string, id: string) => join(dir, ".pcli", "plans", `${id}
 const compileCache = (dir: string) => join(dir, ".pcli", "compile-cache")
 const views = async (dir: string) => (await cli(dir, ["branch", "diff", "feat", "--output", "json"])).stdout
 
-/** Production run, branch `feat` with `clean` (tagged tier = gold) edited and run, its promote planned. */
-const plannedPromote = async (policy = "") => {
-  const dir = environmentProject("facts", policy)
+/** Production run, branch `feat` with `clean` (tagged tier = gold) edited and run. */
+const branchRun = async () => {
+  const dir = environmentProject("facts")
   writeFileSync(join(dir, "models", "clean.toml"), sidecar("clean", "marts", `[tags]\ntier = "gold"\n`))
   expect((await cli(dir, ["run"])).code).toBe(0)
   expect((await cli(dir, ["branch", "create", "feat"])).code).toBe(0)
   writeFileSync(join(dir, "models", "clean.sql"), "SELECT id, lower(v) AS v FROM staging.raw")
   expect((await cli(dir, ["run", "--branch", "feat"])).code).toBe(0)
-  const planned = await cli(dir, ["plan", "--promote", "feat"])
-  expect(planned.code).toBe(0)
-  return { dir, planId: planIdIn(planned.stdout) }
+  return dir
 }
 
 describe("a promote's carried policy facts (decision 37)", () => {
+  // The branch run is built once and copied per test; each test's policy is in force from its promote's plan on.
+  let ran = ""
+  beforeAll(async () => {
+    ran = await branchRun()
+  }, 300_000)
+  /** A copy of the branch run with `policy` appended to pcli.toml, its promote planned. */
+  const plannedPromote = async (policy = "") => {
+    const dir = copyProject(ran)
+    appendFileSync(join(dir, "pcli.toml"), policy)
+    const planned = await cli(dir, ["plan", "--promote", "feat"])
+    expect(planned.code).toBe(0)
+    return { dir, planId: planIdIn(planned.stdout) }
+  }
+
   it("the plan carries each swapped model's facts; its apply and its rollback compile nothing (the compile cache is not written again)", async () => {
     const { dir, planId } = await plannedPromote()
     const plan = JSON.parse(readFileSync(planFile(dir, planId), "utf8"))

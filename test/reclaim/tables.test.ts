@@ -4,8 +4,8 @@ import { SqliteClient } from "@effect/sql-sqlite-node"
 import { Effect } from "effect"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { describe, expect, it } from "vitest"
-import { makeProject, runCli } from "../support/cli"
+import { beforeAll, describe, expect, it } from "vitest"
+import { copyProject, makeProject, runCli } from "../support/cli"
 import { environmentProject, sidecar } from "../support/environments"
 
 // Reclamation of environment tables (issue 34 item 4) through the binary, each outcome read from DuckDB's own catalog.
@@ -13,7 +13,12 @@ import { environmentProject, sidecar } from "../support/environments"
 const human = { PCLI_PRINCIPAL: "human", PCLI_PRINCIPAL_ID: "alice" }
 
 const project = (extra = "") => environmentProject("envgc", extra)
-
+/** pcli.toml as `project(extra)` writes it. */
+const configure = (dir: string, extra: string) => writeFileSync(join(dir, "pcli.toml"), `[project]\nname = "envgc"\n[adapter.local]\ntype = "embedded"\n${extra}`)
+/** The edit of clean.sql the dropped branch of the shared fixture ran. */
+const branchEdit = "SELECT id, lower(v) AS v FROM staging.raw"
+/** The shared fixture's spawns run once per file; on a shared 2-core machine that can take minutes. */
+const SLOW = 300_000
 
 const cli = (dir: string, args: ReadonlyArray<string>) => runCli(args, { cwd: dir, env: human })
 const json = async (dir: string, args: ReadonlyArray<string>) => {
@@ -86,6 +91,18 @@ const planGc = async (dir: string) => {
   return plan.out as { plan_id: string; table_drops: ReadonlyArray<{ physical: string; model_name: string; kind: string }> }
 }
 
+/** Branch `name` with clean.sql edited, run, its promote approved and applied, the branch dropped: the promote's plan id. */
+const promote = async (dir: string, name: string, sql: string) => {
+  await cli(dir, ["branch", "create", name])
+  writeFileSync(join(dir, "models", "clean.sql"), sql)
+  expect((await cli(dir, ["run", "--branch", name])).code).toBe(0)
+  const planId = /^Plan ([0-9a-f]{64})/m.exec((await cli(dir, ["plan", "--promote", name])).stdout)![1]!
+  expect((await cli(dir, ["review", planId, "--approve"])).code).toBe(0)
+  expect((await cli(dir, ["apply", planId])).code).toBe(0)
+  expect((await cli(dir, ["branch", "drop", name])).code).toBe(0)
+  return planId
+}
+
 const approveAndApply = async (dir: string, planId: string) => {
   expect((await cli(dir, ["review", planId, "--approve"])).code).toBe(0)
   const applied = await json(dir, ["apply", planId])
@@ -97,12 +114,28 @@ const approveAndApply = async (dir: string, planId: string) => {
 }
 
 describe("gc of environment tables (issue 34 item 4)", () => {
+  // Built once, copied per test: production run (its catalog in `prod`); then either branch feat run
+  // with `branchEdit` and dropped (`withBranch`: the catalog's tables before the drop), or branch a
+  // promoted with `SELECT id, v` and dropped (`firstPromote`: its plan id).
+  let produced = ""
+  let dropped = ""
+  let promotedOnce = ""
+  let prod: Awaited<ReturnType<typeof catalog>>
+  let withBranch: ReadonlyArray<string> = []
+  let firstPromote = ""
+  beforeAll(async () => {
+    produced = project()
+    expect((await cli(produced, ["run"])).code).toBe(0)
+    prod = await catalog(produced)
+    dropped = copyProject(produced)
+    withBranch = await droppedBranch(dropped, "feat", branchEdit)
+    promotedOnce = copyProject(produced)
+    firstPromote = await promote(promotedOnce, "a", "SELECT id, v FROM staging.raw")
+  }, SLOW)
+
   it("a dropped branch's tables become candidates and are dropped after approval; production's never are, and every view still resolves", async () => {
-    const dir = project()
-    expect((await cli(dir, ["run"])).code).toBe(0)
-    const prod = await catalog(dir)
+    const dir = copyProject(dropped)
     expect(prod.tables).toHaveLength(3)
-    const withBranch = await droppedBranch(dir, "feat", "SELECT id, lower(v) AS v FROM staging.raw WHERE id > 1")
     const branchTables = withBranch.filter((t) => !prod.tables.includes(t))
     expect(branchTables).toHaveLength(2)
 
@@ -149,22 +182,13 @@ describe("gc of environment tables (issue 34 item 4)", () => {
     expect((await json(dir, ["gc", "--derivable", "--min-age-days", "0"])).out).toMatchObject({ eviction_count: 0, review_required: false })
     // A run of the dropped fingerprint builds the table again under its name.
     expect((await cli(dir, ["branch", "create", "again"])).code).toBe(0)
-    writeFileSync(join(dir, "models", "clean.sql"), "SELECT id, lower(v) AS v FROM staging.raw WHERE id > 1")
+    writeFileSync(join(dir, "models", "clean.sql"), branchEdit)
     expect((await cli(dir, ["run", "--branch", "again"])).code).toBe(0)
     expect((await catalog(dir)).tables).toEqual(withBranch)
   })
 
   it("the rollback target of the last promote is never collected: gc after a promote, then rollback resolves every view", async () => {
-    const dir = project()
-    expect((await cli(dir, ["run"])).code).toBe(0)
-    const prod = await catalog(dir)
-    await cli(dir, ["branch", "create", "feat"])
-    writeFileSync(join(dir, "models", "clean.sql"), "SELECT id, v FROM staging.raw")
-    expect((await cli(dir, ["run", "--branch", "feat"])).code).toBe(0)
-    const promote = /^Plan ([0-9a-f]{64})/m.exec((await cli(dir, ["plan", "--promote", "feat"])).stdout)![1]!
-    expect((await cli(dir, ["review", promote, "--approve"])).code).toBe(0)
-    expect((await cli(dir, ["apply", promote])).code).toBe(0)
-    expect((await cli(dir, ["branch", "drop", "feat"])).code).toBe(0)
+    const dir = copyProject(promotedOnce)
     // Production's clean and total left for the branch's: the old ones are only the rollback target now.
     const oldProd = prod.tables.filter((t) => !t.includes("staging__raw"))
     const promoted = await catalog(dir)
@@ -193,22 +217,10 @@ describe("gc of environment tables (issue 34 item 4)", () => {
   })
 
   it("[gc] keep_promotions: two promotions keep their tables by default; with 1, the tables only the older promote swapped from are collected", async () => {
-    const dir = project()
-    expect((await cli(dir, ["run"])).code).toBe(0)
-    const prod = await catalog(dir)
-    const promote = async (name: string, sql: string) => {
-      await cli(dir, ["branch", "create", name])
-      writeFileSync(join(dir, "models", "clean.sql"), sql)
-      expect((await cli(dir, ["run", "--branch", name])).code).toBe(0)
-      const planId = /^Plan ([0-9a-f]{64})/m.exec((await cli(dir, ["plan", "--promote", name])).stdout)![1]!
-      expect((await cli(dir, ["review", planId, "--approve"])).code).toBe(0)
-      expect((await cli(dir, ["apply", planId])).code).toBe(0)
-      expect((await cli(dir, ["branch", "drop", name])).code).toBe(0)
-      return planId
-    }
-    const first = await promote("a", "SELECT id, v FROM staging.raw")
+    const dir = copyProject(promotedOnce)
+    const first = firstPromote
     const afterFirst = await catalog(dir)
-    await promote("b", "SELECT id, lower(v) AS v FROM staging.raw")
+    await promote(dir, "b", "SELECT id, lower(v) AS v FROM staging.raw")
     const original = prod.tables.filter((t) => !t.includes("staging__raw"))
     const firstTables = afterFirst.tables.filter((t) => !prod.tables.includes(t))
     expect([original.length, firstTables.length]).toEqual([2, 2])
@@ -234,10 +246,7 @@ describe("gc of environment tables (issue 34 item 4)", () => {
   })
 
   it("a table that becomes referenced between plan and apply is refused at apply (a warehouse view, an environment); the rest proceed", async () => {
-    const dir = project()
-    expect((await cli(dir, ["run"])).code).toBe(0)
-    const prod = await catalog(dir)
-    const withBranch = await droppedBranch(dir, "feat", "SELECT id, lower(v) AS v FROM staging.raw")
+    const dir = copyProject(dropped)
     const [cleanTable] = withBranch.filter((t) => !prod.tables.includes(t) && t.includes("marts__clean"))
     const plan = await planGc(dir)
     expect(plan.table_drops).toHaveLength(2)
@@ -300,9 +309,7 @@ describe("gc of environment tables (issue 34 item 4)", () => {
   })
 
   it("SIGKILL after the DROP, inside both transactions, leaves the table, its registry row and no tombstone", async () => {
-    const dir = project()
-    expect((await cli(dir, ["run"])).code).toBe(0)
-    const withBranch = await droppedBranch(dir, "feat", "SELECT id, lower(v) AS v FROM staging.raw")
+    const dir = copyProject(dropped)
     const plan = await planGc(dir)
     expect((await cli(dir, ["review", plan.plan_id, "--approve"])).code).toBe(0)
     const killed = await runCli(["apply", plan.plan_id], { cwd: dir, env: { ...human, PCLI_TEST_CRASH_AFTER: "gc-table-dropped" } })
@@ -316,9 +323,9 @@ describe("gc of environment tables (issue 34 item 4)", () => {
   })
 
   it("a deny rule on gc wins over an approval: nothing is dropped", async () => {
-    const dir = project(`[policy]\nversion = 1\ndefault_agent_effect = "allow"\n[[policy.rules]]\nprincipal = "agent"\ncapability = "gc"\neffect = "deny"\nscope = "any"\n`)
-    expect((await cli(dir, ["run"])).code).toBe(0)
-    const withBranch = await droppedBranch(dir, "feat", "SELECT id, lower(v) AS v FROM staging.raw")
+    const dir = copyProject(dropped)
+    // The rule is in force for everything gc does: its plan, the approval and the apply.
+    configure(dir, `[policy]\nversion = 1\ndefault_agent_effect = "allow"\n[[policy.rules]]\nprincipal = "agent"\ncapability = "gc"\neffect = "deny"\nscope = "any"\n`)
     const plan = await planGc(dir)
     expect(plan.table_drops).toHaveLength(2)
     expect((await cli(dir, ["review", plan.plan_id, "--approve"])).code).toBe(0)

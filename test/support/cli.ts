@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process"
-import { mkdtempSync, writeFileSync, mkdirSync } from "node:fs"
+import { cpSync, mkdtempSync, writeFileSync, mkdirSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join, resolve } from "node:path"
 
@@ -58,5 +58,16 @@ export const makeProject = (files: Readonly<Record<string, string>> = {}) => {
     mkdirSync(dirname(join(dir, path)), { recursive: true })
     writeFileSync(join(dir, path), contents)
   }
+  return dir
+}
+
+/**
+ * A fresh project directory holding a copy of `template` (a project the binary has already worked on):
+ * a file's shared setup runs once. Faithful because pcli stores no absolute project path in its state
+ * store, plans, markers or warehouse; its path-keyed caches (compile cache, catalog snapshot) just miss.
+ */
+export const copyProject = (template: string) => {
+  const dir = mkdtempSync(join(tmpdir(), "pcli-test-"))
+  cpSync(template, dir, { recursive: true })
   return dir
 }
