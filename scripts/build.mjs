@@ -77,9 +77,11 @@ const common = {
   logLevel: "warning"
 }
 
-// @duckdb/node-api's JavaScript (~180 files) in the full bundle and its code cache: most of its commands open the warehouse,
-// and required from node_modules it cost each of them 65-90 ms of resolving and compiling. The native binding stays external.
-await build({ ...common, external: [...common.external.filter((e) => e !== "@duckdb/*"), "@duckdb/node-bindings", "@duckdb/node-bindings-*"], entryPoints: ["src/main.ts"], outfile: "dist/pcli-bundle.cjs" })
+/** `external` with @duckdb/node-api's JavaScript (~180 files) bundled, into a code cache; DuckDB's native binding stays external. */
+const bundlingDuckDb = (external) => [...external.filter((e) => e !== "@duckdb/*"), "@duckdb/node-bindings", "@duckdb/node-bindings-*"]
+// DuckDB's JavaScript in the full bundle: most of its commands open the warehouse, and required from node_modules it cost
+// each of them 65-90 ms of resolving and compiling.
+await build({ ...common, external: bundlingDuckDb(common.external), entryPoints: ["src/main.ts"], outfile: "dist/pcli-bundle.cjs" })
 // The light entries: one bundle per command of src/light/options.ts's LIGHT_COMMANDS, from src/light/<words joined by ->.ts,
 // without @effect/cli or any other command. The bin (src/dispatch.ts) runs a line it read in full on its command's bundle, when there is one.
 await build({
@@ -140,7 +142,7 @@ const lightExternal = common.external.filter((e) => e !== "better-sqlite3")
 // `audit --verify` (the witness read) ~50 ms of resolving and compiling. The native binding stays external. Only there:
 // in the others DuckDB loads on a cache miss at most, and 200 KB more of bundle would cost every start.
 const bundledDuckDb = new Set(["pcli-audit"])
-const duckDbBundled = [...lightExternal.filter((e) => e !== "@duckdb/*"), "@duckdb/node-bindings", "@duckdb/node-bindings-*"]
+const duckDbBundled = bundlingDuckDb(lightExternal)
 // The compile's read-ahead worker (services/Project/cache/readAhead.ts starts it from beside the bundle that runs).
 await build({ ...common, plugins: [...common.plugins, pureSources], entryPoints: ["src/services/Project/cache/readAheadWorker.ts"], outfile: "dist/pcli-read-ahead.cjs" })
 // The read-only DuckDB worker the bin starts for `audit --verify` (services/Warehouse/readOnlyWorker.ts): no Effect, the binding external.
