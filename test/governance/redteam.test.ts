@@ -1,5 +1,6 @@
 import { DuckDBInstance } from "@duckdb/node-api"
 import { createHash } from "node:crypto"
+import { execFileSync } from "node:child_process"
 import { readdirSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
@@ -30,6 +31,12 @@ principal = "agent"
 capability = "apply"
 effect = "deny"
 scope = { models = ["bronze_ledger"] }
+
+[[policy.rules]]
+principal = "agent"
+capability = "schema_change.additive"
+effect = "allow"
+scope = { layer = "tin" }
 `
 
 const CONTRACT = `[[columns]]\nname = "id"\ntype = "INTEGER"\nnullable = false\n`
@@ -42,7 +49,9 @@ const ORIGINAL: Record<string, string> = {
   "models/bronze_free.sql": "SELECT 7 AS id",
   "models/bronze_free.toml": layeredSidecar("bronze_free", "bronze"),
   "models/silver_free.sql": "SELECT id FROM bronze.bronze_free",
-  "models/silver_free.toml": layeredSidecar("silver_free", "silver")
+  "models/silver_free.toml": layeredSidecar("silver_free", "silver"),
+  "models/tin_solo.sql": "SELECT 1 AS id, 'a' AS name",
+  "models/tin_solo.toml": layeredSidecar("tin_solo", "tin")
 }
 
 let cwd = ""
@@ -203,6 +212,67 @@ describe("a selector is judged by every model it reaches", () => {
       expect(result.out.error.message).toContain("silver_free (require_review)")
       expect(rows.map((r) => [r.model, r.effect]).sort()).toEqual([["bronze_free", "allow"], ["silver_free", "require_review"]])
       expect(await value("SELECT id FROM bronze.bronze_free")).toBe(7)
+    } finally {
+      restore()
+    }
+  })
+})
+
+/** An agent's plan of tin_solo (agents may make additive changes on layer tin, nothing else): its one change, its kind, and an agent apply of it. */
+const planSolo = async (args: ReadonlyArray<string> = []) => {
+  const plan = await json(["plan", "--model", "tin_solo", ...args], agent)
+  expect(plan.code, plan.stderr).toBe(0)
+  return { plan: plan.out, apply: () => json(["apply", plan.out.plan_id], agent) }
+}
+
+describe("a plan's base is the agent's to edit, the last build is not (decisions.md 33)", () => {
+  it("with .pcli/applied removed, dropping a built column is breaking, not model_added: an escalation the agent cannot apply", async () => {
+    const baseline = await json(["plan", "--model", "tin_solo"], human)
+    expect(baseline.code, baseline.stderr).toBe(0)
+    expect((await json(["apply", baseline.out.plan_id], human)).code).toBe(0)
+    rmSync(join(cwd, ".pcli/applied"), { recursive: true, force: true })
+    write({ "models/tin_solo.sql": "SELECT 1 AS id" })
+    try {
+      const { plan, apply } = await planSolo()
+      expect(plan.changes).toMatchObject([{ model: "tin_solo", change_class: "schema_change.breaking", before: null }])
+      expect(plan.changes[0].findings).toContainEqual({ kind: "column_removed", column: "name" })
+      expect(plan.kind).toBe("escalation")
+      const applied = await apply()
+      expect(applied.code).toBe(1)
+      expect(await value("SELECT name FROM tin.tin_solo")).toBe("a")
+    } finally {
+      restore()
+    }
+  })
+
+  it("a crafted --base that makes the change look additive is judged against the build too", async () => {
+    write({ "models/tin_solo.sql": "SELECT 1 AS id" })
+    execFileSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qam", "crafted base"], { cwd })
+    write({ "models/tin_solo.sql": "SELECT 1 AS id, 2 AS extra" })
+    try {
+      const { plan, apply } = await planSolo(["--base", "HEAD"])
+      expect(plan.changes).toMatchObject([{ model: "tin_solo", change_class: "schema_change.breaking" }])
+      expect(plan.changes[0].findings).toEqual([
+        { kind: "column_added", column: "extra" },
+        { kind: "column_removed", column: "name", detail: "since the last build" }
+      ])
+      expect(plan.kind).toBe("escalation")
+      expect((await apply()).code).toBe(1)
+      expect(await value("SELECT name FROM tin.tin_solo")).toBe("a")
+    } finally {
+      restore()
+    }
+  })
+
+  it("an additive change to a built model stays additive and applies", async () => {
+    write({ "models/tin_solo.sql": "SELECT 1 AS id, 'a' AS name, 3 AS extra" })
+    try {
+      const { plan, apply } = await planSolo()
+      expect(plan.changes).toMatchObject([{ model: "tin_solo", change_class: "schema_change.additive", findings: [{ kind: "column_added", column: "extra" }] }])
+      expect(plan.kind).toBe("run")
+      const applied = await apply()
+      expect(applied.code, applied.stderr).toBe(0)
+      expect(await value("SELECT extra FROM tin.tin_solo")).toBe(3)
     } finally {
       restore()
     }

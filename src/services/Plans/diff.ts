@@ -11,7 +11,10 @@ export { breakingFindings } from "../Project/breakingFindings"
 
 /**
  * The models among `candidates` whose files differ between `base` and `working`, each
- * classified from DuckDB's parse of both SQL texts and both contracts. Sorted by name.
+ * classified from DuckDB's parse of both SQL texts and both contracts. With a scope context, a
+ * model whose last build differs from both sides is judged against that build too (decisions.md
+ * 33): the base is the agent's to edit (`.pcli/applied`, `--base`), the build record is not.
+ * Sorted by name.
  */
 export const diffRevisions = (
   base: Revision,
@@ -26,14 +29,19 @@ export const diffRevisions = (
       const after = working.get(model)
       const beforeFp = before === undefined ? null : fingerprintOf(before)
       const afterFp = after === undefined ? null : fingerprintOf(after)
-      return beforeFp === afterFp ? [] : [{ model, before, after, beforeFp, afterFp }]
+      if (beforeFp === afterFp) return []
+      const built = after === undefined ? undefined : scope?.files.get(model)
+      const builtFp = built === undefined ? null : fingerprintOf(built)
+      const asBuilt = builtFp === null || builtFp === afterFp || builtFp === beforeFp ? undefined : built
+      return [{ model, before, after, beforeFp, afterFp, asBuilt }]
     })
-    // One parser batch for both sides of every changed model.
+    // One parser batch for every side of every changed model.
     const items = changed.flatMap((c) => {
-      const parseSql = c.before !== undefined && c.after !== undefined
+      const parseSql = c.after !== undefined && (c.before !== undefined || c.asBuilt !== undefined)
       return [
-        ...(c.before === undefined ? [] : [{ model: c.model, files: c.before, parseSql }]),
-        ...(c.after === undefined ? [] : [{ model: c.model, files: c.after, parseSql }])
+        ...(c.before === undefined ? [] : [{ model: c.model, files: c.before, parseSql: parseSql && c.before !== undefined }]),
+        ...(c.after === undefined ? [] : [{ model: c.model, files: c.after, parseSql }]),
+        ...(c.asBuilt === undefined ? [] : [{ model: c.model, files: c.asBuilt, parseSql: true }])
       ]
     })
     const analyzed = yield* analyzeRevisions(items, env)
@@ -41,7 +49,16 @@ export const diffRevisions = (
     return changed.map((c): ModelChange => {
       const before = c.before === undefined ? undefined : analyzed[at++]
       const after = c.after === undefined ? undefined : analyzed[at++]
-      const findings = withScopeFindings(changeFindings(before, after), c.model, before, after, scope)
+      const asBuilt = c.asBuilt === undefined ? undefined : analyzed[at++]
+      const againstBase = changeFindings(before, after)
+      // A model the base lacks but a build made is not new: the build is its only before.
+      const findings = withScopeFindings(
+        asBuilt === undefined ? againstBase : before === undefined ? changeFindings(asBuilt, after) : withBuildFindings(againstBase, changeFindings(asBuilt, after)),
+        c.model,
+        before,
+        after,
+        scope
+      )
       const removed = after === undefined && before !== undefined
       return {
         model: c.model,
@@ -61,6 +78,14 @@ export const diffRevisions = (
       }
     })
   })
+
+/** The findings against the base, then each finding against the last build that they lack (same kind and column), marked so. */
+const withBuildFindings = (againstBase: ReadonlyArray<ChangeFinding>, againstBuild: ReadonlyArray<ChangeFinding>): ReadonlyArray<ChangeFinding> => {
+  const key = (f: ChangeFinding) => `${f.kind}\u0000${f.column?.toLowerCase() ?? ""}`
+  const seen = new Set(againstBase.map(key))
+  const extra = againstBuild.filter((f) => !seen.has(key(f))).map((f) => ({ ...f, detail: f.detail === undefined ? "since the last build" : `${f.detail} (since the last build)` }))
+  return extra.length === 0 ? againstBase : [...againstBase, ...extra]
+}
 
 /** What policy scopes read of one analyzed revision. */
 const attributesOfRevision = (r: AnalyzedRevision): BuiltAttributes => ({
@@ -83,9 +108,12 @@ const withScopeFindings = (
   if (scope === undefined || after === undefined) return findings
   const was = scope.attributes.get(model) ?? (before === undefined ? undefined : attributesOfRevision(before))
   if (was === undefined) return findings
-  const extra = scopeAttributeChanges(was, attributesOfRevision(after), scope.reads).filter(
-    (f) => !(f.kind === "contract_removed" && findings.some((g) => g.kind === "contract_removed"))
-  )
-  return extra.length === 0 ? findings : [...findings, ...extra]
+  const extra = scopeAttributeChanges(was, attributesOfRevision(after), scope.reads)
+  if (extra.length === 0) return findings
+  // A contract removal the diff found already is the same finding: it takes the scope's wording.
+  const removal = extra.find((f) => f.kind === "contract_removed")
+  const named = removal === undefined ? findings : findings.map((g) => (g.kind === "contract_removed" && g.detail === undefined ? { ...g, detail: removal.detail } : g))
+  const diffRemoved = findings.some((g) => g.kind === "contract_removed")
+  return [...named, ...extra.filter((f) => !(f.kind === "contract_removed" && diffRemoved))]
 }
 

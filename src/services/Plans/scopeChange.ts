@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import type { ChangeFinding } from "../../schemas/plans"
+import type { ChangeFinding, ModelFiles } from "../../schemas/plans"
 import type { BuiltAttributes, ModelAttributes } from "../PolicyEngine/attributes"
 import { PolicyEngine } from "../PolicyEngine/PolicyEngine"
 import type { ScopeReads } from "../PolicyEngine/scopeReads"
@@ -67,6 +67,8 @@ export interface BuiltContext {
   /** Per relation, the model whose build wrote it last: a model renamed onto it is judged as that build too. */
   readonly lastWriter: ReadonlyMap<string, string>
   readonly reads: ScopeReads
+  /** Each model's files as last built: a plan's change is judged against them as well as its base. */
+  readonly files: ReadonlyMap<string, ModelFiles>
 }
 
 /** The context over builds already read (the latest build of a relation names its writer; ties by name). */
@@ -78,7 +80,9 @@ export const builtContextOf = (states: ReadonlyMap<string, BuildState>, reads: S
     const seen = latest.get(relation)
     if (seen === undefined || state.built_at > seen.at || (state.built_at === seen.at && model < seen.model)) latest.set(relation, { model, at: state.built_at })
   }
-  return { attributes: attributesByModel(states), lastWriter: new Map([...latest].map(([r, w]) => [r, w.model])), reads }
+  const files = new Map<string, ModelFiles>()
+  for (const [model, state] of states) if (state.files !== undefined) files.set(model, state.files)
+  return { attributes: attributesByModel(states), lastWriter: new Map([...latest].map(([r, w]) => [r, w.model])), reads, files }
 }
 
 /** The built context for a gate: the run store read once, the policy's scope reads. */

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Context, Data, Effect, Layer, Schema } from "effect"
 import { type ModelExecution, RunRecord } from "../../schemas/pipeline"
+import type { ModelFiles } from "../../schemas/plans"
 import type { BuiltAttributes } from "../PolicyEngine/attributes"
 import { type EnvironmentModel, type EnvironmentStatements, environmentRows, type PhysicalTableRow } from "./environmentRows"
 import { fromModelRow, type ModelRow, toModelRow, toNumberOrNull } from "./modelRows"
@@ -82,6 +83,8 @@ export interface BuildState {
   readonly built_at: string
   /** What policy scopes read of the model as built (absent for builds recorded before it was kept). */
   readonly attributes?: BuiltAttributes | undefined
+  /** The model's files as built: plan judges a change against them too, whatever `.pcli/applied` says (decisions.md 33). */
+  readonly files?: ModelFiles | undefined
 }
 
 /** One built interval of a time_interval model, with a digest of the rows it holds. */
@@ -185,17 +188,27 @@ interface StoredSummary extends Omit<RunSummaryRow, "model"> {
   readonly m_attempts?: number | null
 }
 
-interface StoredBuild extends Omit<BuildState, "inputs" | "attributes"> {
+interface StoredBuild extends Omit<BuildState, "inputs" | "attributes" | "files"> {
   readonly inputs_json: string
   readonly attributes_json: string | null
 }
 
+// The files ride in `attributes_json` under this key: a new column would need a pg migration path the store has not.
+const FILES_KEY = "built_files"
+
 /** A build state as `model_builds` holds it. */
-const storedBuild = ({ inputs, attributes, ...b }: BuildState): Record<string, unknown> => ({
+const storedBuild = ({ inputs, attributes, files, ...b }: BuildState): Record<string, unknown> => ({
   ...b,
   inputs_json: JSON.stringify(inputs),
-  attributes_json: attributes === undefined ? null : JSON.stringify(attributes)
+  attributes_json: attributes === undefined && files === undefined ? null : JSON.stringify({ ...attributes, ...(files === undefined ? {} : { [FILES_KEY]: files }) })
 })
+
+/** The attributes and files `attributes_json` holds (either may be absent in older rows). */
+const parseAttributes = (json: string | null | undefined): Pick<BuildState, "attributes" | "files"> => {
+  if (json === null || json === undefined) return {}
+  const { [FILES_KEY]: files, ...attributes } = JSON.parse(json) as BuiltAttributes & { readonly [FILES_KEY]?: ModelFiles }
+  return { ...(Object.keys(attributes).length === 0 ? {} : { attributes }), ...(files === undefined ? {} : { files }) }
+}
 
 const decodeRun = Schema.decodeUnknown(RunRecord)
 
@@ -270,11 +283,7 @@ export const layer: Layer.Layer<RunStore, never, SqlClient.SqlClient> = Layer.ef
             new Map(
               rows.map(({ inputs_json, attributes_json, ...b }) => [
                 b.model_name,
-                {
-                  ...b,
-                  inputs: JSON.parse(inputs_json) as Record<string, string>,
-                  ...(attributes_json === null || attributes_json === undefined ? {} : { attributes: JSON.parse(attributes_json) as BuiltAttributes })
-                }
+                { ...b, inputs: JSON.parse(inputs_json) as Record<string, string>, ...parseAttributes(attributes_json) }
               ])
             )
         ),

@@ -37,6 +37,7 @@ import { prepareEnvironment } from "./environmentRun"
 import { type PhysicalTableRow, physicalTableRow } from "./environmentRows"
 import { executionRow } from "./executionRow"
 import { builtAttributesOf } from "../PolicyEngine/attributes"
+import { filesOfDefinition } from "../Project/modelFiles"
 import {
   ensureSchemas,
   type BuildError,
@@ -290,7 +291,8 @@ const runProjectWith = (
             output_hash: r.output?.hash ?? null,
             output_path: r.output?.filePath ?? null,
             built_at: iso(finished),
-            attributes: builtAttributesOf(model)
+            attributes: builtAttributesOf(model),
+            files: filesOfDefinition(model.definition)
           })
           const table = env.physicalOf(model)
           if (table !== undefined) tables.push(physicalTableRow(model, table, env.fingerprints.get(name)!, builds[builds.length - 1]!, r.sqlAsRun))
