@@ -42,9 +42,13 @@ if (handOver !== undefined) {
   } catch {}
   // The bundle holds no `import()` (the build turns lazy loads into `require`), so no loader hook is needed.
   const script = new vm.Script(Module.wrap(code), { filename: bundle, cachedData })
+  const v8 = require("node:v8")
+  const flagsAtCompile = v8.cachedDataVersionTag()
   if (cachedData === undefined || script.cachedDataRejected) {
     // Another Node version or a first run: refresh the cache once the command is done.
     process.once("beforeExit", () => {
+      // A command that changed V8 flags (a run's heap flags) would write a cache every plain start rejects.
+      if (v8.cachedDataVersionTag() !== flagsAtCompile) return
       try {
         writeFileSync(cacheFile, script.createCachedData())
       } catch {}

@@ -18,6 +18,8 @@ export interface CliOptions {
   readonly stdin?: string
   /** Kills the process (SIGKILL) after this long: a test of a hang fails instead of leaking it. */
   readonly timeoutMs?: number
+  /** Another copy of the binary (a test that changes files beside it); PCLI_BIN by default. */
+  readonly bin?: string
 }
 
 /** Environment with nothing of the developer's pcli settings leaking in. */
@@ -36,7 +38,7 @@ export const runCli = (args: ReadonlyArray<string>, options: CliOptions): Promis
       if (v === undefined) delete env[k]
       else env[k] = v
     }
-    const child = spawn(process.execPath, [PCLI_BIN, ...args], {
+    const child = spawn(process.execPath, [options.bin ?? PCLI_BIN, ...args], {
       cwd: options.cwd,
       env,
       stdio: ["pipe", "pipe", "pipe"],
