@@ -42,9 +42,9 @@ if (handOver !== undefined) {
   } catch {}
   // The bundle holds no `import()` (the build turns lazy loads into `require`), so no loader hook is needed.
   const script = new vm.Script(Module.wrap(code), { filename: bundle, cachedData })
-  const v8 = require("node:v8")
-  const flagsAtCompile = v8.cachedDataVersionTag()
   if (cachedData === undefined || script.cachedDataRejected) {
+    const v8 = require("node:v8")
+    const flagsAtCompile = v8.cachedDataVersionTag()
     // Another Node version or a first run: refresh the cache once the command is done.
     process.once("beforeExit", () => {
       // A command that changed V8 flags (a run's heap flags) would write a cache every plain start rejects.
