@@ -26,7 +26,7 @@ const part = (p: string) => `(?:"${escapeRegex(p)}"|${escapeRegex(p)})`
 const clauseAfter = /^\s*(?:$|[),;]|(?:WHERE|JOIN|LEFT|RIGHT|INNER|FULL|CROSS|NATURAL|ON|USING|GROUP|ORDER|LIMIT|OFFSET|UNION|EXCEPT|INTERSECT|HAVING|QUALIFY|WINDOW)\b)/i
 
 /** Where single-quoted literals lie (comments and quoted identifiers skipped); undefined when unsure (`$` quoting, an unclosed quote). */
-const literalSpans = (sql: string): ReadonlyArray<readonly [number, number]> | undefined => {
+export const literalSpans = (sql: string): ReadonlyArray<readonly [number, number]> | undefined => {
   if (sql.includes("$")) return undefined
   const spans: Array<readonly [number, number]> = []
   for (let i = 0; i < sql.length; i++) {

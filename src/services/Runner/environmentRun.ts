@@ -4,6 +4,7 @@ import type { CompiledModel, CompiledProject } from "../Project/compile"
 import { Warehouse } from "../Warehouse/Warehouse"
 import { readPhysicalTables } from "./directReads"
 import { type EnvironmentModel, PRODUCTION } from "./environmentRows"
+import { readBranchTables } from "./branchReads"
 import { type BuildState, type IntervalState, RunStore, RunStoreFailed } from "./RunStore"
 import type { RunOptions } from "./runOptions"
 import {
@@ -19,14 +20,6 @@ import {
 } from "./virtual"
 
 const storeFailed = (e: { readonly message: string }) => new RunStoreFailed({ detail: e.message })
-
-const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
-
-/** `schema.table` as SQL may write it: each part bare or double-quoted, any case, optionally catalog-qualified. */
-const referencePattern = (target: TargetBlock) => {
-  const part = (p: string) => `(?:"${escapeRegex(p)}"|${escapeRegex(p)})`
-  return new RegExp(`(?<![\\w."])(?:${part(target.catalog)}\\s*\\.\\s*)?${part(target.schema)}\\s*\\.\\s*${part(target.table)}(?![\\w"])`, "gi")
-}
 
 /**
  * What a run does in its environment (decision 37): each model's environment fingerprint, the
@@ -113,16 +106,15 @@ export const prepareEnvironment = (project: CompiledProject, options: RunOptions
       /** On a branch, the SQL with each upstream model's target replaced by the table this branch reads it from. */
       sqlFor: (model: CompiledModel, kind: "embedded" | "remote"): string => {
         if (options.branch === undefined) return model.definition.sql
-        let sql = model.definition.sql
-        for (const u of model.upstream) {
+        const reads = model.upstream.flatMap((u) => {
           const up = project.models.get(u)
           const table = up === undefined ? undefined : physicalOf(up)
-          if (up === undefined || table === undefined) continue
+          if (up === undefined || table === undefined) return []
           const reused = base.get(u)
           const source = reused !== undefined && reused.fingerprint === fingerprints.get(u) ? reused.physical : table
-          sql = sql.replace(referencePattern(up.target), relationName(physicalTarget(up, source), kind))
-        }
-        return sql
+          return [{ view: up.target, relation: relationName(physicalTarget(up, source), kind) }]
+        })
+        return readBranchTables(model.definition.sql, reads)
       },
       /**
        * In production on the embedded warehouse: the SQL a build executes, reading the upstreams built
