@@ -12,7 +12,7 @@ import { builtContext } from "../services/Plans/scopeChange"
 import { decidedBy } from "../services/PolicyEngine/evaluate"
 import { attributesOf } from "../services/PolicyEngine/attributes"
 import { resolveCommit } from "../services/Plans/git"
-import { appendRows, evaluationRow, refusalRow } from "../services/Plans/ledgerRows"
+import { appendRows, evaluationRow, plannedReason, refusalRow } from "../services/Plans/ledgerRows"
 import { issuedAfterApplied } from "../services/Plans/claims"
 import { PlanStore } from "../services/Plans/PlanStore"
 import { readWorkingTree, type Revision } from "../services/Plans/revisions"
@@ -161,7 +161,7 @@ export const planCreate = (input: PlanCreateInput): Effect.Effect<PlanOutput, Pl
           effect: verdict.effect,
           ruleId: verdict.static.matched_rule,
           planId,
-          reason: `${verdict.reason}; planned as ${kind}`
+          reason: plannedReason(verdict.reason, kind)
         })
       )
     )

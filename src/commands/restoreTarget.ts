@@ -7,7 +7,7 @@ import { Effect } from "effect"
 import type { RestorePlanOutput } from "../schemas/reclaim"
 import { Ledger, type LedgerUnavailable } from "../services/Ledger/Ledger"
 import type { PlanStoreIo } from "../services/Plans/errors"
-import { evaluationRow } from "../services/Plans/ledgerRows"
+import { evaluationRow, ISSUED_REASON } from "../services/Plans/ledgerRows"
 import { PlanStore } from "../services/Plans/PlanStore"
 import { Principal } from "../services/Principal/Principal"
 import { RestoreAlreadyRestored, RestoreTableDropped, RestoreTargetAmbiguous, RestoreTargetLive, RestoreTargetUnknown } from "../services/Reclamation/errors"
@@ -86,7 +86,7 @@ export const restoreTarget = (target: string): Effect.Effect<RestorePlanOutput, 
           effect: "require_review",
           ruleId: null,
           planId,
-          reason: "restore plans are always review-gated"
+          reason: ISSUED_REASON.restore
         })
       )
     )

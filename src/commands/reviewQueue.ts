@@ -8,6 +8,7 @@ import { reviewState } from "../services/Plans/approvals"
 import type { PlanStoreIo } from "../services/Plans/errors"
 import { PlanStore } from "../services/Plans/PlanStore"
 import { type Downstream, isPending, rankQueue } from "../services/Plans/queue"
+import { fileDisagrees, recordedOrigins, withOrigin } from "../services/Plans/recordedOrigin"
 import { staleOf } from "../services/Plans/revisions"
 import type { PipelineCompiler } from "../services/Project/compile"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
@@ -33,18 +34,24 @@ export const reviewQueue: Effect.Effect<ReviewQueueOutput, PlanStoreIo | LedgerU
         return { plan, marker, stale: stale.length > 0 }
       })
     )
+    // A pending plan's author and age are the ledger's (one read for all), its file's only when the ledger has none.
+    const pendingPlans = entries.flatMap((e) => (isPending(e.plan, e.marker) ? [e.plan] : []))
+    const origins = yield* recordedOrigins(pendingPlans)
+    const contradicted = pendingPlans.filter((p) => origins.has(p.plan_id) && fileDisagrees(p, origins.get(p.plan_id)!))
     // The blast radius ranks pending plans alone: with none, the project is not compiled (nor its modules loaded).
-    const compiled = entries.some((e) => isPending(e.plan, e.marker))
+    const compiled = pendingPlans.length > 0
       ? yield* Effect.either(
           Effect.flatMap(compiler, (c) =>
             Effect.map(c.compiledGraph({ modelsDir: modelsDir, env }), (project): Downstream => (model) => c.downstreamClosure(project, model))
           )
         )
       : Either.right(undefined)
-    const pending = rankQueue(entries, Either.getOrUndefined(compiled), yield* Clock.currentTimeMillis)
+    const recorded = entries.map((e) => ({ ...e, plan: withOrigin(e.plan, origins.get(e.plan.plan_id)) }))
+    const pending = rankQueue(recorded, Either.getOrUndefined(compiled), yield* Clock.currentTimeMillis)
     const notes = [
       ...(Either.isLeft(compiled) ? [`${modelsDir} does not compile (${compiled.left.message}): blast radius unknown`] : []),
-      ...broken.map((e) => `not listed (${e.code}): ${e.message}`)
+      ...broken.map((e) => `not listed (${e.code}): ${e.message}`),
+      ...contradicted.map((p) => `${p.plan_id}: the plan file's author or created_at differ from its ledger record, which is shown`)
     ]
     return {
       command: "review_queue" as const,

@@ -5,6 +5,7 @@ import { PlanAuthor, PlanKind } from "./plans"
 export const QueueItem = Schema.Struct({
   plan_id: Schema.String,
   kind: PlanKind,
+  /** `created_at` and `principal`: as the ledger recorded the plan's issuing; the file's only when it recorded none. */
   created_at: Schema.String,
   principal: PlanAuthor,
   models: Schema.Array(Schema.String),
@@ -28,7 +29,7 @@ export const ReviewQueueOutput = Schema.Struct({
   ranking: Schema.Literal("(blast_radius + 1) × class_weight × (1 + staleness_hours)"),
   total: Schema.Int,
   pending: Schema.Array(QueueItem),
-  /** Why a blast radius is unknown (the models do not compile) or a plan file is not listed. */
+  /** Why a blast radius is unknown (the models do not compile), a plan file is not listed, or its author or age are the ledger's. */
   notes: Schema.optional(Schema.Array(Schema.String))
 })
 export type ReviewQueueOutput = typeof ReviewQueueOutput.Type

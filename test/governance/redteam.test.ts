@@ -278,3 +278,28 @@ describe("a plan's base is the agent's to edit, the last build is not (decisions
     }
   })
 })
+
+describe("a plan's author and age are the ledger's, not its file's (the agent can rewrite those)", () => {
+  it("an agent's plan file claiming a human author and 1000 hours of age neither misleads the queue nor jumps it", async () => {
+    // Both escalations for an agent: a breaking change on tin (weight 3) outranks a value change on silver (weight 2).
+    write({ "models/tin_solo.sql": "SELECT 1 AS id, 'b' AS label", "models/silver_free.sql": "SELECT id FROM bronze.bronze_free WHERE true" })
+    try {
+      const { plan: breaking } = await planSolo()
+      const { result: valued, rows } = await rowsOf(() => json(["plan", "--model", "silver_free"], agent))
+      expect([breaking.kind, valued.out.kind], valued.stderr).toEqual(["escalation", "escalation"])
+      const file = join(cwd, ".pcli/plans", `${valued.out.plan_id}.json`)
+      const forged = { ...JSON.parse(readFileSync(file, "utf8")), principal: { class: "human", id: "alice", source: "env" }, created_at: new Date(Date.now() - 1000 * 3_600_000).toISOString() }
+      writeFileSync(file, JSON.stringify(forged, null, 2))
+
+      const queue = await json(["review", "--queue"], human)
+      expect(queue.code, queue.stderr).toBe(0)
+      const ours = queue.out.pending.filter((i: { plan_id: string }) => i.plan_id === breaking.plan_id || i.plan_id === valued.out.plan_id)
+      expect(ours.map((i: { plan_id: string }) => i.plan_id)).toEqual([breaking.plan_id, valued.out.plan_id])
+      expect(ours[1]).toMatchObject({ principal: { class: "agent", id: "bot-1", source: "env" }, created_at: rows[0]!["timestamp"] })
+      expect(ours[1].staleness_seconds).toBeLessThan(3600)
+      expect(queue.out.notes).toContainEqual(expect.stringContaining(`${valued.out.plan_id}: the plan file's author or created_at differ`))
+    } finally {
+      restore()
+    }
+  })
+})

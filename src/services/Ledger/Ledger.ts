@@ -19,6 +19,8 @@ export interface LedgerFilter {
   readonly kinds?: ReadonlyArray<LedgerKind>
   readonly effects?: ReadonlyArray<string>
   readonly planId?: string
+  /** Rows of any of these plans (one read for many; an empty list matches none). */
+  readonly planIds?: ReadonlyArray<string>
 }
 
 export class LedgerUnavailable extends Data.TaggedError("LedgerUnavailable")<{ readonly detail: string }> {

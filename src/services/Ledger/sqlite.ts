@@ -76,6 +76,7 @@ export const make = Effect.gen(function* () {
     if (filter.kinds !== undefined) conditions.push(sql.in("kind", filter.kinds))
     if (filter.effects !== undefined) conditions.push(sql.in("effect", filter.effects))
     if (filter.planId !== undefined) conditions.push(sql`plan_id = ${filter.planId}`)
+    if (filter.planIds !== undefined) conditions.push(filter.planIds.length === 0 ? sql`1 = 0` : sql.in("plan_id", filter.planIds))
     return conditions
   }
 

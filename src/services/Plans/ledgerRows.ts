@@ -1,4 +1,5 @@
-import type { LedgerService, NewLedgerRow, PolicyEffect, PrincipalClass } from "../Ledger/Ledger"
+import type { PlanKind } from "../../schemas/plans"
+import type { LedgerRow, LedgerService, NewLedgerRow, PolicyEffect, PrincipalClass } from "../Ledger/Ledger"
 import type { ActingPrincipal } from "../Principal/Principal"
 
 /** Every row the governance loop writes is built here, so the row shape changes in one place. */
@@ -88,6 +89,26 @@ export const verificationRow = (input: {
   plan_id: input.planId,
   reason: input.reason
 })
+
+/** The reason of each row `plan` and MCP `propose` write for the plan they issue: the verdict, then the kind planned. */
+export const plannedReason = (verdict: string, kind: PlanKind): string => `${verdict}; planned as ${kind}`
+
+/** The reason of the one row gc, backfill and restore write for the plan they issue. */
+export const ISSUED_REASON = {
+  gc: "gc plans are always review-gated and governed as agent",
+  backfill: "backfill plans are always review-gated and governed as agent",
+  restore: "restore plans are always review-gated"
+} as const
+
+/** Kinds whose issuing row records the class they are governed as (agent), not the issuer's. */
+export const GOVERNED_AS_AGENT: ReadonlySet<PlanKind> = new Set(["gc", "backfill"])
+
+/** A row written as its plan was issued, not by a later apply or refusal: where its author and time are recorded. */
+export const isIssuingRow = (row: LedgerRow, kind: PlanKind): boolean => {
+  if (row.kind !== "evaluation" || row.effect === null) return false
+  if (kind === "gc" || kind === "backfill" || kind === "restore") return row.capability === kind && row.reason === ISSUED_REASON[kind]
+  return row.reason?.endsWith(plannedReason("", kind)) === true
+}
 
 /** All of one decision's rows in one transaction: one commit, not one per model. */
 export const appendRows = (ledger: LedgerService, rows: ReadonlyArray<NewLedgerRow>) => ledger.appendAll(rows)

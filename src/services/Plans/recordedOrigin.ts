@@ -1,0 +1,54 @@
+// Who issued a plan and when, as the ledger recorded it: the file's `principal` and `created_at` sit outside the
+// plan id's hash, so an agent may rewrite them (decision 33); the rows its issuing wrote are chained.
+import { Effect } from "effect"
+import type { Plan, PlanAuthor } from "../../schemas/plans"
+import { Ledger, type LedgerRow, type LedgerUnavailable } from "../Ledger/Ledger"
+import { GOVERNED_AS_AGENT, isIssuingRow } from "./ledgerRows"
+
+/** A plan's author and creation time as its first issuing row records them. */
+export interface RecordedOrigin {
+  readonly principal: PlanAuthor
+  readonly created_at: string
+}
+
+// An honest file is written a moment before its rows are appended; a wider gap is a claim the ledger contradicts.
+const CLOCK_SLACK_MILLIS = 60_000
+
+/** The author as the row records it; a gc or backfill row records the class it is governed as, so the file's class stands when its id does. */
+const authorOf = (row: LedgerRow, plan: Plan): PlanAuthor => {
+  // Rows written before principal ids existed record none: the file's id is all there is.
+  const id = row.principal_id ?? plan.principal.id
+  const source = row.principal_id_source ?? plan.principal.source
+  const fileIdHolds = plan.principal.id === id && plan.principal.source === source
+  return { class: GOVERNED_AS_AGENT.has(plan.kind) && fileIdHolds ? plan.principal.class : row.principal, id, source }
+}
+
+/**
+ * The recorded origin of each plan the ledger holds an issuing row for, read in one query;
+ * a plan it holds none for (an ungoverned project records nothing, decisions.md 32) is absent.
+ */
+export const recordedOrigins = (plans: ReadonlyArray<Plan>): Effect.Effect<ReadonlyMap<string, RecordedOrigin>, LedgerUnavailable, Ledger> =>
+  Effect.gen(function* () {
+    if (plans.length === 0) return new Map()
+    const byId = new Map(plans.map((p) => [p.plan_id, p]))
+    const rows = yield* (yield* Ledger).list({ kinds: ["evaluation"], planIds: [...byId.keys()] })
+    const origins = new Map<string, RecordedOrigin>()
+    // Oldest first: the first issuing row of each plan is where it was made.
+    for (const row of rows) {
+      const plan = row.plan_id === null ? undefined : byId.get(row.plan_id)
+      if (plan === undefined || origins.has(plan.plan_id) || !isIssuingRow(row, plan.kind)) continue
+      origins.set(plan.plan_id, { principal: authorOf(row, plan), created_at: row.timestamp })
+    }
+    return origins
+  })
+
+/** Whether the file claims another author, or a creation time off the recorded one by more than a clock's slack. */
+export const fileDisagrees = (plan: Plan, origin: RecordedOrigin): boolean =>
+  plan.principal.class !== origin.principal.class ||
+  plan.principal.id !== origin.principal.id ||
+  plan.principal.source !== origin.principal.source ||
+  !(Math.abs(Date.parse(plan.created_at) - Date.parse(origin.created_at)) <= CLOCK_SLACK_MILLIS)
+
+/** The plan with its recorded author and creation time in place of the file's. */
+export const withOrigin = (plan: Plan, origin: RecordedOrigin | undefined): Plan =>
+  origin === undefined ? plan : { ...plan, principal: origin.principal, created_at: origin.created_at }
