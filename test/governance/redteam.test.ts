@@ -280,7 +280,7 @@ describe("a plan's base is the agent's to edit, the last build is not (decisions
 })
 
 describe("a plan's author and age are the ledger's, not its file's (the agent can rewrite those)", () => {
-  it("an agent's plan file claiming a human author and 1000 hours of age neither misleads the queue nor jumps it", async () => {
+  it("an agent's plan file claiming a human author and 1000 hours of age neither misleads the queue or the list nor jumps the queue", async () => {
     // Both escalations for an agent: a breaking change on tin (weight 3) outranks a value change on silver (weight 2).
     write({ "models/tin_solo.sql": "SELECT 1 AS id, 'b' AS label", "models/silver_free.sql": "SELECT id FROM bronze.bronze_free WHERE true" })
     try {
@@ -298,6 +298,9 @@ describe("a plan's author and age are the ledger's, not its file's (the agent ca
       expect(ours[1]).toMatchObject({ principal: { class: "agent", id: "bot-1", source: "env" }, created_at: rows[0]!["timestamp"] })
       expect(ours[1].staleness_seconds).toBeLessThan(3600)
       expect(queue.out.notes).toContainEqual(expect.stringContaining(`${valued.out.plan_id}: the plan file's author or created_at differ`))
+      const listed = await json(["review", "--list"], human)
+      expect(listed.out.plans.find((p: { plan_id: string }) => p.plan_id === valued.out.plan_id)).toMatchObject({ principal: { class: "agent", id: "bot-1" }, created_at: rows[0]!["timestamp"] })
+      expect(listed.out.notes).toContainEqual(expect.stringContaining(`${valued.out.plan_id}: the plan file's author or created_at differ`))
     } finally {
       restore()
     }
