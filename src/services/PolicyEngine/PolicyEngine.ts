@@ -151,8 +151,9 @@ export const make = (settings: PolicySettings) =>
         if (maxBudgetWindow === 0) return freezeRows
         const verifications = yield* ledger.list({ kinds: ["verification"], since: new Date(now.getTime() - maxBudgetWindow) })
         const failedPlans = [...new Set(verifications.filter((r) => r.effect === "deny" && r.plan_id !== null).map((r) => r.plan_id!))]
-        const evaluations = yield* Effect.forEach(failedPlans, (planId) => ledger.list({ planId, kinds: ["evaluation"] }))
-        return [...freezeRows, ...verifications, ...evaluations.flat()] as ReadonlyArray<LedgerRow>
+        // One read for every failed plan's evaluations (budgetFailures counts plans, in any row order).
+        const evaluations = failedPlans.length === 0 ? [] : yield* ledger.list({ planIds: failedPlans, kinds: ["evaluation"] })
+        return [...freezeRows, ...verifications, ...evaluations] as ReadonlyArray<LedgerRow>
       })
 
     const gate = (principal: Principal, capability: Capability, models: ReadonlyArray<ModelAttributes>) =>
