@@ -39,7 +39,7 @@ export const diffRevisions = (
     const items = changed.flatMap((c) => {
       const parseSql = c.after !== undefined && (c.before !== undefined || c.asBuilt !== undefined)
       return [
-        ...(c.before === undefined ? [] : [{ model: c.model, files: c.before, parseSql: parseSql && c.before !== undefined }]),
+        ...(c.before === undefined ? [] : [{ model: c.model, files: c.before, parseSql }]),
         ...(c.after === undefined ? [] : [{ model: c.model, files: c.after, parseSql }]),
         ...(c.asBuilt === undefined ? [] : [{ model: c.model, files: c.asBuilt, parseSql: true }])
       ]
