@@ -37,6 +37,12 @@ principal = "agent"
 capability = "schema_change.additive"
 effect = "allow"
 scope = { layer = "tin" }
+
+[[policy.rules]]
+principal = "agent"
+capability = "schema_change.breaking"
+effect = "require_review"
+scope = { layer = "bronze" }
 `
 
 const CONTRACT = `[[columns]]\nname = "id"\ntype = "INTEGER"\nnullable = false\n`
@@ -198,6 +204,22 @@ describe("a model renamed or retargeted onto a table is judged as the table was 
       expect(await value("SELECT amount FROM bronze.bronze_ledger")).toBe(12)
     } finally {
       restore("models/ledger_next.sql", "models/ledger_next.toml")
+    }
+  })
+})
+
+describe("an agent's run is judged at its change class since the last build, as its plan would be", () => {
+  it("where agents may apply but breaking changes need review, a run that drops a built column is refused (a value change still runs: the rename tests above)", async () => {
+    write({ "models/bronze_free.sql": "SELECT 7 AS other" })
+    try {
+      const { result, rows } = await rowsOf(() => json(["run", "--model", "bronze_free"], agent))
+      expect(result.code, result.stderr).toBe(1)
+      expect(result.out.error.code).toBe("run-needs-plan")
+      expect(rows.map((r) => [r.model, r.capability, r.effect, r.rule_id])).toEqual([["bronze_free", "schema_change.breaking", "require_review", 4]])
+      expect(String(rows[0]!["reason"])).toContain("column_removed id since the last build")
+      expect(await value("SELECT id FROM bronze.bronze_free")).toBe(7)
+    } finally {
+      restore()
     }
   })
 })
