@@ -99,7 +99,7 @@ const withBreakingSinceBuild = (project: CompiledProject, items: ReadonlyArray<G
     if (working.size === 0) return items
     const changes = yield* diffRevisions(built.files, working, working.keys(), yield* Environment, built).pipe(Effect.option)
     const breaking = new Map<string, ReadonlyArray<string>>()
-    if (changes._tag === "None") for (const model of working.keys()) breaking.set(model, ["a change since the last build that cannot be classified"])
+    if (changes._tag === "None") for (const model of working.keys()) breaking.set(model, ["a change that cannot be classified"])
     else for (const c of changes.value) if (c.change_class === "schema_change.breaking") breaking.set(c.model, c.findings.map((f) => [f.kind, f.column].filter(Boolean).join(" ")))
     return items.map((item): GateItem => {
       const found = breaking.get(item.model)
