@@ -45,31 +45,6 @@ const effectProbe = {
   }
 }
 
-// Effect's clock.js reads `performance` at load (its probe and the hrtime origin): Node's global getter then loads perf_hooks
-// (11 modules, ~1.5 ms) in every start, though a read command never asks the clock for nanoseconds. Both now on first call.
-const lazyClock = {
-  name: "lazy-clock",
-  setup(build) {
-    build.onLoad({ filter: /[\\/]effect[\\/]dist[\\/]esm[\\/]internal[\\/]clock\.js$/ }, (args) => {
-      let source = readFileSync(args.path, "utf8")
-      const swap = (from, to) => {
-        if (!source.includes(from)) throw new Error(`${args.path}: no ${JSON.stringify(from.slice(0, 60))}… to replace`)
-        source = source.replace(from, to)
-      }
-      swap(
-        `  if (typeof performance === "undefined" || typeof performance.now !== "function") {\n    return () => BigInt(Date.now()) * bigint1e6;\n  }\n  let origin;\n  return () => {`,
-        `  let now;\n  return () => (now ??= typeof performance === "undefined" || typeof performance.now !== "function" ? () => BigInt(Date.now()) * bigint1e6 : performanceNow())();\n  function performanceNow() {\n  let origin;\n  return () => {`
-      )
-      swap(`    return origin + BigInt(Math.round(performance.now() * 1000000));\n  };\n}();`, `    return origin + BigInt(Math.round(performance.now() * 1000000));\n  };\n  }\n}();`)
-      swap(
-        `  const origin = /*#__PURE__*/performanceNowNanos() - /*#__PURE__*/processHrtime.bigint();\n  return () => origin + processHrtime.bigint();`,
-        `  let origin;\n  return () => (origin ??= performanceNowNanos() - processHrtime.bigint()) + processHrtime.bigint();`
-      )
-      return { contents: source, loader: "js" }
-    })
-  }
-}
-
 const common = {
   bundle: true,
   platform: "node",
@@ -97,7 +72,7 @@ const common = {
     "@effect/sql-pg",
     "pg"
   ],
-  plugins: [deepImports, effectProbe, lazyClock],
+  plugins: [deepImports, effectProbe],
   minify: true,
   logLevel: "warning"
 }
