@@ -8,9 +8,9 @@ import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 
 /** Wall time of one process run, in milliseconds. */
-export const timeProcess = (command: string, args: ReadonlyArray<string>, cwd?: string) => {
+export const timeProcess = (command: string, args: ReadonlyArray<string>, cwd?: string, env?: NodeJS.ProcessEnv) => {
   const start = process.hrtime.bigint()
-  const r = spawnSync(command, args, { cwd, stdio: "ignore" })
+  const r = spawnSync(command, args, { cwd, stdio: "ignore", ...(env === undefined ? {} : { env }) })
   const ms = Number(process.hrtime.bigint() - start) / 1e6
   if (r.status !== 0 && r.status !== 1) throw new Error(`${command} ${args.join(" ")} exited ${r.status}`)
   return ms
