@@ -77,7 +77,7 @@ export const errorTable: Readonly<Record<string, ErrorRow>> = {
   PlaygroundWriteFailed: failed(),
   // state store and ledger
   StateStoreNewer: conflict("upgrade pcli to read this store"),
-  StateStoreOlder: conflict("pcli serve never migrates: run pcli state info once to bring the store forward"),
+  StateStoreOlder: conflict("pcli serve never migrates: a SQLite store is brought forward by running pcli state info once"),
   StateStoreCorrupt: failed(),
   StateStoreIo: failed(),
   StateStoreUnreachable: unavailable("check that the PostgreSQL server of [state] url / PCLI_STATE_URL is running and reachable"),

@@ -81,6 +81,23 @@ describe.skipIf(pgSkip !== undefined)("pg state: bad input", () => {
     expect((await pgAdmin<{ n: number }>(`SELECT count(*)::int AS n FROM "${schema.schema}".ledger`))[0]?.n).toBe(1)
   })
 
+  it("a store older than this pcli (no PostgreSQL migration exists) is refused for reads and writes, and left as it was", async () => {
+    const schema = freshSchema()
+    const env = { ...human, PCLI_STATE_URL: urlAs(roles.human) }
+    const init = await runCli(["state", "init", "--state-namespace", schema.schema], { cwd, env: { PCLI_STATE_URL: PG_URL } })
+    expect(init.code, init.stderr).toBe(0)
+    const made = await runCli(["policy", "freeze", "--principal", "agent", "--state-namespace", schema.schema], { cwd, env })
+    expect(made.code, made.stderr).toBe(0)
+    await pgAdmin(`UPDATE "${schema.schema}".meta SET value = '14' WHERE key IN ('schema_version', 'min_reader_version')`)
+    for (const args of [["policy", "freeze", "--principal", "human"], ["audit"]]) {
+      const r = await runCli([...args, "--state-namespace", schema.schema], { cwd, env })
+      expect(r.code, args.join(" ")).toBe(1)
+      expect(r.stderr.trim().split("\n")).toHaveLength(1)
+      expect(r.stderr).toMatch(/^error\[state-store-older\]: .*schema version 14 .*no PostgreSQL migration/)
+    }
+    expect((await pgAdmin<{ n: number }>(`SELECT count(*)::int AS n FROM "${schema.schema}".ledger`))[0]?.n).toBe(1)
+  })
+
   it("a [state] url with an unset ${VAR} is config-missing-env; a URL of another kind is invalid-state-url", async () => {
     const dir = makeProject({ "pcli.toml": `[state]\nurl = "\${TEAM_STATE_URL}"\n`, "models/.keep": "" })
     const missing = await runCli(["audit"], { cwd: dir })

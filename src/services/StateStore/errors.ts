@@ -16,10 +16,12 @@ export class StateStoreOlder extends Data.TaggedError("StateStoreOlder")<{
   readonly path: string
   readonly found: number
   readonly supported: number
+  /** What to do instead of the SQLite store's own remedy (a PostgreSQL store is never migrated by a command). */
+  readonly remedy?: string
 }> {
   readonly code = "state-store-older"
   override get message() {
-    return `state store ${this.path} has schema version ${this.found} (current ${this.supported}) and is opened read-only; run any pcli command on it (e.g. pcli audit) to migrate it`
+    return `state store ${this.path} has schema version ${this.found} (current ${this.supported}) ${this.remedy ?? "and is opened read-only; run any pcli command on it (e.g. pcli audit) to migrate it"}`
   }
 }
 

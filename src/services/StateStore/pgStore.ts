@@ -1,6 +1,6 @@
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Context, Effect, Layer, Schedule, type Scope } from "effect"
-import { StateStoreCorrupt, StateStoreDenied, type StateStoreError, StateStoreIo, StateStoreNewer, StateStoreUnreachable } from "./errors"
+import { StateStoreCorrupt, StateStoreDenied, type StateStoreError, StateStoreIo, StateStoreNewer, StateStoreOlder, StateStoreUnreachable } from "./errors"
 import { PG_BASELINE_VERSION, pgBaseline } from "./pgBaseline"
 import { createRolesSql, guardSql, PrincipalRoleMissing, ROLE_QUERY } from "./pgRoles"
 import { pgStoreLabel, redactUrl } from "./redact"
@@ -132,8 +132,14 @@ export const checkVersions = (label: string, versions: { readonly version: numbe
   if (versions.minReader > CURRENT_SCHEMA_VERSION) {
     return Effect.fail(new StateStoreNewer({ path: label, found: versions.version, supported: CURRENT_SCHEMA_VERSION }))
   }
+  // A store is made at the baseline and no PostgreSQL migration exists yet: an older one lacks what this pcli writes.
+  if (versions.version < PG_BASELINE_VERSION) {
+    return Effect.fail(new StateStoreOlder({ path: label, found: versions.version, supported: CURRENT_SCHEMA_VERSION, remedy: PG_OLDER_REMEDY }))
+  }
   return Effect.void
 }
+
+const PG_OLDER_REMEDY = "and this pcli has no PostgreSQL migration from it: use the pcli that made the store, nothing was written"
 
 /**
  * Creates the schema at the baseline, or migrates it forward, under the advisory lock, re-reading
