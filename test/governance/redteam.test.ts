@@ -83,11 +83,17 @@ const value = async (sql: string): Promise<unknown> => {
   }
 }
 
-/** An agent run of `model` is refused before any work, one deny row naming `rule` as the table was last built. */
-const refusedRun = async (model: string, rule: number, detail: string) => {
-  const { result, rows } = await rowsOf(() => json(["run", "--model", model], agent))
+/** An agent's `pcli run <args>`, refused as needing a plan; its output and the ledger rows it wrote. */
+const refusedAgentRun = async (args: ReadonlyArray<string>) => {
+  const { result, rows } = await rowsOf(() => json(["run", ...args], agent))
   expect(result.code, result.stderr).toBe(1)
   expect(result.out.error.code).toBe("run-needs-plan")
+  return { result, rows }
+}
+
+/** An agent run of `model` is refused before any work, one deny row naming `rule` as the table was last built. */
+const refusedRun = async (model: string, rule: number, detail: string) => {
+  const { rows } = await refusedAgentRun(["--model", model])
   expect(rows.map((r) => [r.model, r.effect, r.rule_id])).toEqual([[model, "deny", rule]])
   expect(String(rows[0]!["reason"])).toContain("as last built: denied by rule")
   expect(String(rows[0]!["reason"])).toContain(detail)
@@ -212,9 +218,7 @@ describe("an agent's run is judged at its change class since the last build, as 
   it("where agents may apply but breaking changes need review, a run that drops a built column is refused (a value change still runs: the rename tests above)", async () => {
     write({ "models/bronze_free.sql": "SELECT 7 AS other" })
     try {
-      const { result, rows } = await rowsOf(() => json(["run", "--model", "bronze_free"], agent))
-      expect(result.code, result.stderr).toBe(1)
-      expect(result.out.error.code).toBe("run-needs-plan")
+      const { rows } = await refusedAgentRun(["--model", "bronze_free"])
       expect(rows.map((r) => [r.model, r.capability, r.effect, r.rule_id])).toEqual([["bronze_free", "schema_change.breaking", "require_review", 4]])
       expect(String(rows[0]!["reason"])).toContain("column_removed id since the last build")
       expect(await value("SELECT id FROM bronze.bronze_free")).toBe(7)
@@ -228,9 +232,7 @@ describe("a selector is judged by every model it reaches", () => {
   it("an agent's run --select bronze_free+ reaches silver_free (default require_review): refused, nothing built", async () => {
     write({ "models/bronze_free.sql": "SELECT 8 AS id" })
     try {
-      const { result, rows } = await rowsOf(() => json(["run", "--select", "bronze_free+"], agent))
-      expect(result.code, result.stderr).toBe(1)
-      expect(result.out.error.code).toBe("run-needs-plan")
+      const { result, rows } = await refusedAgentRun(["--select", "bronze_free+"])
       expect(result.out.error.message).toContain("silver_free (require_review)")
       expect(rows.map((r) => [r.model, r.effect]).sort()).toEqual([["bronze_free", "allow"], ["silver_free", "require_review"]])
       expect(await value("SELECT id FROM bronze.bronze_free")).toBe(7)
