@@ -1,13 +1,16 @@
 import type { FileSystem, Path } from "@effect/platform"
 import { Effect } from "effect"
 import type { PromotePlanOutput } from "../schemas/environment"
+import type { GatedPlan } from "../schemas/plans"
 import { Ledger } from "../services/Ledger/Ledger"
 import { issuedAfterApplied } from "../services/Plans/claims"
 import { fingerprintsOf } from "../services/Plans/derive"
 import { NothingToPlan } from "../services/Plans/errors"
-import { refusalRow } from "../services/Plans/ledgerRows"
+import { evaluateItems, gateItems, type ModelFactsSource } from "../services/Plans/gate"
+import { appendRows, evaluationRow, plannedReason, refusalRow } from "../services/Plans/ledgerRows"
 import { PlanStore } from "../services/Plans/PlanStore"
 import { readWorkingTree } from "../services/Plans/revisions"
+import { builtContext } from "../services/Plans/scopeChange"
 import { Principal } from "../services/Principal/Principal"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
 import { type EnvironmentModel, PRODUCTION, type PromotionRow, type SwappedView, type ViewTarget } from "../services/Runner/environmentRows"
@@ -15,7 +18,7 @@ import { RunStore, RunStoreFailed } from "../services/Runner/RunStore"
 import { compiledProject } from "./compile"
 import { findBranch } from "./branch"
 import { BranchNeverRun, NothingToRollBack } from "./environmentErrors"
-import { factsRecord, projectState } from "./promoteFacts"
+import { factsRecord, projectState, viewSwapFacts } from "./promoteFacts"
 
 const storeFailed = (e: { readonly message: string }) => new RunStoreFailed({ detail: e.message })
 
@@ -25,7 +28,16 @@ const refusedBefore = (planId: string) => (error: { readonly code: string; reado
     Effect.flatMap(Ledger, (ledger) => ledger.append(refusalRow({ actor, principal: actor.class, capability: "promote", planId, error })))
   ).pipe(Effect.ignore)
 
-const writePlan = (kind: "promote" | "rollback", payload: Record<string, unknown> & { readonly models: ReadonlyArray<string> }) =>
+/**
+ * Writes the plan, then judges it as apply will (capability `promote` per model, as proposed and as last
+ * built) and records one row per model, `…; planned as <kind>`: the ledger's record of who issued it and
+ * when, which the review queue shows instead of the file's claims (decision 33). No `[policy]`: no rows.
+ */
+const writePlan = <E, R>(
+  kind: "promote" | "rollback",
+  payload: Record<string, unknown> & { readonly models: ReadonlyArray<string> },
+  facts: (plan: GatedPlan) => Effect.Effect<ModelFactsSource, E, R>
+) =>
   Effect.gen(function* () {
     const { modelsDir } = yield* ProjectContext
     const working = yield* readWorkingTree(modelsDir, new Set(payload.models))
@@ -33,7 +45,17 @@ const writePlan = (kind: "promote" | "rollback", payload: Record<string, unknown
     const actor = yield* Principal
     const store = yield* PlanStore
     const written = yield* store.write({ kind, payload: issued, principal: { class: actor.class, id: actor.id, source: actor.source } })
-    return written.plan.plan_id
+    const plan = written.plan as GatedPlan
+    const evaluated = yield* evaluateItems(actor.class, gateItems(plan, yield* facts(plan), yield* builtContext))
+    if (evaluated !== undefined) {
+      yield* appendRows(
+        yield* Ledger,
+        evaluated.map(({ item, verdict }) =>
+          evaluationRow({ actor, principal: actor.class, model: item.model, capability: item.capability, effect: verdict.effect, ruleId: verdict.static.matched_rule, planId: plan.plan_id, reason: plannedReason(verdict.reason, kind) })
+        )
+      )
+    }
+    return plan.plan_id
   })
 
 const targetOf = (row: EnvironmentModel | undefined): ViewTarget | null =>
@@ -68,7 +90,7 @@ export const planPromote = (name: string) =>
     const models = views.map((v) => v.model_name).sort()
     // The policy facts the apply's gate reads (promoteFacts.ts); none where a model file substitutes `${…}`.
     const facts = state.substitutes ? {} : { facts: factsRecord(project, models) }
-    const planId = yield* writePlan("promote", { branch: name, base: branch.base, branch_run_id: branch.last_run_id, state_hash: stateHash, views, models, ...facts })
+    const planId = yield* writePlan("promote", { branch: name, base: branch.base, branch_run_id: branch.last_run_id, state_hash: stateHash, views, models, ...facts }, () => Effect.succeed(project))
     const out: PromotePlanOutput = { command: "plan_promote", plan_id: planId, kind: "promote", branch: name, state_hash: stateHash, views }
     return out
   })
@@ -119,7 +141,9 @@ export const planRollback = (to: string | undefined) =>
     // From production as it is now, to what the chosen promote found (or, with --to, left).
     const views = chosen.views.map((v): SwappedView => ({ ...v, from: targetOf(prod.get(v.model_name)), to: to === undefined ? v.from : v.to }))
     const models = views.map((v) => v.model_name).sort()
-    const planId = yield* writePlan("rollback", { undoes: chosen.plan_id, restores: to === undefined ? "before" : "after", views, models })
+    // Judged on the facts its apply reads: the undone promote's while the project is unchanged, else a compile.
+    const facts = (plan: GatedPlan) => Effect.flatMap(viewSwapFacts(plan, undefined), (carried) => (carried === undefined ? compiledProject : Effect.succeed(carried)))
+    const planId = yield* writePlan("rollback", { undoes: chosen.plan_id, restores: to === undefined ? "before" : "after", views, models }, facts)
     return planId
   })
 

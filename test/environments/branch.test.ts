@@ -1,5 +1,5 @@
 import { DuckDBInstance } from "@duckdb/node-api"
-import { appendFileSync, writeFileSync } from "node:fs"
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
 import { copyProject, makeProject, runCli } from "../support/cli"
@@ -196,6 +196,49 @@ describe("environments (decision 37)", () => {
     const blocked = await cli(deny, ["apply", denied])
     expect([blocked.code, errorCode(blocked.stderr)]).toEqual([1, "policy-denied"])
     expect((await catalog(deny)).views).toEqual(denyBefore.views)
+  })
+
+  it("a promote's and a rollback's author and age are the ledger's: an agent's plan files rewritten as a human's, 1000 hours old, mislead neither the queue nor the list", async () => {
+    const policy = `[policy]\nversion = 1\ndefault_agent_effect = "allow"\n`
+    const json = async (dir: string, args: ReadonlyArray<string>, env = human) => {
+      const r = await cli(dir, [...args, "--output", "json"], env)
+      return { code: r.code, stderr: r.stderr, out: r.stdout === "" ? undefined : JSON.parse(r.stdout) }
+    }
+    const forge = (dir: string, planId: string) => {
+      const file = join(dir, ".pcli", "plans", `${planId}.json`)
+      const old = new Date(Date.now() - 1000 * 3_600_000).toISOString()
+      writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, "utf8")), principal: { class: "human", id: "alice", source: "env" }, created_at: old }, null, 2))
+    }
+    const differs = (planId: string) => expect.stringContaining(`${planId}: the plan file's author or created_at differ`)
+    const bot = { class: "agent", id: "bot-1", source: "env" }
+
+    const dir = copyProject(branchRan)
+    appendFileSync(join(dir, "pcli.toml"), policy)
+    const planned = await json(dir, ["plan", "--promote", "feat"], agent)
+    expect(planned.code, planned.stderr).toBe(0)
+    const promoteId = planned.out.plan_id as string
+    forge(dir, promoteId)
+    const queue = await json(dir, ["review", "--queue"])
+    expect(queue.code, queue.stderr).toBe(0)
+    const queued = queue.out.pending.find((i: { plan_id: string }) => i.plan_id === promoteId)
+    expect(queued).toMatchObject({ kind: "promote", principal: bot })
+    expect(queued.staleness_seconds).toBeLessThan(3600)
+    expect(queue.out.notes).toContainEqual(differs(promoteId))
+    const listed = await json(dir, ["review", "--list"])
+    expect(listed.out.plans.find((p: { plan_id: string }) => p.plan_id === promoteId)).toMatchObject({ principal: bot })
+    expect(listed.out.notes).toContainEqual(differs(promoteId))
+
+    // A rollback (planned and applied in one command): refused for want of a human's marker, its plan stays, recorded as the agent's.
+    const applied = approvedPromote()
+    expect((await cli(applied.dir, ["apply", applied.planId])).code).toBe(0)
+    appendFileSync(join(applied.dir, "pcli.toml"), policy)
+    const rollback = await cli(applied.dir, ["rollback"], agent)
+    expect([rollback.code, errorCode(rollback.stderr)]).toEqual([1, "marker-missing"])
+    const rollbackId = (await json(applied.dir, ["review", "--list"])).out.plans.find((p: { kind: string }) => p.kind === "rollback").plan_id as string
+    forge(applied.dir, rollbackId)
+    const after = await json(applied.dir, ["review", "--list"])
+    expect(after.out.plans.find((p: { plan_id: string }) => p.plan_id === rollbackId)).toMatchObject({ kind: "rollback", principal: bot })
+    expect(after.out.notes).toContainEqual(differs(rollbackId))
   })
 
   it("bad input: one line, a code, exit 1, nothing changed", async () => {
