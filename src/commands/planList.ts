@@ -2,7 +2,7 @@ import { Effect, Either } from "effect"
 import type { PlanListItem, PlanListOutput } from "../schemas/planListOutput"
 import { reviewState } from "../services/Plans/approvals"
 import { PlanStore } from "../services/Plans/PlanStore"
-import { fileDisagrees, recordedOrigins, withOrigin } from "../services/Plans/recordedOrigin"
+import { issuingRecorded, originNotes, recordedOrigins, withOrigin } from "../services/Plans/recordedOrigin"
 
 const REVIEW = { Absent: "pending", Invalid: "invalid", Unrecorded: "unrecorded", Approved: "approved" } as const
 
@@ -13,10 +13,9 @@ export const planList = Effect.gen(function* () {
   const plans = listed.flatMap((e) => (Either.isRight(e) ? [e.right] : []))
   // Each plan's author and age are its ledger record's (one read for all), the file's only when the ledger has none.
   const origins = yield* recordedOrigins(plans)
-  const contradicted = plans.filter((p) => origins.has(p.plan_id) && fileDisagrees(p, origins.get(p.plan_id)!))
   const notes = [
     ...listed.flatMap((e) => (Either.isLeft(e) ? [`not listed (${e.left.code}): ${e.left.message}`] : [])),
-    ...contradicted.map((p) => `${p.plan_id}: the plan file's author or created_at differ from its ledger record, which is shown`)
+    ...originNotes(plans, origins, yield* issuingRecorded)
   ]
   const items = yield* Effect.forEach(plans.map((p) => withOrigin(p, origins.get(p.plan_id))), (plan) =>
     Effect.map(reviewState(plan.plan_id), (state): PlanListItem => ({

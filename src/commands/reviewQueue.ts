@@ -8,7 +8,7 @@ import { reviewState } from "../services/Plans/approvals"
 import type { PlanStoreIo } from "../services/Plans/errors"
 import { PlanStore } from "../services/Plans/PlanStore"
 import { type Downstream, isPending, rankQueue } from "../services/Plans/queue"
-import { fileDisagrees, recordedOrigins, withOrigin } from "../services/Plans/recordedOrigin"
+import { issuingRecorded, originNotes, recordedOrigins, withOrigin } from "../services/Plans/recordedOrigin"
 import { staleOf } from "../services/Plans/revisions"
 import type { PipelineCompiler } from "../services/Project/compile"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
@@ -37,7 +37,6 @@ export const reviewQueue: Effect.Effect<ReviewQueueOutput, PlanStoreIo | LedgerU
     // A pending plan's author and age are the ledger's (one read for all), its file's only when the ledger has none.
     const pendingPlans = entries.flatMap((e) => (isPending(e.plan, e.marker) ? [e.plan] : []))
     const origins = yield* recordedOrigins(pendingPlans)
-    const contradicted = pendingPlans.filter((p) => origins.has(p.plan_id) && fileDisagrees(p, origins.get(p.plan_id)!))
     // The blast radius ranks pending plans alone: with none, the project is not compiled (nor its modules loaded).
     const compiled = pendingPlans.length > 0
       ? yield* Effect.either(
@@ -51,7 +50,7 @@ export const reviewQueue: Effect.Effect<ReviewQueueOutput, PlanStoreIo | LedgerU
     const notes = [
       ...(Either.isLeft(compiled) ? [`${modelsDir} does not compile (${compiled.left.message}): blast radius unknown`] : []),
       ...broken.map((e) => `not listed (${e.code}): ${e.message}`),
-      ...contradicted.map((p) => `${p.plan_id}: the plan file's author or created_at differ from its ledger record, which is shown`)
+      ...originNotes(pendingPlans, origins, yield* issuingRecorded)
     ]
     return {
       command: "review_queue" as const,

@@ -198,7 +198,7 @@ describe("environments (decision 37)", () => {
     expect((await catalog(deny)).views).toEqual(denyBefore.views)
   })
 
-  it("a promote's and a rollback's author and age are the ledger's: an agent's plan files rewritten as a human's, 1000 hours old, mislead neither the queue nor the list", async () => {
+  it("a promote's and a rollback's author and age are the ledger's: an agent's plan files rewritten as a human's, 1000 hours old, mislead neither the queue nor the list; an unrecorded plan is named", async () => {
     const policy = `[policy]\nversion = 1\ndefault_agent_effect = "allow"\n`
     const json = async (dir: string, args: ReadonlyArray<string>, env = human) => {
       const r = await cli(dir, [...args, "--output", "json"], env)
@@ -213,20 +213,27 @@ describe("environments (decision 37)", () => {
     const bot = { class: "agent", id: "bot-1", source: "env" }
 
     const dir = copyProject(branchRan)
+    // Planned before `[policy]`, so nothing recorded its issuing (the config is in its state hash: another plan).
+    const early = (await json(dir, ["plan", "--promote", "feat"], agent)).out.plan_id as string
     appendFileSync(join(dir, "pcli.toml"), policy)
     const planned = await json(dir, ["plan", "--promote", "feat"], agent)
     expect(planned.code, planned.stderr).toBe(0)
     const promoteId = planned.out.plan_id as string
     forge(dir, promoteId)
+    forge(dir, early)
     const queue = await json(dir, ["review", "--queue"])
     expect(queue.code, queue.stderr).toBe(0)
-    const queued = queue.out.pending.find((i: { plan_id: string }) => i.plan_id === promoteId)
-    expect(queued).toMatchObject({ kind: "promote", principal: bot })
-    expect(queued.staleness_seconds).toBeLessThan(3600)
+    const queued = (id: string) => queue.out.pending.find((i: { plan_id: string }) => i.plan_id === id)
+    expect(queued(promoteId)).toMatchObject({ kind: "promote", principal: bot })
+    expect(queued(promoteId).staleness_seconds).toBeLessThan(3600)
     expect(queue.out.notes).toContainEqual(differs(promoteId))
+    // A plan the ledger never recorded shows the file's claims, and says so.
+    const unrecorded = `${early}: the ledger holds no record of its issuing: its author and created_at are the file's claims`
+    expect(queued(early)).toMatchObject({ principal: { class: "human", id: "alice" } })
+    expect(queue.out.notes).toContainEqual(unrecorded)
     const listed = await json(dir, ["review", "--list"])
     expect(listed.out.plans.find((p: { plan_id: string }) => p.plan_id === promoteId)).toMatchObject({ principal: bot })
-    expect(listed.out.notes).toContainEqual(differs(promoteId))
+    expect(listed.out.notes).toEqual(expect.arrayContaining([differs(promoteId), unrecorded]))
 
     // A rollback (planned and applied in one command): refused for want of a human's marker, its plan stays, recorded as the agent's.
     const applied = approvedPromote()

@@ -1,8 +1,9 @@
 // Who issued a plan and when, as the ledger recorded it: the file's `principal` and `created_at` sit outside the
 // plan id's hash, so an agent may rewrite them (decision 33); the rows its issuing wrote are chained.
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import type { Plan, PlanAuthor } from "../../schemas/plans"
 import { Ledger, type LedgerRow, type LedgerUnavailable } from "../Ledger/Ledger"
+import { ProjectContext } from "../ProjectConfig/ProjectContext"
 import { GOVERNED_AS_AGENT, isIssuingRow } from "./ledgerRows"
 
 /** A plan's author and creation time as its first issuing row records them. */
@@ -52,3 +53,19 @@ export const fileDisagrees = (plan: Plan, origin: RecordedOrigin): boolean =>
 /** The plan with its recorded author and creation time in place of the file's. */
 export const withOrigin = (plan: Plan, origin: RecordedOrigin | undefined): Plan =>
   origin === undefined ? plan : { ...plan, principal: origin.principal, created_at: origin.created_at }
+
+/** Whether every plan's issuing is recorded here: under `[policy]` (without one nothing is, decisions.md item 32). */
+export const issuingRecorded: Effect.Effect<boolean, never, ProjectContext> = Effect.map(ProjectContext, (project) =>
+  Option.exists(project.config, (config) => config.settings.policy !== undefined)
+)
+
+/**
+ * A note for each plan whose file claims another author or age than its ledger record, and, where every issuing
+ * is recorded, for each the ledger holds no record of (a file pcli never wrote, or one from before `[policy]`).
+ */
+export const originNotes = (plans: ReadonlyArray<Plan>, origins: ReadonlyMap<string, RecordedOrigin>, recorded: boolean): ReadonlyArray<string> =>
+  plans.flatMap((plan) => {
+    const origin = origins.get(plan.plan_id)
+    if (origin === undefined) return recorded ? [`${plan.plan_id}: the ledger holds no record of its issuing: its author and created_at are the file's claims`] : []
+    return fileDisagrees(plan, origin) ? [`${plan.plan_id}: the plan file's author or created_at differ from its ledger record, which is shown`] : []
+  })
