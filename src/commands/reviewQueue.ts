@@ -7,7 +7,7 @@ import type { Ledger, LedgerUnavailable } from "../services/Ledger/Ledger"
 import { reviewState } from "../services/Plans/approvals"
 import type { PlanStoreIo } from "../services/Plans/errors"
 import { PlanStore } from "../services/Plans/PlanStore"
-import { type Downstream, isPending, rankQueue } from "../services/Plans/queue"
+import { type Downstream, isPending, mayBePending, rankQueue } from "../services/Plans/queue"
 import { issuingRecorded, originNotes, recordedOrigins, withOrigin } from "../services/Plans/recordedOrigin"
 import { staleOf } from "../services/Plans/revisions"
 import type { PipelineCompiler } from "../services/Project/compile"
@@ -25,18 +25,19 @@ export const reviewQueue: Effect.Effect<ReviewQueueOutput, PlanStoreIo | LedgerU
     const plans = listed.flatMap((e) => (Either.isRight(e) ? [e.right] : []))
     const broken = listed.flatMap((e) => (Either.isLeft(e) ? [e.left] : []))
     const env = yield* Environment
-    const entries = yield* Effect.forEach(plans, (plan) =>
+    // Author and age are the ledger's (one read for all), the file's only when the ledger has none: pending can turn on the author.
+    const origins = yield* recordedOrigins(plans.filter(mayBePending))
+    const entries = yield* Effect.forEach(plans, (file) =>
       Effect.gen(function* () {
+        const plan = withOrigin(file, origins.get(file.plan_id))
         const marker = yield* reviewState(plan.plan_id)
         // Only a pending plan is listed: another's staleness (its models' files read and hashed) is never shown.
-        if (!isPending(plan, marker)) return { plan, marker, stale: false }
+        if (!isPending(plan, marker)) return { file, plan, marker, stale: false }
         const stale = yield* Effect.orElseSucceed(staleOf(plan, modelsDir), () => [] as ReadonlyArray<string>)
-        return { plan, marker, stale: stale.length > 0 }
+        return { file, plan, marker, stale: stale.length > 0 }
       })
     )
-    // A pending plan's author and age are the ledger's (one read for all), its file's only when the ledger has none.
-    const pendingPlans = entries.flatMap((e) => (isPending(e.plan, e.marker) ? [e.plan] : []))
-    const origins = yield* recordedOrigins(pendingPlans)
+    const pendingPlans = entries.flatMap((e) => (isPending(e.plan, e.marker) ? [e.file] : []))
     // The blast radius ranks pending plans alone: with none, the project is not compiled (nor its modules loaded).
     const compiled = pendingPlans.length > 0
       ? yield* Effect.either(
@@ -45,8 +46,7 @@ export const reviewQueue: Effect.Effect<ReviewQueueOutput, PlanStoreIo | LedgerU
           )
         )
       : Either.right(undefined)
-    const recorded = entries.map((e) => ({ ...e, plan: withOrigin(e.plan, origins.get(e.plan.plan_id)) }))
-    const pending = rankQueue(recorded, Either.getOrUndefined(compiled), yield* Clock.currentTimeMillis)
+    const pending = rankQueue(entries, Either.getOrUndefined(compiled), yield* Clock.currentTimeMillis)
     const notes = [
       ...(Either.isLeft(compiled) ? [`${modelsDir} does not compile (${compiled.left.message}): blast radius unknown`] : []),
       ...broken.map((e) => `not listed (${e.code}): ${e.message}`),

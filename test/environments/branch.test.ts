@@ -198,7 +198,7 @@ describe("environments (decision 37)", () => {
     expect((await catalog(deny)).views).toEqual(denyBefore.views)
   })
 
-  it("a promote's and a rollback's author and age are the ledger's: an agent's plan files rewritten as a human's, 1000 hours old, mislead neither the queue nor the list; an unrecorded plan is named", async () => {
+  it("a promote's and a rollback's author and age are the ledger's: an agent's plan files rewritten as a human's, 1000 hours old, mislead neither the queue nor the list; an agent's rollback waits in the queue; an unrecorded plan is named", async () => {
     const policy = `[policy]\nversion = 1\ndefault_agent_effect = "allow"\n`
     const json = async (dir: string, args: ReadonlyArray<string>, env = human) => {
       const r = await cli(dir, [...args, "--output", "json"], env)
@@ -242,7 +242,11 @@ describe("environments (decision 37)", () => {
     const rollback = await cli(applied.dir, ["rollback"], agent)
     expect([rollback.code, errorCode(rollback.stderr)]).toEqual([1, "marker-missing"])
     const rollbackId = (await json(applied.dir, ["review", "--list"])).out.plans.find((p: { kind: string }) => p.kind === "rollback").plan_id as string
+    // It waits for a human: in the queue, as the agent's, whatever its file now claims.
     forge(applied.dir, rollbackId)
+    const waiting = await json(applied.dir, ["review", "--queue"])
+    expect(waiting.out.pending.find((i: { plan_id: string }) => i.plan_id === rollbackId)).toMatchObject({ kind: "rollback", principal: bot })
+    expect(waiting.out.notes).toContainEqual(differs(rollbackId))
     const after = await json(applied.dir, ["review", "--list"])
     expect(after.out.plans.find((p: { plan_id: string }) => p.plan_id === rollbackId)).toMatchObject({ kind: "rollback", principal: bot })
     expect(after.out.notes).toContainEqual(differs(rollbackId))

@@ -7,7 +7,7 @@ import { type ModelVerdict, PolicyEngine } from "../PolicyEngine/PolicyEngine"
 import type { Ledger, LedgerUnavailable } from "../Ledger/Ledger"
 import { recordedApproval } from "./approvals"
 import { type InvalidMarker, MarkerMissing, type MarkerUnrecorded, PolicyDenied } from "./errors"
-import { ALWAYS_GATED } from "./gatedKinds"
+import { ALWAYS_GATED, needsHumanMarker } from "./gatedKinds"
 import type { MarkerState } from "./markers"
 import { type BuiltContext, describeScopeChanges, sameScopeAttributes, scopeAttributeChanges } from "./scopeChange"
 
@@ -24,9 +24,9 @@ export const EXECUTABLE: ReadonlySet<PlanKind> = new Set(["run", "escalation", "
 /** A rollback is a promote to the previous targets (decision 37): policy judges it at `promote`. */
 const capabilityOfKind = (kind: "gc" | "restore" | "backfill" | "promote" | "rollback"): Capability => (kind === "rollback" ? "promote" : kind)
 
-/** An agent's promote or rollback needs a human's marker whatever policy says (decision 37). */
+/** Why an agent's promote or rollback needs a human's marker (decision 37), or undefined. */
 export const agentPromoteRequirement = (kind: PlanKind, principal: Principal): string | undefined =>
-  principal === "agent" && (kind === "promote" || kind === "rollback") ? `an agent's ${kind} always needs a human's review marker` : undefined
+  needsHumanMarker(kind, principal) ? `an agent's ${kind} always needs a human's review marker` : undefined
 
 /** The stricter of the invoker and the kind's default principal. */
 export const enforcedPrincipal = (kind: PlanKind, invoker: Principal): Principal => (AGENT_KINDS.has(kind) ? "agent" : invoker)

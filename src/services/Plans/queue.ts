@@ -1,6 +1,6 @@
 import { isGatedPlan, type Plan } from "../../schemas/plans"
 import { type QueueItem } from "../../schemas/reviewQueueOutput"
-import { ALWAYS_GATED } from "./gatedKinds"
+import { ALWAYS_GATED, needsHumanMarker } from "./gatedKinds"
 import type { ReviewState } from "./approvals"
 
 /** Heavier changes wait less: breaking 3, value change 2, additive 1; gc 3, backfill and restore 2. */
@@ -38,8 +38,12 @@ export const blastRadius = (plan: Plan, downstream: Downstream): number | undefi
 export const score = (blast: number | undefined, weight: number, stalenessSeconds: number): number =>
   ((blast ?? 0) + 1) * weight * (1 + stalenessSeconds / 3600)
 
-/** Pending = a gated kind without a valid, recorded marker. */
-export const isPending = (plan: Plan, marker: ReviewState): boolean => ALWAYS_GATED.has(plan.kind) && marker._tag !== "Approved"
+/** Pending = a gated kind, or an agent's rollback (its author as recorded), without a valid, recorded marker. */
+export const isPending = (plan: Plan, marker: ReviewState): boolean =>
+  (ALWAYS_GATED.has(plan.kind) || needsHumanMarker(plan.kind, plan.principal.class)) && marker._tag !== "Approved"
+
+/** A plan that may be pending, before its recorded author is known. */
+export const mayBePending = (plan: Plan): boolean => ALWAYS_GATED.has(plan.kind) || plan.kind === "rollback"
 
 /** The pending plans, highest score first, then plan id. */
 export const rankQueue = (
