@@ -7,7 +7,7 @@ import { BackfillNoFailedRun, BackfillNothingToDo } from "../services/Backfill/e
 import { Environment } from "../services/Environment/Environment"
 import { Ledger, type LedgerUnavailable } from "../services/Ledger/Ledger"
 import type { PlanStoreIo } from "../services/Plans/errors"
-import { evaluationRow, ISSUED_REASON } from "../services/Plans/ledgerRows"
+import { evaluationRow, governedIssuedReason } from "../services/Plans/ledgerRows"
 import { issuedAfterApplied } from "../services/Plans/claims"
 import { PlanStore } from "../services/Plans/PlanStore"
 import { deriveBackfillScope, fingerprintsOf } from "../services/Plans/derive"
@@ -137,7 +137,7 @@ export const backfillPlan = (
         effect: "require_review",
         ruleId: null,
         planId,
-        reason: ISSUED_REASON.backfill
+        reason: governedIssuedReason("backfill", actor.class)
       })
     )
     return {

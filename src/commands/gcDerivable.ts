@@ -6,7 +6,7 @@ import { Clock, Effect, Option } from "effect"
 import type { GcCandidate, GcEviction, GcInventoryOutput, GcPlanOutput } from "../schemas/reclaim"
 import { Ledger, type LedgerUnavailable } from "../services/Ledger/Ledger"
 import type { PlanStoreIo } from "../services/Plans/errors"
-import { evaluationRow, ISSUED_REASON } from "../services/Plans/ledgerRows"
+import { evaluationRow, governedIssuedReason } from "../services/Plans/ledgerRows"
 import { PlanStore } from "../services/Plans/PlanStore"
 import { Principal } from "../services/Principal/Principal"
 import { ProjectContext } from "../services/ProjectConfig/ProjectContext"
@@ -162,7 +162,7 @@ export const gcPlan = (
         effect: "require_review",
         ruleId: null,
         planId,
-        reason: ISSUED_REASON.gc
+        reason: governedIssuedReason("gc", actor.class)
       })
     )
     return {

@@ -329,4 +329,21 @@ describe("a plan's author and age are the ledger's, not its file's (the agent ca
       restore()
     }
   })
+
+  it("an agent's backfill plan rewritten to a human's class under its own id is still shown as the agent's (the row names the issuer)", async () => {
+    const { result: planned, rows } = await rowsOf(() => json(["backfill", "--model", "bronze_free"], agent))
+    expect(planned.code, planned.stderr).toBe(0)
+    expect(rows.map((r) => r["reason"])).toEqual(["backfill plans are always review-gated and governed as agent; issued by agent"])
+    const planId = planned.out.plan_id as string
+    const file = join(cwd, ".pcli/plans", `${planId}.json`)
+    const plan = JSON.parse(readFileSync(file, "utf8"))
+    writeFileSync(file, JSON.stringify({ ...plan, principal: { ...plan.principal, class: "human" } }, null, 2))
+    try {
+      const queue = await json(["review", "--queue"], human)
+      expect(queue.out.pending.find((i: { plan_id: string }) => i.plan_id === planId)).toMatchObject({ kind: "backfill", principal: { class: "agent", id: "bot-1" } })
+      expect(queue.out.notes).toContainEqual(expect.stringContaining(`${planId}: the plan file's author or created_at differ`))
+    } finally {
+      rmSync(file)
+    }
+  })
 })

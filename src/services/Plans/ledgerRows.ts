@@ -100,13 +100,28 @@ export const ISSUED_REASON = {
   restore: "restore plans are always review-gated"
 } as const
 
-/** Kinds whose issuing row records the class they are governed as (agent), not the issuer's. */
+/** Kinds whose issuing row records the class they are governed as (agent) in `principal`, the issuer's in its reason. */
 export const GOVERNED_AS_AGENT: ReadonlySet<PlanKind> = new Set(["gc", "backfill"])
+
+const ISSUED_BY = "; issued by "
+
+/** The issuing row's reason for gc and backfill: its `principal` is the governed class, so the issuer's is named here. */
+export const governedIssuedReason = (kind: "gc" | "backfill", issuer: PrincipalClass): string => `${ISSUED_REASON[kind]}${ISSUED_BY}${issuer}`
+
+/** The issuer's class a gc or backfill issuing row names; undefined in rows written before pcli recorded it. */
+export const recordedIssuer = (row: LedgerRow): PrincipalClass | undefined => {
+  const at = row.reason?.lastIndexOf(ISSUED_BY) ?? -1
+  const named = at < 0 ? undefined : row.reason!.slice(at + ISSUED_BY.length)
+  return named === "human" || named === "agent" ? named : undefined
+}
 
 /** A row written as its plan was issued, not by a later apply or refusal: where its author and time are recorded. */
 export const isIssuingRow = (row: LedgerRow, kind: PlanKind): boolean => {
   if (row.kind !== "evaluation" || row.effect === null) return false
-  if (kind === "gc" || kind === "backfill" || kind === "restore") return row.capability === kind && row.reason === ISSUED_REASON[kind]
+  if (kind === "gc" || kind === "backfill") {
+    return row.capability === kind && (row.reason === ISSUED_REASON[kind] || row.reason?.startsWith(`${ISSUED_REASON[kind]}${ISSUED_BY}`) === true)
+  }
+  if (kind === "restore") return row.capability === kind && row.reason === ISSUED_REASON[kind]
   return row.reason?.endsWith(plannedReason("", kind)) === true
 }
 

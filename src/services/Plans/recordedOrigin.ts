@@ -4,7 +4,7 @@ import { Effect, Option } from "effect"
 import type { Plan, PlanAuthor } from "../../schemas/plans"
 import { Ledger, type LedgerRow, type LedgerUnavailable } from "../Ledger/Ledger"
 import { ProjectContext } from "../ProjectConfig/ProjectContext"
-import { GOVERNED_AS_AGENT, isIssuingRow } from "./ledgerRows"
+import { GOVERNED_AS_AGENT, isIssuingRow, recordedIssuer } from "./ledgerRows"
 
 /** A plan's author and creation time as its first issuing row records them. */
 export interface RecordedOrigin {
@@ -15,13 +15,17 @@ export interface RecordedOrigin {
 // An honest file is written a moment before its rows are appended; a wider gap is a claim the ledger contradicts.
 const CLOCK_SLACK_MILLIS = 60_000
 
-/** The author as the row records it; a gc or backfill row records the class it is governed as, so the file's class stands when its id does. */
+/**
+ * The author as the row records it. A gc or backfill row's `principal` is the class it is governed as: its reason
+ * names the issuer's; in rows from before that, the file's class stands when its id does.
+ */
 const authorOf = (row: LedgerRow, plan: Plan): PlanAuthor => {
   // Rows written before principal ids existed record none: the file's id is all there is.
   const id = row.principal_id ?? plan.principal.id
   const source = row.principal_id_source ?? plan.principal.source
   const fileIdHolds = plan.principal.id === id && plan.principal.source === source
-  return { class: GOVERNED_AS_AGENT.has(plan.kind) && fileIdHolds ? plan.principal.class : row.principal, id, source }
+  if (!GOVERNED_AS_AGENT.has(plan.kind)) return { class: row.principal, id, source }
+  return { class: recordedIssuer(row) ?? (fileIdHolds ? plan.principal.class : row.principal), id, source }
 }
 
 /**
