@@ -230,14 +230,16 @@ async function main() {
   const race = await approvalRace()
   const verifySeconds = await verifyThroughput()
   console.log("")
+  const p99 = percentile(runs[2]!.latencies, 99)
+  const verdict = (ok: boolean) => (ok ? "ok" : "MISSED")
   printTable(
-    ["measure", "value", "target"],
+    ["measure", "value", "target", "verdict"],
     [
-      ["freeze reads while 8 pg writers run: p50 / p99 ms", `${percentile(reads, 50).toFixed(2)} / ${percentile(reads, 99).toFixed(2)} (${reads.length} reads)`, "-"],
-      ["8 concurrent approvals of one plan: winners / approval-taken / approval rows", `${race.winners} / ${race.losers} / ${race.approvals}`, "1 / 7 / 1"],
-      [`audit --verify on pg, ${VERIFY_ROWS} rows: rows/s`, Math.round(VERIFY_ROWS / verifySeconds), ">= 200000"],
-      ["pg single appends across 8 writers: rows/s appending (incl. process start)", `${Math.round(ROWS / runs[2]!.appending)} (${Math.round(ROWS / runs[2]!.seconds)})`, ">= 500"],
-      ["pg single append p99 ms", percentile(runs[2]!.latencies, 99).toFixed(2), "<= 50"]
+      ["freeze reads while 8 pg writers run: p50 / p99 ms", `${percentile(reads, 50).toFixed(2)} / ${percentile(reads, 99).toFixed(2)} (${reads.length} reads)`, "-", "-"],
+      ["8 concurrent approvals of one plan: winners / approval-taken / approval rows", `${race.winners} / ${race.losers} / ${race.approvals}`, "1 / 7 / 1", verdict(race.winners === 1 && race.losers === 7 && race.approvals === 1)],
+      [`audit --verify on pg, ${VERIFY_ROWS} rows: rows/s`, Math.round(VERIFY_ROWS / verifySeconds), ">= 200000", verdict(VERIFY_ROWS / verifySeconds >= 200_000)],
+      ["pg single appends across 8 writers: rows/s appending (incl. process start)", `${Math.round(ROWS / runs[2]!.appending)} (${Math.round(ROWS / runs[2]!.seconds)})`, ">= 500", verdict(ROWS / runs[2]!.appending >= 500)],
+      ["pg single append p99 ms", p99.toFixed(2), "<= 50", verdict(p99 <= 50)]
     ]
   )
   const bad = runs.some((r) => r.check.rows !== ROWS || r.check.broken !== 0 || r.check.forks !== 0 || !r.check.verified) || race.winners !== 1 || race.approvals !== 1
