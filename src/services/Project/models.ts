@@ -2,6 +2,7 @@ import type { FileSystem, Path } from "@effect/platform"
 import * as NodeFs from "node:fs"
 import { Effect, Either, Schema } from "effect"
 import { ModelContract, ModelSidecar, type SourceRef, type StrategyBlock, type TargetBlock } from "../../schemas/model"
+import type { ModelFiles } from "../../schemas/plans"
 import type { MissingEnvVar, TomlDecodeError } from "../ProjectConfig/errors"
 import { substituteEnvVars } from "../ProjectConfig/interpolate"
 import { parseToml, schemaIssueToError } from "../../platform/toml"
@@ -18,6 +19,8 @@ export interface ModelDefinition {
   readonly sidecar: ModelSidecar
   readonly contract: ModelContract | undefined
   readonly contractPath: string | undefined
+  /** The texts it was decoded from (absent when it came from the compile cache): what a build of it records. */
+  readonly files?: ModelFiles | undefined
 }
 
 /** What resolution, ordering and validation read of a model: its sidecar and contract, summarised. */
@@ -124,7 +127,8 @@ export const decodeModel = (input: {
       sidecarPath: input.sidecarPath,
       sidecar,
       contract,
-      contractPath: contract === undefined ? undefined : input.contractPath
+      contractPath: contract === undefined ? undefined : input.contractPath,
+      files: { sql: input.sql, sidecar: input.sidecarText, contract: contract === undefined ? null : input.contractText! }
     }
   })
 

@@ -1,4 +1,5 @@
 import type { FileSystem, Path } from "@effect/platform"
+import { Checkpoints } from "../../platform/Checkpoints"
 import { Clock, Context, Effect, Layer, Ref } from "effect"
 import type { ErrorClass, ModelExecution, ModelRunStatus, RunRecord } from "../../schemas/pipeline"
 import { defaultRetryPolicy, retryTransient } from "../Warehouse/retry"
@@ -86,6 +87,8 @@ const runProjectWith = (
 > =>
   Effect.gen(function* () {
     const { layers } = yield* checkSelection(project, options)
+    // The project is compiled: a file edited from here on is not what this run builds (nor records).
+    yield* Effect.flatMap(Checkpoints, (c) => c.pauseAt("run-compiled"))
     const store = yield* RunStore
     const startedMillis = yield* Clock.currentTimeMillis
     const runId = options.runId ?? mintRunId(startedMillis)

@@ -249,7 +249,9 @@ export const loadShaped = <M>(options: LoadOptions, listing: ModelListing, scope
               if (sidecar !== undefined && sidecar.name === name && (contractPath === undefined || contract !== undefined)) {
                 next.sidecars.set(sidecarKey!, sidecar)
                 if (contract !== undefined) next.contracts.set(contractKey!, contract)
-                out[i] = shape.ofDefinition({ name, sql: sqls[i]!, sqlPath: listing.sqlPaths[i]!, sidecarPath, sidecar, contract, contractPath })
+                // The texts read here are what a build records; a definition kept by its stamp was not read (the runner reads it then).
+                const files = sidecarText === undefined || (contract !== undefined && contractText === undefined) ? undefined : { sql: sqls[i]!, sidecar: sidecarText, contract: contract === undefined ? null : contractText! }
+                out[i] = shape.ofDefinition({ name, sql: sqls[i]!, sqlPath: listing.sqlPaths[i]!, sidecarPath, sidecar, contract, contractPath, files })
                 continue
               }
               // Anything else (`${VAR}`, shapes only the Schema decoder reads, every error): the plain decoder.
