@@ -250,7 +250,8 @@ export const loadShaped = <M>(options: LoadOptions, listing: ModelListing, scope
                 next.sidecars.set(sidecarKey!, sidecar)
                 if (contract !== undefined) next.contracts.set(contractKey!, contract)
                 // The texts read here are what a build records; a definition kept by its stamp was not read (the runner reads it then).
-                const files = sidecarText === undefined || (contract !== undefined && contractText === undefined) ? undefined : { sql: sqls[i]!, sidecar: sidecarText, contract: contract === undefined ? null : contractText! }
+                const read = sidecarText !== undefined && (contract === undefined || contractText !== undefined)
+                const files = read ? { sql: sqls[i]!, sidecar: sidecarText, contract: contract === undefined ? null : contractText! } : undefined
                 out[i] = shape.ofDefinition({ name, sql: sqls[i]!, sqlPath: listing.sqlPaths[i]!, sidecarPath, sidecar, contract, contractPath, files })
                 continue
               }
