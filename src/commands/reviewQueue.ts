@@ -29,15 +29,17 @@ export const reviewQueue: Effect.Effect<ReviewQueueOutput, PlanStoreIo | LedgerU
     const origins = yield* recordedOrigins(plans.filter(mayBePending))
     const entries = yield* Effect.forEach(plans, (file) =>
       Effect.gen(function* () {
-        const plan = withOrigin(file, origins.get(file.plan_id))
+        const origin = origins.get(file.plan_id)
+        const plan = withOrigin(file, origin)
         const marker = yield* reviewState(plan.plan_id)
+        const pending = isPending(plan, marker, origin?.reviewAtIssue === true)
         // Only a pending plan is listed: another's staleness (its models' files read and hashed) is never shown.
-        if (!isPending(plan, marker)) return { file, plan, marker, stale: false }
+        if (!pending) return { file, plan, marker, pending, stale: false }
         const stale = yield* Effect.orElseSucceed(staleOf(plan, modelsDir), () => [] as ReadonlyArray<string>)
-        return { file, plan, marker, stale: stale.length > 0 }
+        return { file, plan, marker, pending, stale: stale.length > 0 }
       })
     )
-    const pendingPlans = entries.flatMap((e) => (isPending(e.plan, e.marker) ? [e.file] : []))
+    const pendingPlans = entries.flatMap((e) => (e.pending ? [e.file] : []))
     // The blast radius ranks pending plans alone: with none, the project is not compiled (nor its modules loaded).
     const compiled = pendingPlans.length > 0
       ? yield* Effect.either(

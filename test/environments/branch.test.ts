@@ -252,6 +252,16 @@ describe("environments (decision 37)", () => {
     expect(after.out.notes).toContainEqual(differs(rollbackId))
   })
 
+  it("a human's rollback that policy sends to review waits in the review queue (its kind stays rollback)", async () => {
+    const applied = approvedPromote()
+    expect((await cli(applied.dir, ["apply", applied.planId])).code).toBe(0)
+    appendFileSync(join(applied.dir, "pcli.toml"), `[policy]\nversion = 1\n[[policy.rules]]\nprincipal = "human"\ncapability = "promote"\neffect = "require_review"\nscope = "any"\n`)
+    const rollback = await cli(applied.dir, ["rollback"])
+    expect([rollback.code, errorCode(rollback.stderr)]).toEqual([1, "marker-missing"])
+    const queue = JSON.parse((await cli(applied.dir, ["review", "--queue", "--output", "json"])).stdout)
+    expect(queue.pending).toMatchObject([{ kind: "rollback", principal: { class: "human", id: "alice" }, marker: "missing" }])
+  })
+
   it("bad input: one line, a code, exit 1, nothing changed", async () => {
     const dir = copyProject(produced)
     const before = await catalog(dir)

@@ -38,21 +38,25 @@ export const blastRadius = (plan: Plan, downstream: Downstream): number | undefi
 export const score = (blast: number | undefined, weight: number, stalenessSeconds: number): number =>
   ((blast ?? 0) + 1) * weight * (1 + stalenessSeconds / 3600)
 
-/** Pending = a gated kind, or an agent's rollback (its author as recorded), without a valid, recorded marker. */
-export const isPending = (plan: Plan, marker: ReviewState): boolean =>
-  (ALWAYS_GATED.has(plan.kind) || needsHumanMarker(plan.kind, plan.principal.class)) && marker._tag !== "Approved"
+/**
+ * Pending = without a valid, recorded marker: a gated kind, or a rollback that needs one (an agent's, its author as
+ * recorded, or one whose issuing policy sent to review: a rollback keeps its kind, as a run plan turns escalation).
+ */
+export const isPending = (plan: Plan, marker: ReviewState, reviewAtIssue: boolean): boolean =>
+  (ALWAYS_GATED.has(plan.kind) || needsHumanMarker(plan.kind, plan.principal.class) || (plan.kind === "rollback" && reviewAtIssue)) &&
+  marker._tag !== "Approved"
 
 /** A plan that may be pending, before its recorded author is known. */
 export const mayBePending = (plan: Plan): boolean => ALWAYS_GATED.has(plan.kind) || plan.kind === "rollback"
 
 /** The pending plans, highest score first, then plan id. */
 export const rankQueue = (
-  entries: ReadonlyArray<{ readonly plan: Plan; readonly marker: ReviewState; readonly stale: boolean }>,
+  entries: ReadonlyArray<{ readonly plan: Plan; readonly marker: ReviewState; readonly stale: boolean; readonly pending: boolean }>,
   downstream: Downstream,
   nowMillis: number
 ): ReadonlyArray<QueueItem> =>
   entries
-    .filter((e) => isPending(e.plan, e.marker))
+    .filter((e) => e.pending)
     .map(({ plan, marker, stale }) => {
       const changeClass = planClass(plan)
       const weight = CLASS_WEIGHT[changeClass] ?? 1

@@ -10,6 +10,8 @@ import { GOVERNED_AS_AGENT, isIssuingRow, recordedIssuer } from "./ledgerRows"
 export interface RecordedOrigin {
   readonly principal: PlanAuthor
   readonly created_at: string
+  /** Whether an evaluation its issuing recorded resolved `require_review`. */
+  readonly reviewAtIssue: boolean
 }
 
 // An honest file is written a moment before its rows are appended; a wider gap is a claim the ledger contradicts.
@@ -41,8 +43,11 @@ export const recordedOrigins = (plans: ReadonlyArray<Plan>): Effect.Effect<Reado
     // Oldest first: the first issuing row of each plan is where it was made.
     for (const row of rows) {
       const plan = row.plan_id === null ? undefined : byId.get(row.plan_id)
-      if (plan === undefined || origins.has(plan.plan_id) || !isIssuingRow(row, plan.kind)) continue
-      origins.set(plan.plan_id, { principal: authorOf(row, plan), created_at: row.timestamp })
+      if (plan === undefined || !isIssuingRow(row, plan.kind)) continue
+      const first = origins.get(plan.plan_id)
+      const review = row.effect === "require_review"
+      if (first === undefined) origins.set(plan.plan_id, { principal: authorOf(row, plan), created_at: row.timestamp, reviewAtIssue: review })
+      else if (review && !first.reviewAtIssue) origins.set(plan.plan_id, { ...first, reviewAtIssue: true })
     }
     return origins
   })
