@@ -9,7 +9,7 @@ import { agent, human, layeredSidecar, projectCli } from "./support"
 // Decision 33: the last build is the record an agent cannot edit, so a build records the files it
 // compiled. Read when the build ends, an edit the agent makes meanwhile would become that record.
 
-// Agents may rebuild anything; a breaking change needs review.
+// Agents may rebuild anything; a breaking change needs review (bronzePolicy's bare `apply` allow would cover breaking changes too).
 const POLICY = `[policy]
 version = 1
 default_agent_effect = "require_review"
